@@ -1,0 +1,507 @@
+"""warp-ct probe bootstrap: runs inside every Python process of a measured command.
+
+``warp-ct probe measure`` copies this file into a private temp directory and prepends that
+directory to ``PYTHONPATH``, so Python's ``site`` imports it as ``sitecustomize`` at start-up.
+It must stay self-contained (no ``warp_ct`` import: the measured interpreter may not have
+warp-ct installed) and compatible with old Pythons (3.8+).
+
+What it does:
+
+* Chains the ``sitecustomize`` that would have run without us (the next one on
+  ``sys.path``), so the user's start-up customisation still happens.
+* Imports nothing heavy. It installs a ``sys.meta_path`` finder that waits for Warp's
+  ``context`` module to be imported and only then wraps a few entry points:
+
+  - ``Module.load`` -> one ``load`` record per real build or cache load (a load that is
+    answered from the in-memory ``execs`` table -- every launch does that -- records
+    nothing, it only remembers the resolved block_dim for the launch record);
+  - ``build.build_cpu`` / ``build.build_cuda`` -> native compile milliseconds and whether
+    the load compiled (native build ran) or came from the cache (it did not);
+  - ``launch`` -> launch signatures, aggregated in memory with bounded size.
+
+* Writes JSON lines to ``$WARP_CT_PROBE_RECORDS_DIR/<pid>.jsonl``: load records as they
+  happen (flushed: a killed process keeps them), the launch aggregate at exit.
+
+Hooks that are missing in a Warp release are skipped and named in a ``notes`` list of
+the ``warp`` record, so the report can say which fields it lacks.
+"""
+
+import atexit
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import os
+import sys
+import threading
+import time
+import weakref
+
+_RECORDS_DIR_ENV = "WARP_CT_PROBE_RECORDS_DIR"
+# Bounds for programs that launch millions of times: distinct signatures kept (in order of
+# first appearance), launches of further signatures are only counted.
+_MAX_SIGNATURES = 4096
+_MAX_KERNELS_PER_LOAD = 512
+
+_CONTEXT_MODULES = ("warp._src.context", "warp.context")
+_BUILD_MODULES = ("warp._src.build", "warp.build")
+
+
+class _Recorder:
+    """Owns this process's record file and the in-memory launch aggregate."""
+
+    def __init__(self, records_dir):
+        self.records_dir = records_dir
+        self.lock = threading.Lock()
+        self.local = threading.local()
+        self._reset_for_process()
+
+    def _reset_for_process(self):
+        self.pid = os.getpid()
+        self.path = os.path.join(self.records_dir, "%d.jsonl" % self.pid)
+        self.signatures = {}  # signature tuple -> [count, first_seen_index]
+        self.total_launches = 0
+        self.overflow_launches = 0
+        self.warp_seen = False
+
+    def after_fork_in_child(self):
+        self.lock = threading.Lock()
+        self.local = threading.local()
+        self._reset_for_process()
+
+    def write(self, record):
+        record["pid"] = self.pid
+        line = json.dumps(record, default=str) + "\n"
+        with self.lock:
+            try:
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write(line)
+            except OSError:
+                pass  # never break the measured program over a lost record
+
+    def count_launch(self, signature):
+        with self.lock:
+            self.total_launches += 1
+            entry = self.signatures.get(signature)
+            if entry is not None:
+                entry[0] += 1
+            elif len(self.signatures) < _MAX_SIGNATURES:
+                self.signatures[signature] = [1, len(self.signatures)]
+            else:
+                self.overflow_launches += 1
+
+    def flush_launches(self):
+        if not self.warp_seen:
+            return
+        with self.lock:
+            ordered = sorted(self.signatures.items(), key=lambda item: item[1][1])
+            payload = {
+                "kind": "launches",
+                "t": time.time(),
+                "total": self.total_launches,
+                "overflow_launches": self.overflow_launches,
+                "max_signatures": _MAX_SIGNATURES,
+                "signatures": [
+                    {
+                        "kernel": sig[0],
+                        "module": sig[1],
+                        "dim": list(sig[2]),
+                        "device": sig[3],
+                        "dtypes": list(sig[4]),
+                        "block_dim": sig[5],
+                        "adjoint": sig[6],
+                        "count": entry[0],
+                    }
+                    for sig, entry in ordered
+                ],
+            }
+        self.write(payload)
+
+
+def _type_name(value):
+    name = getattr(value, "__name__", None)
+    return name if isinstance(name, str) else repr(value)
+
+
+def _describe_argument(value):
+    """A short, stable type description of one launch argument."""
+    dtype = getattr(value, "dtype", None)
+    ndim = getattr(value, "ndim", None)
+    if dtype is not None and ndim is not None:
+        return "%s[%s,%sd]" % (type(value).__name__, _type_name(dtype), ndim)
+    return type(value).__name__
+
+
+def _normalize_dim(dim):
+    if isinstance(dim, int):
+        return (dim,)
+    try:
+        return tuple(int(d) for d in dim)
+    except (TypeError, ValueError):
+        return (str(dim),)
+
+
+def _kernel_sources(module):
+    """(key, file, line) of the kernels a module holds, deduplicated, bounded."""
+    getter = getattr(module, "_get_live_kernels", None)
+    try:
+        kernels = list(getter()) if getter is not None else list(getattr(module, "kernels", {}).values())
+    except Exception:
+        kernels = list(getattr(module, "kernels", {}).values())
+    seen = set()
+    out = []
+    for kernel in kernels:
+        func = getattr(kernel, "func", None)
+        code = getattr(func, "__code__", None)
+        item = (
+            getattr(kernel, "key", "?"),
+            getattr(code, "co_filename", None),
+            getattr(code, "co_firstlineno", None),
+        )
+        if item not in seen:
+            seen.add(item)
+            out.append({"key": item[0], "file": item[1], "line": item[2]})
+            if len(out) >= _MAX_KERNELS_PER_LOAD:
+                break
+    out.sort(key=lambda k: (str(k["file"]), k["line"] or 0, k["key"]))
+    return out
+
+
+_RECORDED_OPTIONS = ("enable_backward", "max_unroll", "mode", "fast_math", "lineinfo", "optimization_level")
+
+
+class _Hooks:
+    """Wraps Warp's entry points once; tolerant of releases where one of them moved."""
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+        self.installed = set()
+        self.notes = []
+        self.announced = False
+
+    # -- build: native compile time and compiled-vs-cached -------------------------------
+    def wrap_build(self, build_module):
+        for name in ("build_cpu", "build_cuda"):
+            original = getattr(build_module, name, None)
+            if original is None or getattr(original, "_warp_ct_wrapped", False):
+                continue
+            setattr(build_module, name, self._timed_native_build(original))
+            self.installed.add(name)
+
+    def _timed_native_build(self, original):
+        local = self.recorder.local
+
+        def native_build(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                stack = getattr(local, "native_ms", None)
+                if stack:
+                    stack[-1] += (time.perf_counter() - t0) * 1000.0
+
+        native_build._warp_ct_wrapped = True
+        native_build.__wrapped__ = original
+        return native_build
+
+    # -- Module.load: one record per real load --------------------------------------------
+    def wrap_context(self, context):
+        module_class = getattr(context, "Module", None)
+        load = getattr(module_class, "load", None) if module_class is not None else None
+        if load is not None and not getattr(load, "_warp_ct_wrapped", False):
+            module_class.load = self._recorded_load(load)
+            self.installed.add("Module.load")
+        launch = getattr(context, "launch", None)
+        if launch is not None and not getattr(launch, "_warp_ct_wrapped", False):
+            context.launch = self._recorded_launch(launch)
+            self.installed.add("launch")
+
+    def _recorded_load(self, original):
+        recorder = self.recorder
+        local = recorder.local
+        seen_execs = _ExecMarks()
+
+        def load(module, device, block_dim=None, *args, **kwargs):
+            stack = getattr(local, "native_ms", None)
+            if stack is None:
+                stack = local.native_ms = []
+            stack.append(0.0)
+            wall_start = time.time()
+            t0 = time.perf_counter()
+            try:
+                result = original(module, device, block_dim, *args, **kwargs)
+            except BaseException as error:
+                native_ms = stack.pop()
+                recorder.write(
+                    _load_record(module, device, block_dim, None, wall_start, t0, native_ms, "error", repr(error))
+                )
+                raise
+            native_ms = stack.pop()
+            local.last_block_dim = getattr(result, "block_dim", block_dim)
+            local.last_device = getattr(result, "device", device)
+            if result is None or seen_execs.seen(result):
+                return result  # in-memory hit: the common path of every launch
+            status = "compiled" if native_ms > 0.0 else "cached"
+            recorder.write(_load_record(module, device, block_dim, result, wall_start, t0, native_ms, status, None))
+            return result
+
+        load._warp_ct_wrapped = True
+        load.__wrapped__ = original
+        return load
+
+    # -- launch: bounded aggregate of signatures ------------------------------------------
+    def _recorded_launch(self, original):
+        recorder = self.recorder
+        local = recorder.local
+
+        def launch(kernel, dim, *args, **kwargs):
+            local.last_block_dim = None
+            local.last_device = None
+            result = original(kernel, dim, *args, **kwargs)
+            if kwargs.get("record_cmd") or (len(args) > 8 and args[8]):
+                return result  # a recorded command runs later, via Launch.launch
+            try:
+                recorder.count_launch(_launch_signature(kernel, dim, args, kwargs, local))
+            except Exception:
+                pass
+            return result
+
+        launch._warp_ct_wrapped = True
+        launch.__wrapped__ = original
+        return launch
+
+    def announce(self, warp_module):
+        if self.announced:
+            return
+        self.announced = True
+        self.recorder.warp_seen = True
+        expected = ("Module.load", "launch", "build_cpu", "build_cuda")
+        missing = [name for name in expected if name not in self.installed]
+        if missing:
+            self.notes.append("hooks not found in this Warp release: " + ", ".join(missing))
+        config = getattr(warp_module, "config", None)
+        self.recorder.write(
+            {
+                "kind": "warp",
+                "t": time.time(),
+                "version": getattr(config, "version", None) or getattr(warp_module, "__version__", None),
+                "kernel_cache_dir": getattr(config, "kernel_cache_dir", None),
+                "python": sys.version.split()[0],
+                "argv": sys.argv[:8],
+                "hooks": sorted(self.installed),
+                "notes": self.notes,
+            }
+        )
+
+
+class _ExecMarks:
+    """Remembers which ModuleExec objects were already recorded (attribute, else weak set)."""
+
+    def __init__(self):
+        self._weak = weakref.WeakSet()
+
+    def seen(self, module_exec):
+        if getattr(module_exec, "_warp_ct_recorded", False):
+            return True
+        try:
+            module_exec._warp_ct_recorded = True
+            return False
+        except Exception:
+            pass
+        try:
+            if module_exec in self._weak:
+                return True
+            self._weak.add(module_exec)
+        except TypeError:
+            return False
+        return False
+
+
+def _load_record(module, device, block_dim, result, wall_start, t0, native_ms, status, error):
+    ms = (time.perf_counter() - t0) * 1000.0
+    module_hash = getattr(result, "module_hash", None)
+    if module_hash is None:
+        try:
+            module_hash = module.get_module_hash(block_dim) if block_dim is not None else module.get_module_hash()
+        except Exception:
+            module_hash = None
+    if isinstance(module_hash, (bytes, bytearray)):
+        module_hash = module_hash.hex()
+    options = getattr(module, "options", {}) or {}
+    resolved_block_dim = getattr(result, "block_dim", None)
+    if resolved_block_dim is None:
+        resolved_block_dim = block_dim if block_dim is not None else options.get("block_dim")
+    return {
+        "kind": "load",
+        "module": getattr(module, "name", None),
+        "hash": module_hash,
+        "device": str(getattr(result, "device", None) or device),
+        "block_dim": resolved_block_dim,
+        "t0": wall_start,
+        "ms": round(ms, 3),
+        "native_ms": round(native_ms, 3) if status == "compiled" else (0.0 if status == "cached" else None),
+        "status": status,
+        "error": error,
+        "thread": threading.get_ident(),
+        "cache_dir": getattr(sys.modules.get("warp.config"), "kernel_cache_dir", None),
+        "options": {k: options.get(k) for k in _RECORDED_OPTIONS if k in options},
+        "kernels": _kernel_sources(module),
+    }
+
+
+# Declared argument types per kernel, weakly keyed: holding a kernel alive would keep it
+# in its module's live-kernel set and change the module hash we are measuring.
+_declared_types = weakref.WeakKeyDictionary()
+
+
+def _launch_signature(kernel, dim, args, kwargs, local):
+    # launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream, adjoint, ...)
+    inputs = kwargs.get("inputs", args[0] if len(args) > 0 else ())
+    outputs = kwargs.get("outputs", args[1] if len(args) > 1 else ())
+    adjoint = bool(kwargs.get("adjoint", args[6] if len(args) > 6 else False))
+    device = local.last_device
+    if device is None:
+        device = kwargs.get("device", args[4] if len(args) > 4 else None)
+    if getattr(kernel, "is_generic", False):
+        dtypes = tuple(_describe_argument(a) for a in list(inputs or ()) + list(outputs or ()))
+    else:
+        try:
+            dtypes = _declared_types.get(kernel)
+        except TypeError:
+            dtypes = None
+        if dtypes is None:
+            arg_list = getattr(getattr(kernel, "adj", None), "args", None) or []
+            dtypes = tuple(_type_name(getattr(a, "type", a)) for a in arg_list)
+            try:
+                _declared_types[kernel] = dtypes
+            except TypeError:
+                pass
+    module = getattr(getattr(kernel, "module", None), "name", None)
+    return (
+        getattr(kernel, "key", repr(kernel)),
+        module,
+        _normalize_dim(dim),
+        None if device is None else str(device),
+        dtypes,
+        local.last_block_dim,
+        adjoint,
+    )
+
+
+class _WarpImportWatcher(importlib.abc.MetaPathFinder):
+    """Patches Warp's modules right after they execute, before user code can bind names."""
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+        self.busy = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in _CONTEXT_MODULES and fullname not in _BUILD_MODULES and fullname != "warp":
+            return None
+        if fullname in self.busy:
+            return None
+        self.busy.add(fullname)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        except Exception:
+            spec = None
+        finally:
+            self.busy.discard(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _PatchingLoader(spec.loader, fullname, self.hooks)
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, inner, fullname, hooks):
+        self.inner = inner
+        self.fullname = fullname
+        self.hooks = hooks
+
+    def create_module(self, spec):
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module):
+        if self.fullname in _BUILD_MODULES:
+            self.inner.exec_module(module)
+            self.hooks.wrap_build(module)
+        elif self.fullname in _CONTEXT_MODULES:
+            self.inner.exec_module(module)
+            self.hooks.wrap_context(module)
+        else:  # the "warp" package itself: patch what its __init__ re-exported
+            self.inner.exec_module(module)
+            for name in _CONTEXT_MODULES:
+                context = sys.modules.get(name)
+                if context is not None:
+                    self.hooks.wrap_context(context)
+            for name in _BUILD_MODULES:
+                build = sys.modules.get(name)
+                if build is not None:
+                    self.hooks.wrap_build(build)
+            context_launch = None
+            for name in _CONTEXT_MODULES:
+                context_launch = getattr(sys.modules.get(name), "launch", None) or context_launch
+            if context_launch is not None and getattr(context_launch, "_warp_ct_wrapped", False):
+                module.launch = context_launch
+            self.hooks.announce(module)
+
+    def __getattr__(self, name):  # get_resource_reader, is_package, ... of the real loader
+        return getattr(self.inner, name)
+
+
+def _chain_next_sitecustomize():
+    """Import the sitecustomize that ``site`` would have found without our directory."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ours = sys.modules.pop("sitecustomize", None)
+    original_path = list(sys.path)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    try:
+        importlib.import_module("sitecustomize")
+    except ModuleNotFoundError as error:
+        if error.name != "sitecustomize":
+            raise
+    finally:
+        chained = sys.modules.get("sitecustomize")
+        added = [p for p in sys.path if p not in original_path]
+        sys.path[:] = [p for p in original_path if os.path.abspath(p or os.curdir) != here] + added
+        if ours is not None:
+            sys.modules["_warp_ct_probe_bootstrap"] = ours
+        if chained is None and ours is not None:
+            sys.modules["sitecustomize"] = ours
+
+
+def _install():
+    records_dir = os.environ.get(_RECORDS_DIR_ENV)
+    if not records_dir or not os.path.isdir(records_dir):
+        return
+    recorder = _Recorder(records_dir)
+    hooks = _Hooks(recorder)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=recorder.after_fork_in_child)
+    atexit.register(recorder.flush_launches)
+
+    previous_excepthook = sys.excepthook
+
+    def excepthook(exc_type, exc, tb):
+        recorder.write(
+            {
+                "kind": "uncaught",
+                "t": time.time(),
+                "type": getattr(exc_type, "__name__", str(exc_type)),
+                "message": str(exc)[:500],
+                "missing_module": getattr(exc, "name", None) if isinstance(exc, ImportError) else None,
+            }
+        )
+        previous_excepthook(exc_type, exc, tb)
+
+    sys.excepthook = excepthook
+    sys.meta_path.insert(0, _WarpImportWatcher(hooks))
+
+
+try:
+    _install()
+except Exception as _error:  # the probe must never break the measured program
+    sys.stderr.write("warp-ct probe: bootstrap disabled: %r\n" % (_error,))
+
+_chain_next_sitecustomize()
