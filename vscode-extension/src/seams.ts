@@ -1,0 +1,62 @@
+import type * as vscode from 'vscode';
+import type { WarpCtSettings } from './settings';
+
+/**
+ * Seams between the extension core and the outside world. The real implementations live in
+ * `client.ts` (vscode-languageclient) and `process.ts` (child_process); the unit tests inject fakes.
+ */
+
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  /** Never the workspace: `python -m` puts the cwd on sys.path, and a workspace must not shadow `warp_ct`. */
+  cwd: string;
+}
+
+export interface ClientSpec {
+  /** Also the prefix of the `<id>.trace.server` setting that vscode-languageclient reads. */
+  id: string;
+  name: string;
+  launch: ServerLaunch;
+  documentSelector: { scheme: string; language: string }[];
+  /** The whole `warpCt` settings object. */
+  initializationOptions: WarpCtSettings;
+  /** Settings section synchronised through `workspace/didChangeConfiguration`. */
+  configurationSection: string;
+  /** Watched files forwarded as `workspace/didChangeWatchedFiles` (pyproject.toml: the server re-lints). */
+  fileWatchers: vscode.FileSystemWatcher[];
+  outputChannel: vscode.LogOutputChannel;
+}
+
+export type ClientState = 'starting' | 'running' | 'stopped';
+
+export interface LanguageClientLike {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  sendRequest<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R>;
+  onDidChangeState(listener: (state: ClientState) => void): vscode.Disposable;
+  isRunning(): boolean;
+}
+
+export type ClientFactory = (spec: ClientSpec) => LanguageClientLike;
+
+export interface ProcessResult {
+  /** Exit code, or null when the process could not be started or was killed. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Spawn error, e.g. `ENOENT` when the interpreter does not exist. */
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+export type ProcessRunner = (
+  command: string,
+  args: string[],
+  options: { cwd: string; timeoutMs: number },
+) => Promise<ProcessResult>;
+
+export interface Dependencies {
+  createClient: ClientFactory;
+  runProcess: ProcessRunner;
+}

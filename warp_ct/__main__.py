@@ -1,0 +1,3 @@
+from warp_ct.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,273 @@
+"""Runs the rules: files in, findings out.
+
+Cost model (the speed bar is "cold lint <= 2x bare ast.parse"): every file is read and
+summarised with regular expressions; a file that does not touch Warp stops there; a
+Warp file builds an astroid tree only when some active rule's text trigger matches it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import astroid
+from astroid import nodes
+
+from warp_ct.analyzer import warp_stub
+from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
+from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
+from warp_ct.analyzer.noqa import parse_noqa
+from warp_ct.analyzer.project import Project, activate, module_name_for
+from warp_ct.analyzer.rules import all_rules
+from warp_ct.analyzer.rules.base import Rule
+from warp_ct.config import Config
+
+# Meta findings: problems with the input itself, not Warp antipatterns (ruff's E999 role).
+PARSE_ERROR = "WCT900"
+PARSE_ERROR_NAME = "could-not-parse"
+RULE_ERROR = "WCT901"
+RULE_ERROR_NAME = "internal-rule-error"
+META_CODES = {PARSE_ERROR: PARSE_ERROR_NAME, RULE_ERROR: RULE_ERROR_NAME}
+
+MAX_FILE_BYTES = 10 * 1024 * 1024  # larger "source" files are almost surely generated data
+
+
+@dataclass
+class SourceFile:
+    path: str
+    text: str | None  # None when unreadable; ``problem`` says why
+    problem: str | None = None
+    problem_range: Range | None = None
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceFile:
+    """Read a Python file honouring its PEP 263 encoding; never raises."""
+    path = str(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return SourceFile(path, None, f"could not read file: {exc.strerror or exc}")
+    return decode_source(path, raw)
+
+
+def decode_source(path: str, raw: bytes) -> SourceFile:
+    if len(raw) > MAX_FILE_BYTES:
+        return SourceFile(path, None, f"skipped: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    if b"\0" in raw[:8192]:
+        return SourceFile(path, None, "skipped: binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        text = raw.decode(encoding)
+    except (SyntaxError, LookupError) as exc:
+        return SourceFile(path, None, f"could not decode: {exc}", Range.from_coords(0, 0, 0, 0))
+    except UnicodeDecodeError as exc:
+        line0 = raw[: exc.start].count(b"\n")
+        return SourceFile(
+            path, None, f"could not decode as {exc.encoding}: invalid byte at offset {exc.start}",
+            Range.from_coords(line0, 0, line0, 0),
+        )  # fmt: skip
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return SourceFile(path, text)
+
+
+def discover(paths: Iterable[str], config: Config) -> list[str]:
+    """Python files under ``paths``, sorted, excluding configured patterns.
+
+    Files named explicitly are always linted; directories are walked, skipping excludes.
+    """
+    found: dict[str, None] = {}
+    for given in paths:
+        p = Path(given)
+        if p.is_file():
+            found[str(p)] = None
+            continue
+        if not p.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(p):
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(Path(dirpath, d)))
+            for filename in sorted(filenames):
+                if filename.endswith((".py", ".pyi")):
+                    candidate = Path(dirpath, filename)
+                    if not config.is_excluded(candidate):
+                        found[str(candidate)] = None
+    return sorted(found)
+
+
+class Linter:
+    """Lints files against one configuration, sharing one project view between them."""
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        rules: Iterable[Rule] | None = None,
+        project: Project | None = None,
+        inference_budget_s: float = DEFAULT_INFERENCE_BUDGET_S,
+    ) -> None:
+        warp_stub.install()
+        self.config = config or Config()
+        self.rules = tuple(rules) if rules is not None else all_rules()
+        self.project = project or Project()
+        self.project.target_warp_version = self.config.target_warp_version
+        self.inference_budget_s = inference_budget_s
+        for rule in self.rules:
+            if type(rule).summarize is not Rule.summarize:
+                self.project.rule_summarizers[rule.code] = rule.summarize
+
+    # ------------------------------------------------------------------ entry points
+    def lint_paths(self, paths: Iterable[str], *, on_file: Callable[[FileResult], None] | None = None) -> list[FileResult]:
+        files = [read_source(p) for p in discover(paths, self.config)]
+        self.add_to_project(files)
+        results = []
+        for source in files:
+            result = self.lint_source_file(source)
+            if on_file:
+                on_file(result)
+            results.append(result)
+        return results
+
+    def add_to_project(self, files: Iterable[SourceFile]) -> None:
+        for source in files:
+            if source.text is not None:
+                self.project.add(source.path, source.text)
+
+    def lint_text(self, path: str, text: str) -> FileResult:
+        """Lint one file's current text (editor buffers), updating the project view."""
+        self.project.add(path, text)
+        return self.lint_source_file(SourceFile(path, text))
+
+    def lint_source_file(self, source: SourceFile) -> FileResult:
+        result = FileResult(source.path)
+        if source.text is None:
+            assert source.problem is not None
+            if source.problem_range is not None and self._enabled(PARSE_ERROR, source.path):
+                result.findings.append(self._meta(PARSE_ERROR, source.path, source.problem_range, source.problem))
+            else:
+                result.notes.append(source.problem)
+            return result
+        self._lint_text(source.path, source.text, result)
+        result.findings.sort(key=lambda f: f.sort_key)
+        return result
+
+    # ------------------------------------------------------------------ one file
+    def _enabled(self, code: str, path: str) -> bool:
+        return self.config.is_enabled(code, path)
+
+    def _lint_text(self, path: str, text: str, result: FileResult) -> None:
+        summary = self.project.files.get(path) or self.project.add(path, text)
+        if not self.project.uses_warp(summary):
+            return
+        noqa = parse_noqa(text)
+        if noqa.file_codes is None:
+            return
+        active = [r for r in self.rules if self._enabled(r.code, path) and r.triggered_by(text)]
+        if not active:
+            return
+        tree = self._parse(path, text, summary.module_name, result)
+        if tree is None:
+            return
+        activate(self.project)
+        ctx = FileContext(
+            path=path,
+            text=text,
+            module_name=summary.module_name,
+            tree=tree,
+            project=self.project,
+            target_warp_version=self.config.target_warp_version,
+            inference_budget_s=self.inference_budget_s,
+        )
+        self._run_rules(ctx, active, result)
+        result.notes.extend(ctx.notes)
+        for finding in ctx.findings:
+            if noqa.suppresses(finding):
+                continue
+            severity = self.config.severity_for(finding.rule, finding.severity)
+            result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
+
+    def _parse(self, path: str, text: str, module_name: str, result: FileResult) -> nodes.Module | None:
+        try:
+            return astroid.parse(text, module_name=module_name, path=path)
+        except astroid.AstroidSyntaxError as exc:
+            error = exc.error if isinstance(getattr(exc, "error", None), SyntaxError) else None
+            line = max((error.lineno or 1) - 1, 0) if error else 0
+            col = max((error.offset or 1) - 1, 0) if error else 0
+            message = f"could not parse: {error.msg if error else exc}"
+        except RecursionError:
+            line, col, message = 0, 0, "could not parse: the file is nested too deeply"
+        except (ValueError, MemoryError) as exc:  # e.g. NUL bytes, or a file astroid cannot hold
+            line, col, message = 0, 0, f"could not parse: {exc}"
+        if self._enabled(PARSE_ERROR, path):
+            result.findings.append(self._meta(PARSE_ERROR, path, Range.from_coords(line, col, line, col), message))
+        else:
+            result.notes.append(message)
+        return None
+
+    def _run_rules(self, ctx: FileContext, rules: list[Rule], result: FileResult) -> None:
+        visitors: dict[str, list[tuple[Rule, Callable]]] = {}
+        leavers: dict[str, list[tuple[Rule, Callable]]] = {}
+        for rule in rules:
+            for attr in dir(rule):
+                if attr.startswith("visit_"):
+                    visitors.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+                elif attr.startswith("leave_"):
+                    leavers.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+        failed: set[str] = set()
+
+        def call(rule: Rule, method: Callable, node: nodes.NodeNG) -> None:
+            if rule.code in failed:
+                return
+            ctx.current_rule = rule
+            try:
+                method(node, ctx)
+            except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the others
+                failed.add(rule.code)
+                line = (node.lineno or 1) - 1
+                where = f"{type(exc).__name__}: {exc}"
+                finding = self._meta(
+                    RULE_ERROR, ctx.path, Range.from_coords(line, 0, line, 0),
+                    f"internal error in rule {rule.code} ({rule.name}) at line {line + 1}: {where}; "
+                    "other rules still ran. Please report this with the file.",
+                )  # fmt: skip
+                result.findings.append(finding)
+            finally:
+                ctx.current_rule = None
+
+        for node, entering in _walk(ctx.tree):
+            kind = node.__class__.__name__.lower()
+            for rule, method in (visitors if entering else leavers).get(kind, ()):
+                call(rule, method, node)
+
+    def _meta(self, code: str, path: str, rng: Range, message: str) -> Finding:
+        severity = self.config.severity_for(code, Severity.ERROR)
+        return Finding(rule=code, name=META_CODES[code], path=path, range=rng, message=message, severity=severity)
+
+
+def _walk(tree: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, bool]]:
+    """Pre-order (node, True) and post-order (node, False) events, without recursion."""
+    stack: list[tuple[nodes.NodeNG, bool]] = [(tree, True)]
+    while stack:
+        node, entering = stack.pop()
+        yield node, entering
+        if entering:
+            stack.append((node, False))
+            children = list(node.get_children())
+            stack.extend((child, True) for child in reversed(children))
+
+
+def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileResult]:
+    """Lint files and directories; results per file, in path order."""
+    return Linter(config).lint_paths(paths)
+
+
+def lint_source(text: str, path: str = "<stdin>.py", config: Config | None = None, *, project: Project | None = None) -> FileResult:
+    """Lint one source text (it joins ``project`` if given, for cross-file rules)."""
+    return Linter(config, project=project).lint_text(path, text)
+
+
+__all__ = ["Linter", "lint_paths", "lint_source", "read_source", "discover", "module_name_for", "META_CODES"]

@@ -1,0 +1,202 @@
+"""The project-wide view: every linted file's module name and a cheap text summary.
+
+Rules that depend on other files (import order for WCT001, which module a kernel lives in
+for WCT010, where options are set for WCT013/WCT014) read these summaries instead of
+parsing other files. Summaries come from regular expressions over the text: they cost
+microseconds per file, so the whole project is summarised before any astroid tree exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import astroid
+from astroid import MANAGER
+from astroid.exceptions import AstroidBuildingError
+
+_IMPORT_RE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
+    r"|import[ \t]+(?P<mods>[^#\n]+))",
+    re.MULTILINE,
+)
+_KERNEL_DEF_RE = re.compile(
+    r"^[ \t]*@[ \t]*(?:[\w.]+\.)?kernel\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)",
+    re.MULTILINE,
+)
+_WARP_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+warp\b|from[ \t]+warp\b)", re.MULTILINE)
+_DIFFERENTIATES_RE = re.compile(
+    r"\bTape\s*\(|\badjoint\s*=\s*True|\brequires_grad\s*=\s*True|\.backward\s*\(|\badj_inputs\s*="
+)
+
+
+def module_name_for(path: Path) -> str:
+    """The dotted module name Python would give ``path`` (walking up ``__init__.py`` dirs)."""
+    path = path.resolve()
+    parts = [] if path.stem == "__init__" else [path.stem]
+    parent = path.parent
+    while (parent / "__init__.py").is_file():
+        parts.append(parent.name)
+        if parent.parent == parent:
+            break
+        parent = parent.parent
+    return ".".join(reversed(parts)) or path.stem
+
+
+def package_root_for(path: Path) -> Path:
+    """The directory that must be on sys.path for ``module_name_for(path)`` to import."""
+    parent = path.resolve().parent
+    while (parent / "__init__.py").is_file() and parent.parent != parent:
+        parent = parent.parent
+    return parent
+
+
+@dataclass
+class FileSummary:
+    path: str
+    module_name: str
+    text: str
+    imports: tuple[str, ...]  # absolute dotted module names this file imports (from-imports expanded)
+    imports_warp: bool
+    kernel_names: tuple[str, ...]
+    differentiates: bool  # Tape / adjoint=True / requires_grad=True / .backward( in this file
+    extra: dict[str, Any] = field(default_factory=dict)  # per-rule summaries, keyed by code
+
+    @property
+    def defines_kernels(self) -> bool:
+        return bool(self.kernel_names)
+
+
+def _resolve_relative(module_name: str, is_package: bool, from_part: str) -> str:
+    level = len(from_part) - len(from_part.lstrip("."))
+    rest = from_part[level:]
+    if level == 0:
+        return rest
+    base = module_name.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join([*base, rest] if rest else base)
+
+
+def summarize(path: str, text: str, module_name: str | None = None) -> FileSummary:
+    module_name = module_name or module_name_for(Path(path))
+    is_package = Path(path).stem == "__init__"
+    imports: list[str] = []
+    for match in _IMPORT_RE.finditer(text):
+        if match.group("from") is not None:
+            base = _resolve_relative(module_name, is_package, match.group("from"))
+            imports.append(base)
+            names = match.group("names").strip("() \t")
+            for name in names.replace("\n", " ").split(","):
+                name = name.strip().split(" as ")[0].strip()
+                if name and name != "*" and name.isidentifier():
+                    imports.append(f"{base}.{name}" if base else name)
+        else:
+            for mod in match.group("mods").split(","):
+                mod = mod.strip().split(" as ")[0].strip()
+                if mod:
+                    imports.append(mod)
+    return FileSummary(
+        path=path,
+        module_name=module_name,
+        text=text,
+        imports=tuple(dict.fromkeys(imports)),
+        imports_warp=bool(_WARP_IMPORT_RE.search(text)),
+        kernel_names=tuple(_KERNEL_DEF_RE.findall(text)),
+        differentiates=bool(_DIFFERENTIATES_RE.search(text)),
+    )
+
+
+class Project:
+    """All files of one lint run (or one editor workspace), by path and by module name."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, FileSummary] = {}
+        self.by_module: dict[str, FileSummary] = {}
+        self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
+        self.target_warp_version: tuple[int, ...] | None = None
+        _install_import_hook(self)
+
+    def add(self, path: str, text: str) -> FileSummary:
+        previous = self.files.get(path)
+        if previous is not None and previous.text == text:
+            return previous
+        summary = summarize(path, text)
+        for code, summarizer in self.rule_summarizers.items():
+            try:
+                summary.extra[code] = summarizer(summary)
+            except Exception:  # a broken summarizer must not stop the lint; the rule reports its own crash
+                summary.extra[code] = None
+        self.files[path] = summary
+        self.by_module[summary.module_name] = summary
+        if previous is not None:
+            # The file changed: astroid's cached tree of it is stale for other files' inference.
+            MANAGER.astroid_cache.pop(summary.module_name, None)
+        return summary
+
+    def remove(self, path: str) -> None:
+        summary = self.files.pop(path, None)
+        if summary is not None and self.by_module.get(summary.module_name) is summary:
+            del self.by_module[summary.module_name]
+
+    def module(self, name: str) -> FileSummary | None:
+        return self.by_module.get(name)
+
+    def warp_reexporters(self) -> set[str]:
+        """Project modules that import warp, so names imported from them may be Warp's."""
+        return {name for name, s in self.by_module.items() if s.imports_warp}
+
+    def uses_warp(self, summary: FileSummary) -> bool:
+        """Cheap gate: does this file (possibly through a project module) touch Warp at all?"""
+        if "warp" in summary.text:
+            return True
+        reexporters = self.warp_reexporters()
+        return any(imp in reexporters or imp.rsplit(".", 1)[0] in reexporters for imp in summary.imports)
+
+    def imported_project_modules(self, summary: FileSummary) -> list[FileSummary]:
+        """Project modules ``summary`` imports directly, in import order."""
+        seen: dict[str, FileSummary] = {}
+        for imp in summary.imports:
+            target = self.by_module.get(imp) or self.by_module.get(imp.rsplit(".", 1)[0])
+            if target is not None and target.module_name != summary.module_name:
+                seen.setdefault(target.module_name, target)
+        return list(seen.values())
+
+    def defines_kernels_transitively(self, summary: FileSummary, _seen: set[str] | None = None) -> bool:
+        """True when importing this module creates kernels (itself or its project imports)."""
+        seen = _seen if _seen is not None else set()
+        if summary.module_name in seen:
+            return False
+        seen.add(summary.module_name)
+        if summary.defines_kernels:
+            return True
+        return any(self.defines_kernels_transitively(dep, seen) for dep in self.imported_project_modules(summary))
+
+
+# One process-wide hook; it asks whichever project is active.
+_active_projects: list[Project] = []
+
+
+def _install_import_hook(project: Project) -> None:
+    _active_projects[:] = [project]
+    if getattr(_install_import_hook, "_done", False):
+        return
+
+    def find_in_project(modname: str):
+        for proj in _active_projects:
+            summary = proj.by_module.get(modname)
+            if summary is not None:
+                return astroid.parse(summary.text, module_name=modname, path=summary.path)
+        raise AstroidBuildingError(f"{modname} is not a module of the linted project")
+
+    MANAGER.register_failed_import_hook(find_in_project)
+    _install_import_hook._done = True  # type: ignore[attr-defined]
+
+
+def activate(project: Project) -> None:
+    """Make ``project`` the one astroid's import hook consults."""
+    _active_projects[:] = [project]

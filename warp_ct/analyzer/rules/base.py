@@ -1,0 +1,122 @@
+"""The rule contract: one class per rule, pylint-style ``visit_<node>`` methods, ruff-style docs.
+
+A rule file holds everything about one rule: its code, kebab-case name, default severity,
+user docs (What it does / Why it costs compile time / Example / Use instead / When not to
+apply), the check, and the fix. The engine walks each astroid tree once and calls
+``visit_<classname lowercased>(node, ctx)`` / ``leave_<...>(node, ctx)`` on every active rule.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Pattern
+
+from warp_ct.analyzer.model import Applicability, Severity
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary
+
+DOCS_URL = "https://github.com/warp-ct/warp-ct/blob/main/docs/rules/{code}.md"
+
+_SECTION_RE = re.compile(r"^## (?P<title>.+)$", re.MULTILINE)
+_CODE_BLOCK_RE = re.compile(r"```python\n(?P<code>.*?)```", re.DOTALL)
+_FILE_MARKER_RE = re.compile(r"^# file: (?P<name>\S+)\s*$", re.MULTILINE)
+EXPECT_MARKER_RE = re.compile(r"#.*?\b(?P<codes>WCT\d{3}(?:\s*,\s*WCT\d{3})*)\s*$")
+
+REQUIRED_SECTIONS = ("What it does", "Why it costs compile time", "Example", "Use instead", "When not to apply")
+
+
+@dataclass(frozen=True)
+class DocExample:
+    """A doc example: files (name -> source). In bad examples, a trailing ``# ... WCTnnn``
+    comment marks each line where a finding of that code must start."""
+
+    files: dict[str, str]
+
+    def expected(self) -> set[tuple[str, int, str]]:
+        marks = set()
+        for name, source in self.files.items():
+            for line0, line in enumerate(source.splitlines()):
+                match = EXPECT_MARKER_RE.search(line)
+                if match:
+                    for code in re.split(r"\s*,\s*", match.group("codes")):
+                        marks.add((name, line0, code))
+        return marks
+
+
+def _split_files(code: str) -> dict[str, str]:
+    markers = list(_FILE_MARKER_RE.finditer(code))
+    if not markers:
+        return {"example.py": code}
+    files = {}
+    for i, marker in enumerate(markers):
+        end = markers[i + 1].start() if i + 1 < len(markers) else len(code)
+        files[marker.group("name")] = code[marker.end() + 1 : end]
+    return files
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = Severity.WARNING
+    summary: ClassVar[str]  # one line, used by `warp-ct rules`, SARIF shortDescription
+    docs: ClassVar[str]  # markdown with the REQUIRED_SECTIONS as "## " headings
+    fix_applicability: ClassVar[Applicability | None] = None  # None: no automatic fix
+    # Regular expressions over the raw text; a file none of them matches skips this rule
+    # without building a tree. Empty: the rule runs on every Warp-using file.
+    triggers: ClassVar[tuple[str, ...]] = ()
+    _trigger_res: ClassVar[tuple[Pattern[str], ...] | None] = None
+
+    def summarize(self, summary: "FileSummary") -> Any:
+        """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
+        return None
+
+    @classmethod
+    def triggered_by(cls, text: str) -> bool:
+        if not cls.triggers:
+            return True
+        if cls._trigger_res is None:
+            cls._trigger_res = tuple(re.compile(t, re.MULTILINE) for t in cls.triggers)
+        return any(r.search(text) for r in cls._trigger_res)
+
+    # ------------------------------------------------------------------ docs
+    @classmethod
+    def doc_text(cls) -> str:
+        return textwrap.dedent(cls.docs).strip() + "\n"
+
+    @classmethod
+    def sections(cls) -> dict[str, str]:
+        text = cls.doc_text()
+        matches = list(_SECTION_RE.finditer(text))
+        out = {}
+        for i, m in enumerate(matches):
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+            out[m.group("title").strip()] = text[m.end() :end].strip()
+        return out
+
+    @classmethod
+    def examples(cls) -> tuple[list[DocExample], list[DocExample]]:
+        """(bad examples, good examples) from the Example / Use instead sections."""
+        sections = cls.sections()
+
+        def blocks(title: str) -> list[DocExample]:
+            return [DocExample(_split_files(m.group("code"))) for m in _CODE_BLOCK_RE.finditer(sections.get(title, ""))]
+
+        return blocks("Example"), blocks("Use instead") + blocks("When not to apply")
+
+    @classmethod
+    def docs_url(cls) -> str:
+        return DOCS_URL.format(code=cls.code)
+
+    @classmethod
+    def markdown(cls) -> str:
+        """The full page: title line, then the docs."""
+        fix = {None: "none", Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe"}[cls.fix_applicability]
+        return (
+            f"# {cls.code} {cls.name}\n\n"
+            f"{cls.summary}\n\n"
+            f"Default severity: {cls.severity.label} · Fix: {fix}\n\n"
+            f"{cls.doc_text()}"
+        )

@@ -1,0 +1,266 @@
+"""Configuration: ``[tool.warp-ct]`` in the nearest pyproject.toml, overridden by CLI or editor.
+
+Keys (kebab-case in TOML, also accepted in snake_case):
+``select``, ``extend-select``, ``ignore``, ``per-file-ignores``, ``severity``, ``exclude``,
+``extend-exclude``, ``target-warp-version``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from warp_ct.analyzer.model import Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytest_cache",
+    ".ruff_cache", ".svn", ".tox", ".venv", ".warp_ct_cache", "__pypackages__", "_build", "buck-out",
+    "build", "dist", "node_modules", "site-packages", "venv",
+)  # fmt: skip
+
+_CODE_PREFIX_RE = re.compile(r"^(ALL|WCT\d{0,3})$")
+_VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
+
+
+class ConfigError(Exception):
+    """A bad setting: the message names the file and the key."""
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("WCT",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    target_warp_version: tuple[int, ...] | None = None
+    root: Path = field(default_factory=Path.cwd)  # the directory of the pyproject (or cwd)
+    source: Path | None = None  # the pyproject.toml it came from
+
+    # ------------------------------------------------------------------ selection
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        select = self._best_match(code, self.select + self.extend_select)
+        ignores = self.ignore + (self.ignored_for(path) if path else ())
+        ignore = self._best_match(code, ignores)
+        if select < 0:
+            return False
+        return ignore < 0 or select > ignore
+
+    def ignored_for(self, path: str) -> tuple[str, ...]:
+        rel = self._relative(path)
+        codes: list[str] = []
+        for pattern, pattern_codes in self.per_file_ignores:
+            if _matches(rel, pattern):
+                codes.extend(pattern_codes)
+        return tuple(codes)
+
+    @staticmethod
+    def _best_match(code: str, prefixes: tuple[str, ...]) -> int:
+        """Length of the longest prefix matching ``code`` (-1 if none). ALL matches at 0."""
+        best = -1
+        for prefix in prefixes:
+            if prefix == "ALL":
+                best = max(best, 0)
+            elif code.startswith(prefix):
+                best = max(best, len(prefix))
+        return best
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        for key, level in self.severity:
+            if key == code:
+                return level
+        return default
+
+    # ------------------------------------------------------------------ files
+    def is_excluded(self, path: Path) -> bool:
+        rel = self._relative(str(path))
+        parts = Path(rel).parts
+        for pattern in self.exclude + self.extend_exclude:
+            if _matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+                return True
+        return False
+
+    def _relative(self, path: str) -> str:
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+    def with_overrides(self, **changes: Any) -> "Config":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def fingerprint(self) -> str:
+        """A stable text of everything that changes findings, for result caches."""
+        return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores, self.severity,
+                     self.target_warp_version))  # fmt: skip
+
+
+def _matches(rel_path: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return fnmatch.fnmatchcase(rel_path, pattern) or fnmatch.fnmatchcase(rel_path, pattern + "/*") or (
+        "/" not in pattern and fnmatch.fnmatchcase(Path(rel_path).name, pattern)
+    )
+
+
+# ---------------------------------------------------------------------- loading
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above ``start`` that has a [tool.warp-ct] table,
+    else the nearest pyproject.toml at all (for the target Warp version)."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    nearest = None
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            if nearest is None:
+                nearest = candidate
+            try:
+                if "warp-ct" in candidate.read_text(encoding="utf-8", errors="replace"):
+                    return candidate
+            except OSError:
+                continue
+    return nearest
+
+
+def load_config(start: Path | None = None, pyproject: Path | None = None) -> Config:
+    """Read configuration for files under ``start`` (default: cwd). Raises ConfigError."""
+    start = start or Path.cwd()
+    path = pyproject or find_pyproject(start)
+    if path is None:
+        root = start.resolve() if start.is_dir() else start.resolve().parent
+        return Config(root=root, target_warp_version=_installed_warp_version())
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    table = data.get("tool", {}).get("warp-ct", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.warp-ct] must be a table")
+    config = config_from_mapping(table, origin=str(path), root=path.parent)
+    if config.target_warp_version is None:
+        declared = _declared_warp_version(data, path.parent)
+        config = replace(config, target_warp_version=declared or _installed_warp_version())
+    return replace(config, source=path)
+
+
+_KNOWN_KEYS = {
+    "select", "extend-select", "ignore", "per-file-ignores", "severity", "exclude", "extend-exclude",
+    "target-warp-version",
+}  # fmt: skip
+
+
+def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base: Config | None = None) -> Config:
+    """Validate a settings mapping (TOML table or editor settings). Raises ConfigError."""
+    config = base or Config(root=root)
+    changes: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("_", "-")
+        if key not in _KNOWN_KEYS:
+            raise ConfigError(f"{origin}: unknown key {raw_key!r} in [tool.warp-ct] (known: {', '.join(sorted(_KNOWN_KEYS))})")
+        where = f"{origin}: key {raw_key!r}"
+        if key in ("select", "extend-select", "ignore"):
+            changes[key.replace("-", "_")] = _codes(value, where)
+        elif key in ("exclude", "extend-exclude"):
+            changes[key.replace("-", "_")] = _strings(value, where)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} must be a table of glob = [codes]")
+            changes["per_file_ignores"] = tuple((str(glob), _codes(codes, f"{where}[{glob!r}]")) for glob, codes in value.items())
+        elif key == "severity":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where} must be a table of code = level")
+            levels = []
+            for code, level in value.items():
+                if not re.fullmatch(r"WCT\d{3}", str(code)):
+                    raise ConfigError(f"{where}: {code!r} is not a rule code like WCT003")
+                try:
+                    levels.append((str(code), Severity.parse(str(level))))
+                except ValueError as exc:
+                    raise ConfigError(f"{where}[{code!r}]: {exc}") from None
+            changes["severity"] = tuple(levels)
+        elif key == "target-warp-version":
+            if value in (None, ""):
+                continue
+            if not isinstance(value, str) or not _VERSION_RE.match(value):
+                raise ConfigError(f"{where} must be a version string like \"1.16\"")
+            changes["target_warp_version"] = parse_version(value)
+    return replace(config, **changes)
+
+
+def _codes(value: Any, where: str) -> tuple[str, ...]:
+    items = _strings(value, where)
+    for item in items:
+        if not _CODE_PREFIX_RE.match(item):
+            raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (like WCT003, WCT0 or ALL)")
+    return items
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(v.strip() for v in value)
+
+
+# ---------------------------------------------------------------------- target Warp version
+_WARP_REQ_RE = re.compile(r"warp-lang\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;\"'\n]*)", re.IGNORECASE)
+_LOWER_BOUND_RE = re.compile(r"(?:>=|==|~=|>)\s*(?P<v>\d+(?:\.\d+){0,2})")
+
+
+def _lower_bound(spec_text: str) -> tuple[int, ...] | None:
+    for match in _WARP_REQ_RE.finditer(spec_text):
+        bound = _LOWER_BOUND_RE.search(match.group("spec"))
+        if bound:
+            return parse_version(bound.group("v"))
+    return None
+
+
+def _declared_warp_version(pyproject: dict[str, Any], root: Path) -> tuple[int, ...] | None:
+    """The oldest Warp the project says it supports (``warp-lang>=X`` in its dependencies)."""
+    project = pyproject.get("project", {})
+    deps = list(project.get("dependencies", []) or [])
+    for extra in (project.get("optional-dependencies", {}) or {}).values():
+        deps.extend(extra or [])
+    found = _lower_bound("\n".join(str(d) for d in deps))
+    if found:
+        return found
+    for req in sorted(root.glob("requirements*.txt")):
+        try:
+            found = _lower_bound(req.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if found:
+            return found
+    return None
+
+
+def _installed_warp_version() -> tuple[int, ...] | None:
+    """The installed warp-lang's version from its metadata (never imports warp)."""
+    from importlib import metadata
+
+    try:
+        text = metadata.version("warp-lang")
+    except metadata.PackageNotFoundError:
+        return None
+    match = re.match(r"\d+(\.\d+){0,2}", text)
+    return parse_version(match.group(0)) if match else None

@@ -1,0 +1,193 @@
+"""What one run of the measured command recorded, parsed from the bootstrap's JSON lines.
+
+The bootstrap (``inject/sitecustomize.py``) writes one ``<pid>.jsonl`` file per Python
+process. :func:`read_records_dir` merges them into a :class:`RunRecords`; malformed lines
+(a process killed mid-write) are skipped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    key: str
+    file: str | None
+    line: int | None  # first line of the definition (the decorator line)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "file": self.file, "line": self.line}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> KernelSource:
+        return cls(str(data.get("key")), data.get("file"), data.get("line"))
+
+
+@dataclass(frozen=True)
+class ModuleLoad:
+    """One real module load: a native build (``compiled``), a cache hit (``cached``) or ``error``."""
+
+    module: str
+    hash: str | None
+    device: str
+    block_dim: int | None
+    start_s: float  # seconds since the run started (parent clock)
+    ms: float
+    status: str
+    native_ms: float | None
+    pid: int
+    kernels: tuple[KernelSource, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def short_hash(self) -> str:
+        return (self.hash or "?")[:8]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "module": self.module,
+            "hash": self.hash,
+            "device": self.device,
+            "block_dim": self.block_dim,
+            "start_s": round(self.start_s, 4),
+            "ms": self.ms,
+            "status": self.status,
+            "native_ms": self.native_ms,
+            "pid": self.pid,
+            "kernels": [k.to_dict() for k in self.kernels],
+            "options": self.options,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModuleLoad:
+        return cls(
+            module=str(data.get("module")),
+            hash=data.get("hash"),
+            device=str(data.get("device")),
+            block_dim=data.get("block_dim"),
+            start_s=float(data.get("start_s", 0.0)),
+            ms=float(data.get("ms", 0.0)),
+            status=str(data.get("status", "cached")),
+            native_ms=data.get("native_ms"),
+            pid=int(data.get("pid", 0)),
+            kernels=tuple(KernelSource.from_dict(k) for k in data.get("kernels", ())),
+            options=dict(data.get("options") or {}),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class LaunchSignature:
+    """A distinct launch shape and how often it happened, in order of first appearance."""
+
+    kernel: str
+    module: str | None
+    dim: tuple[Any, ...]
+    device: str | None
+    dtypes: tuple[str, ...]
+    block_dim: int | None
+    adjoint: bool
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "module": self.module,
+            "dim": list(self.dim),
+            "device": self.device,
+            "dtypes": list(self.dtypes),
+            "block_dim": self.block_dim,
+            "adjoint": self.adjoint,
+            "count": self.count,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LaunchSignature:
+        return cls(
+            kernel=str(data.get("kernel")),
+            module=data.get("module"),
+            dim=tuple(data.get("dim") or ()),
+            device=data.get("device"),
+            dtypes=tuple(data.get("dtypes") or ()),
+            block_dim=data.get("block_dim"),
+            adjoint=bool(data.get("adjoint", False)),
+            count=int(data.get("count", 0)),
+        )
+
+
+@dataclass
+class RunRecords:
+    """Everything the bootstrap wrote during one run (all processes of the command)."""
+
+    warp_versions: list[str] = field(default_factory=list)
+    loads: list[ModuleLoad] = field(default_factory=list)
+    launches: list[LaunchSignature] = field(default_factory=list)
+    total_launches: int = 0
+    unrecorded_launches: int = 0  # launches of signatures beyond the bootstrap's bound
+    launch_data_complete: bool = True  # False when a process exited without flushing
+    warp_processes: int = 0
+    python_processes: int = 0
+    cache_dirs: list[str] = field(default_factory=list)
+    uncaught: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    malformed_lines: int = 0
+
+
+def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float) -> RunRecords:
+    """Merge the per-process record files of one run, ordered by time."""
+    out = RunRecords()
+    per_process: list[tuple[float, list[dict[str, Any]]]] = []
+    for path in sorted(Path(records_dir).glob("*.jsonl")):
+        records: list[dict[str, Any]] = []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                out.malformed_lines += 1
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        if records:
+            first_t = min(float(r.get("t", r.get("t0", 0.0)) or 0.0) for r in records)
+            per_process.append((first_t, records))
+    per_process.sort(key=lambda item: item[0])
+
+    for _, records in per_process:
+        out.python_processes += 1
+        saw_warp = saw_launches = False
+        for record in records:
+            kind = record.get("kind")
+            if kind == "warp":
+                saw_warp = True
+                out.warp_processes += 1
+                version = str(record.get("version"))
+                if version not in out.warp_versions:
+                    out.warp_versions.append(version)
+                for note in record.get("notes") or ():
+                    if note not in out.notes:
+                        out.notes.append(note)
+            elif kind == "load":
+                data = dict(record)
+                data["start_s"] = float(record.get("t0", run_start_epoch)) - run_start_epoch
+                out.loads.append(ModuleLoad.from_dict(data))
+                cache_dir = record.get("cache_dir")
+                if cache_dir and cache_dir not in out.cache_dirs:
+                    out.cache_dirs.append(cache_dir)
+            elif kind == "launches":
+                saw_launches = True
+                out.total_launches += int(record.get("total", 0))
+                out.unrecorded_launches += int(record.get("overflow_launches", 0))
+                out.launches.extend(LaunchSignature.from_dict(s) for s in record.get("signatures") or ())
+            elif kind == "uncaught":
+                out.uncaught.append(record)
+        if saw_warp and not saw_launches:
+            out.launch_data_complete = False
+    out.loads.sort(key=lambda load: load.start_s)
+    return out
