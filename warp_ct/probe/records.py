@@ -175,7 +175,7 @@ def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float
                         out.notes.append(note)
             elif kind == "load":
                 data = dict(record)
-                data["start_s"] = float(record.get("t0", run_start_epoch)) - run_start_epoch
+                data["start_s"] = round(float(record.get("t0", run_start_epoch)) - run_start_epoch, 4)
                 out.loads.append(ModuleLoad.from_dict(data))
                 cache_dir = record.get("cache_dir")
                 if cache_dir and cache_dir not in out.cache_dirs:

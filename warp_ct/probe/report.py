@@ -57,7 +57,7 @@ class RunResult:
         return cls(
             kind=kind,
             exit_code=exit_code,
-            wall_s=wall_s,
+            wall_s=round(wall_s, 4),
             loads=records.loads,
             launches=records.launches,
             total_launches=records.total_launches,

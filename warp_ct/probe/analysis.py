@@ -1,0 +1,440 @@
+"""What the measurements mean: metrics over samples, module identities, plain-word diagnoses.
+
+A module *identity* is (module name, hash) on a device: Warp compiles modules, and a module
+that is built with several hashes in one run paid for several full builds. We count
+distinct hashes, never ``compiled`` lines (on a warm cache churn shows as several
+``cached`` loads). Several hashes at one block_dim are *hash churn* (options or kernels
+changed after a load, per-call kernels); several block_dims are *block_dim spread*.
+
+Diagnoses never claim a program is optimal: the best a clean report says is
+"no structural churn found".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from warp_ct.probe.records import KernelSource, LaunchSignature, ModuleLoad
+from warp_ct.probe.stats import Summary, summarize, union_length
+
+if TYPE_CHECKING:
+    from warp_ct.probe.report import ProbeReport, SampleResult
+
+# Warm module work counts as "not near zero" above this floor and this share of cold work.
+WARM_WORK_FLOOR_MS = 50.0
+WARM_WORK_SHARE = 0.05
+# Compilation is "not the bottleneck" below this share of the cold wall time.
+COMPILE_MINOR_SHARE = 0.2
+
+METRICS = (
+    ("cold_module_ms", "cold module work", "ms"),
+    ("native_compile_ms", "native compile", "ms"),
+    ("cold_wall_s", "cold wall", "s"),
+    ("warm_wall_s", "warm wall", "s"),
+    ("compile_elapsed_s", "compile elapsed (cold - warm)", "s"),
+    ("warm_module_ms", "warm module work", "ms"),
+    ("overlap_factor", "overlap factor", "x"),
+    ("generated_source_bytes", "generated source", "bytes"),
+)
+
+
+@dataclass
+class ModuleIdentity:
+    """One Warp module on one device as the first successful sample's cold run saw it."""
+
+    name: str
+    device: str
+    hashes: list[str]
+    block_dims: list[int | None]
+    hashes_by_block_dim: dict[str, list[str]]
+    loads: int
+    builds: int  # loads that ran the native compiler
+    ms: float  # median over samples of the cold load time summed over this module's loads
+    native_ms: float | None
+    kernels: list[KernelSource]
+    source_bytes: int | None
+    warm_builds: int = 0
+    warm_ms: float = 0.0
+    options: dict[str, Any] = field(default_factory=dict)
+    adjoint_launched: bool = False
+
+    @property
+    def is_unique_module(self) -> bool:
+        """Named like ``<kernel key>_<hash8>``: made by ``module="unique"``."""
+        return len(self.kernels) == 1 and bool(re.fullmatch(re.escape(self.kernels[0].key) + r"_[0-9a-f]{8}", self.name))
+
+    @property
+    def hash_churn(self) -> bool:
+        return any(len(h) > 1 for h in self.hashes_by_block_dim.values())
+
+    @property
+    def block_dim_spread(self) -> bool:
+        return len(self.block_dims) > 1
+
+    @property
+    def built_more_than_once(self) -> bool:
+        return len(self.hashes) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "device": self.device,
+            "hashes": self.hashes,
+            "block_dims": self.block_dims,
+            "hashes_by_block_dim": self.hashes_by_block_dim,
+            "loads": self.loads,
+            "builds": self.builds,
+            "ms": round(self.ms, 3),
+            "native_ms": None if self.native_ms is None else round(self.native_ms, 3),
+            "kernels": [k.to_dict() for k in self.kernels],
+            "source_bytes": self.source_bytes,
+            "warm_builds": self.warm_builds,
+            "warm_ms": round(self.warm_ms, 3),
+            "options": self.options,
+            "adjoint_launched": self.adjoint_launched,
+            "hash_churn": self.hash_churn,
+            "block_dim_spread": self.block_dim_spread,
+            "unique_module": self.is_unique_module,
+        }
+
+
+@dataclass
+class Diagnosis:
+    """A plain-words finding with the measured evidence that triggered it."""
+
+    code: str
+    title: str
+    message: str
+    evidence: list[str]
+    modules: list[str] = field(default_factory=list)
+    problem: bool = True  # False for informational results (e.g. "no structural churn found")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "title": self.title,
+            "message": self.message,
+            "evidence": self.evidence,
+            "modules": self.modules,
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class Analysis:
+    per_sample: list[dict[str, float | None]]
+    summary: dict[str, Summary]
+    modules: list[ModuleIdentity]
+    diagnoses: list[Diagnosis]
+    launch_topology: list[tuple[Any, ...]]
+    notes: list[str]
+
+
+def normalize_kernel_key(key: str) -> str:
+    """A kernel key without its enclosing functions (``make__locals__k`` -> ``k``).
+
+    Hoisting a per-call kernel to module scope changes Warp's key but not the launch; the
+    launch topology compares what runs, not where it was defined.
+    """
+    return key.rsplit("__locals__", 1)[-1]
+
+
+def launch_topology(launches: list[LaunchSignature]) -> list[tuple[Any, ...]]:
+    """(kernel, dim, dtypes, device, block_dim, adjoint, count) in order of first launch."""
+    return [
+        (normalize_kernel_key(s.kernel), list(s.dim), list(s.dtypes), s.device, s.block_dim, s.adjoint, s.count)
+        for s in launches
+    ]
+
+
+def sample_metrics(sample: SampleResult) -> dict[str, float | None]:
+    cold, warm = sample.cold, sample.warm
+    native = [load.native_ms for load in cold.loads if load.native_ms is not None]
+    intervals = [(load.start_s, load.start_s + load.ms / 1000.0) for load in cold.loads]
+    covered = union_length(intervals)
+    module_ms = sum(load.ms for load in cold.loads)
+    return {
+        "cold_module_ms": module_ms,
+        "native_compile_ms": sum(native) if native else None,
+        "cold_wall_s": cold.wall_s,
+        "warm_wall_s": None if warm is None else warm.wall_s,
+        "compile_elapsed_s": None if warm is None else cold.wall_s - warm.wall_s,
+        "warm_module_ms": None if warm is None else sum(load.ms for load in warm.loads),
+        "overlap_factor": (module_ms / 1000.0) / covered if covered > 0 else None,
+        "generated_source_bytes": float(sample.cache.generated_source_bytes),
+    }
+
+
+def analyze(report: ProbeReport) -> Analysis:
+    ok = report.ok_samples
+    per_sample = [sample_metrics(s) for s in ok]
+    summary = {name: summarize(m[name] for m in per_sample) for name, _label, _unit in METRICS}
+    notes: list[str] = []
+    for sample in report.samples:
+        for run in (sample.cold, sample.warm):
+            for note in run.notes if run else ():
+                if note not in notes:
+                    notes.append(note)
+    if not ok:
+        return Analysis(per_sample, summary, [], [], [], notes)
+
+    modules = _module_identities(ok)
+    first = ok[0]
+    topology = launch_topology(first.cold.launches)
+    diagnoses = _diagnose(report, ok, modules, summary)
+    if any(not s.cold.launch_data_complete for s in ok):
+        notes.append("a process exited without flushing its launch records (os._exit or killed): launch data is partial")
+    if any(s.cold.unrecorded_launches for s in ok):
+        notes.append("more distinct launch signatures than the probe keeps: the tail of the launch list is only counted")
+    return Analysis(per_sample, summary, modules, diagnoses, topology, notes)
+
+
+def _median(values: list[float]) -> float:
+    return summarize(values).median or 0.0
+
+
+def _module_identities(ok: list[SampleResult]) -> list[ModuleIdentity]:
+    first = ok[0]
+    grouped: dict[tuple[str, str], list[ModuleLoad]] = defaultdict(list)
+    for load in first.cold.loads:
+        grouped[(load.module, load.device)].append(load)
+
+    ms_by_sample: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for sample in ok:
+        totals: dict[tuple[str, str], float] = defaultdict(float)
+        for load in sample.cold.loads:
+            totals[(load.module, load.device)] += load.ms
+        for key, total in totals.items():
+            ms_by_sample[key].append(total)
+
+    adjoint_modules = {s.module for s in first.cold.launches if s.adjoint}
+    identities: list[ModuleIdentity] = []
+    for (name, device), loads in grouped.items():
+        hashes = _distinct(load.hash or "?" for load in loads)
+        block_dims = _distinct(load.block_dim for load in loads)
+        by_block_dim: dict[str, list[str]] = {}
+        for load in loads:
+            bucket = by_block_dim.setdefault(str(load.block_dim), [])
+            if (load.hash or "?") not in bucket:
+                bucket.append(load.hash or "?")
+        kernels = _distinct(k for load in loads for k in load.kernels)
+        native = [load.native_ms for load in loads if load.native_ms is not None]
+        source_bytes = _source_bytes(first, name, hashes)
+        warm_loads = [w for w in (first.warm.loads if first.warm else ()) if (w.module, w.device) == (name, device)]
+        identities.append(
+            ModuleIdentity(
+                name=name,
+                device=device,
+                hashes=hashes,
+                block_dims=block_dims,
+                hashes_by_block_dim=by_block_dim,
+                loads=len(loads),
+                builds=sum(1 for load in loads if load.status == "compiled"),
+                ms=_median(ms_by_sample[(name, device)]),
+                native_ms=sum(native) if native else None,
+                kernels=kernels,
+                source_bytes=source_bytes,
+                warm_builds=sum(1 for w in warm_loads if w.status == "compiled"),
+                warm_ms=sum(w.ms for w in warm_loads),
+                options=loads[-1].options,
+                adjoint_launched=name in adjoint_modules,
+            )
+        )
+    identities.sort(key=lambda m: -m.ms)
+    return identities
+
+
+def _distinct(items):
+    out = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _source_bytes(sample: SampleResult, name: str, hashes: list[str]) -> int | None:
+    by_dir = sample.cache.source_bytes_by_dir
+    if not by_dir:
+        return None
+    wanted = {f"wp_{name}_{h[:7]}" for h in hashes}
+    found = [size for directory, size in by_dir.items() if directory in wanted]
+    return sum(found) if found else None
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000.0:.2f} s"
+
+
+def _diagnose(
+    report: ProbeReport, ok: list[SampleResult], modules: list[ModuleIdentity], summary: dict[str, Summary]
+) -> list[Diagnosis]:
+    diagnoses: list[Diagnosis] = []
+    first = ok[0]
+
+    if not first.cold.loads:
+        if first.cold.warp_processes == 0:
+            message = "The command never imported Warp (or the probe's bootstrap did not run, e.g. python -I or -S)."
+        else:
+            message = "Warp was imported but no module was loaded: nothing was compiled."
+        diagnoses.append(Diagnosis("no-warp-modules", "No Warp module was loaded", message, [], problem=False))
+        return diagnoses
+
+    for module in modules:
+        if module.hash_churn:
+            detail = [
+                f"block_dim {bd}: {len(hs)} hashes ({', '.join(h[:8] for h in hs)})"
+                for bd, hs in module.hashes_by_block_dim.items()
+                if len(hs) > 1
+            ]
+            diagnoses.append(
+                Diagnosis(
+                    "hash-churn",
+                    f"Module `{module.name}` was rebuilt with new hashes",
+                    f"Module `{module.name}` on {module.device} was built {len(module.hashes)}x with "
+                    f"{len(module.hashes)} different hashes at the same block_dim, {_seconds(module.ms)} in all. "
+                    "Its kernels or options changed after it was first loaded (options set late, kernels "
+                    "defined per call or after the first launch), so every change paid a full module build.",
+                    detail + [f"{module.loads} loads, {module.builds} native builds in the cold run"],
+                    [module.name],
+                )
+            )
+        if module.block_dim_spread:
+            diagnoses.append(
+                Diagnosis(
+                    "block-dim-spread",
+                    f"Module `{module.name}` was built at {len(module.block_dims)} block_dims",
+                    f"Module `{module.name}` on {module.device} was compiled once per block_dim "
+                    f"({', '.join(str(b) for b in module.block_dims)}): each variant compiles every kernel "
+                    "of the module again.",
+                    [f"block_dim {bd}: hash {', '.join(h[:8] for h in hs)}" for bd, hs in module.hashes_by_block_dim.items()],
+                    [module.name],
+                )
+            )
+
+    cold_ms = summary["cold_module_ms"].median or 0.0
+    warm_ms = summary["warm_module_ms"].median or 0.0
+    warm_built = [m for m in modules if m.warm_builds]
+    if warm_built or warm_ms > max(WARM_WORK_FLOOR_MS, WARM_WORK_SHARE * cold_ms):
+        diagnoses.append(
+            Diagnosis(
+                "cache-not-reused",
+                "The warm run did not reuse the kernel cache",
+                f"Re-running on the cache the cold run had just filled still spent {warm_ms:.0f} ms in module "
+                f"loads (cold: {cold_ms:.0f} ms). Something destroys or bypasses the cache (cache_kernels=False, "
+                "clear_kernel_cache(), a temporary kernel_cache_dir) or module hashes differ per process.",
+                [f"`{m.name}`: {m.warm_builds} native builds in the warm run, {m.warm_ms:.0f} ms" for m in warm_built]
+                or [f"warm module work {warm_ms:.0f} ms"],
+                [m.name for m in warm_built],
+            )
+        )
+
+    if len(ok) > 1:
+        reference = {(load.module, load.hash) for load in first.cold.loads}
+        differing = [s.index for s in ok[1:] if {(load.module, load.hash) for load in s.cold.loads} != reference]
+        if differing:
+            diagnoses.append(
+                Diagnosis(
+                    "hashes-differ-between-samples",
+                    "Module hashes change from one process to the next",
+                    "The same command produced different module hashes in different samples, so a cache "
+                    "filled by one process can never serve the next (e.g. salted hash() or id() values "
+                    "reaching generated code or constants).",
+                    [f"sample {i} differs from sample {first.index}" for i in differing],
+                )
+            )
+
+    one_kernel = [m for m in modules if len(m.kernels) == 1 and m.builds]
+    if len(one_kernel) >= 2:
+        unique = [m for m in one_kernel if m.is_unique_module]
+        diagnoses.append(
+            Diagnosis(
+                "one-kernel-modules",
+                f"{len(one_kernel)} modules hold a single kernel",
+                f"{len(one_kernel)} modules were each built for one kernel"
+                + (f" ({len(unique)} from module=\"unique\")" if unique else "")
+                + ". Every module pays a fixed build cost; stable kernels that share options can share a module.",
+                [f"`{m.name}` ({m.kernels[0].key}): {m.ms:.0f} ms" for m in one_kernel[:20]],
+                [m.name for m in one_kernel],
+            )
+        )
+
+    lto = max(s.cache.lto_artifacts for s in ok)
+    if lto:
+        diagnoses.append(
+            Diagnosis(
+                "lto-artifacts",
+                "LTO artifacts were generated",
+                "The cold run generated link-time-optimisation artifacts (MathDx / tile libraries): "
+                "their generation and link are part of the compile cost.",
+                [f"{lto} LTO files, {max(s.cache.lto_bytes for s in ok)} bytes"],
+            )
+        )
+
+    errors = [load for load in first.cold.loads if load.status == "error"]
+    if errors:
+        diagnoses.append(
+            Diagnosis(
+                "load-errors",
+                "Some module loads failed",
+                "Module loads raised errors; their time is counted but nothing was cached for them.",
+                [f"`{e.module}`: {e.error}" for e in errors[:10]],
+                _distinct(e.module for e in errors),
+            )
+        )
+
+    escaped = [d for d in first.cold.cache_dirs if "warp-ct-probe-" not in d]
+    if escaped:
+        diagnoses.append(
+            Diagnosis(
+                "cache-dir-not-isolated",
+                "The program chose its own kernel cache directory",
+                "The program set wp.config.kernel_cache_dir itself, so the probe's private cache was not "
+                "used: cold runs may not be cold, and the program wrote to that directory.",
+                escaped,
+            )
+        )
+
+    elapsed = summary["compile_elapsed_s"].median
+    cold_wall = summary["cold_wall_s"].median
+    if elapsed is not None and cold_wall and elapsed < COMPILE_MINOR_SHARE * cold_wall:
+        diagnoses.append(
+            Diagnosis(
+                "compile-not-dominant",
+                "Compilation is a small part of the cold run",
+                f"Compile elapsed (cold - warm) is {elapsed:.2f} s of a {cold_wall:.2f} s cold run: "
+                "look for the bottleneck elsewhere before restructuring modules.",
+                [f"compile elapsed {elapsed:.2f} s, cold wall {cold_wall:.2f} s"],
+                problem=False,
+            )
+        )
+
+    overlap = summary["overlap_factor"].median
+    if overlap is not None and overlap > 1.2:
+        diagnoses.append(
+            Diagnosis(
+                "overlapping-builds",
+                "Module builds overlapped",
+                f"Module builds ran concurrently (overlap factor {overlap:.2f}): judge changes on elapsed "
+                "time, not on summed module work.",
+                [f"overlap factor {overlap:.2f}"],
+                problem=False,
+            )
+        )
+
+    churn_codes = {"hash-churn", "block-dim-spread", "one-kernel-modules", "lto-artifacts"}
+    if not any(d.code in churn_codes for d in diagnoses):
+        diagnoses.append(
+            Diagnosis(
+                "no-structural-churn",
+                "No structural churn found",
+                f"Each of the {len(modules)} modules was built with one hash at one block_dim and no LTO was "
+                "generated. This rules out redundant builds, not oversized ones (backward code, unrolling, "
+                "precompiled headers).",
+                [f"`{m.name}`: 1 hash, {m.ms:.0f} ms" for m in modules[:20]],
+                problem=False,
+            )
+        )
+    return diagnoses

@@ -1,0 +1,135 @@
+"""``run_measure``: cold and warm runs of a command in private caches, N samples.
+
+Stable API (the language server calls it from a worker thread)::
+
+    from warp_ct.probe.measure import run_measure
+    report = run_measure(["python", "train.py"], cwd=root, samples=3, timeout=600,
+                         progress=lambda message, fraction: ..., cancel=threading.Event())
+
+Raises a :class:`~warp_ct.probe.errors.ProbeError` subclass (``exit_code`` attribute) for
+command not found (127), every sample failing (3), a timeout (4), Warp missing in the
+command's environment (5), and :class:`~warp_ct.probe.errors.ProbeCancelled` (130) when
+``cancel`` is set or on Ctrl-C. The child is stopped and every temp dir removed before
+any of these propagate.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+
+from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, WarpMissing
+from warp_ct.probe.isolation import Workspace, child_environment, run_child
+from warp_ct.probe.records import read_records_dir
+from warp_ct.probe.report import ProbeReport, RunResult, SampleResult, scan_kernel_cache
+
+Progress = Callable[[str, float], None]
+
+
+def run_measure(
+    argv: list[str],
+    *,
+    cwd: str | None = None,
+    samples: int = 3,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> ProbeReport:
+    """Measure ``argv`` ``samples`` times (cold run, then warm run on the same fresh cache).
+
+    Args:
+        argv: the command, run without a shell.
+        cwd: its working directory (default: the current one).
+        samples: number of fresh caches; use >= 3 for decisions (single cold runs vary 2x).
+        timeout: seconds allowed per run (cold or warm); ``None`` waits forever.
+        env: the environment to run it in (default: this process's). PYTHONPATH is kept;
+            the probe's bootstrap is prepended and chains any existing ``sitecustomize``.
+        progress: called with (message, fraction done in 0..1) before and after each run.
+        cancel: set it from another thread to stop the child; raises ``ProbeCancelled``.
+
+    Returns:
+        a :class:`ProbeReport` (samples whose command failed are kept, marked not ok).
+    """
+    if not argv:
+        raise ProbeError("no command given: put it after `--`, e.g. warp-ct probe measure -- python app.py")
+    if samples < 1:
+        raise ProbeError("--samples must be at least 1")
+    if timeout is not None and timeout <= 0:
+        raise ProbeError("--timeout must be positive")
+    if cwd is not None and not os.path.isdir(cwd):
+        raise ProbeError(f"working directory not found: {cwd}")
+    base_env: Mapping[str, str] = os.environ if env is None else env
+    report_progress = progress or (lambda _message, _fraction: None)
+    total_runs = 2 * samples
+    results: list[SampleResult] = []
+
+    with Workspace() as workspace:
+        for index in range(samples):
+            dirs = workspace.new_sample(index)
+            runs: dict[str, RunResult] = {}
+            for offset, kind in enumerate(("cold", "warm")):
+                done = (2 * index + offset) / total_runs
+                report_progress(f"sample {index + 1}/{samples}: {kind} run", done)
+                if cancel is not None and cancel.is_set():
+                    raise ProbeCancelled("measurement cancelled")
+                records_dir = dirs.records_for(kind)
+                output_dir = dirs.root / f"output-{kind}"
+                output_dir.mkdir()
+                child = run_child(
+                    argv,
+                    cwd=cwd,
+                    env=child_environment(base_env, dirs, bootstrap_dir=workspace.bootstrap_dir, records_dir=records_dir),
+                    output_dir=output_dir,
+                    timeout=timeout,
+                    cancel=cancel,
+                )
+                records = read_records_dir(records_dir, child.start_epoch)
+                runs[kind] = RunResult.from_records(kind, child.exit_code, child.wall_s, records, child.stderr_tail)
+                status = "ok" if child.exit_code == 0 else f"exit {child.exit_code}"
+                report_progress(
+                    f"sample {index + 1}/{samples}: {kind} run {child.wall_s:.2f} s, "
+                    f"{len(records.loads)} module loads ({status})",
+                    (2 * index + offset + 1) / total_runs,
+                )
+                if child.exit_code != 0:
+                    _raise_if_warp_missing(runs[kind])
+                    break  # a failed cold run leaves nothing to warm
+            results.append(
+                SampleResult(index, runs["cold"], runs.get("warm"), scan_kernel_cache(dirs.warp_cache))
+            )
+
+    report = ProbeReport(command=list(argv), cwd=os.path.abspath(cwd or os.getcwd()), samples=results)
+    if not report.ok_samples:
+        last = results[-1]
+        failed = last.warm if last.warm is not None and not last.warm.ok else last.cold
+        raise AllSamplesFailed(
+            f"the command failed in every sample ({len(results)}), last exit code {failed.exit_code}"
+            + _stderr_excerpt(failed.stderr_tail)
+        )
+    return report
+
+
+def _raise_if_warp_missing(run: RunResult) -> None:
+    """A child that died importing warp: the measured environment has no Warp."""
+    for uncaught in run.uncaught:
+        missing = uncaught.get("missing_module") or ""
+        if missing == "warp" or missing.startswith("warp."):
+            raise WarpMissing(
+                "Warp is not importable in the command's environment "
+                f"({uncaught.get('type')}: {uncaught.get('message')}); install warp-lang there"
+            )
+    if "No module named 'warp'" in run.stderr_tail:
+        raise WarpMissing("Warp is not importable in the command's environment; install warp-lang there")
+
+
+def _stderr_excerpt(tail: str, lines: int = 6) -> str:
+    kept = [line for line in tail.strip().splitlines() if line.strip()][-lines:]
+    return (":\n  " + "\n  ".join(kept)) if kept else ""
+
+
+def describe_command(argv: Sequence[str]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
