@@ -1,0 +1,236 @@
+"""CLI wiring for the probe: ``register(subparsers)`` adds ``probe``, ``confirm``, ``cache-key``.
+
+``warp_ct/cli.py`` calls :func:`register` with its argparse sub-parsers; every command sets
+``handler=fn`` where ``fn(args) -> int`` is the exit code. Errors are one sentence on
+stderr, never a traceback.
+
+Exit codes
+----------
+``probe measure``: 0 measured · 2 usage/error · 3 the command failed in every sample ·
+4 timeout · 5 Warp not importable in the command's environment · 126 not executable ·
+127 command not found · 130 interrupted.
+
+``probe compare``: 0 improved · 1 regression · 3 inconclusive · 4 invalid (launch
+topology changed) · 2 unreadable report.
+
+``confirm``: 0 nothing to report · 1 findings or measured problems listed · 2 error.
+
+``cache-key``: 0 key printed · 2 error · 5 Warp missing or older than 1.19 (without
+``--allow-fallback``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, ProbeError
+
+_MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed in every sample,
+4 timeout, 5 Warp not importable by the command, 126 not executable, 127 command not found,
+130 interrupted.
+
+Each sample runs the command twice (cold, then warm) with private WARP_CACHE_PATH,
+CUDA_CACHE_PATH and TMPDIR under a temp dir named warp-ct-probe-*, removed on exit; your
+own Warp and CUDA caches are never used. Example:
+  warp-ct probe measure --samples 3 --json base.json --html base.html -- python train.py"""
+
+_COMPARE_EPILOG = """exit codes: 0 improved, 1 regression, 3 inconclusive
+(|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed), 4 invalid
+(the launch topology changed: order, kernels, dims, dtypes, devices, block_dims, adjoint,
+counts), 2 unreadable report."""
+
+_CACHE_KEY_EPILOG = """exit codes: 0 key printed, 2 error, 5 Warp missing or older than 1.19.
+Pass flags with '=': --cpu-compiler-flags=-march=native (an empty value selects a generic
+CPU target)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``probe {measure,compare}``, ``confirm`` and ``cache-key`` to an argparse subparsers."""
+    probe = subparsers.add_parser(
+        "probe",
+        help="measure Warp compile cost of a command in isolated caches",
+        description="Measure cold and warm Warp compile cost in isolated caches, and compare measurements.",
+    )
+    probe_commands = probe.add_subparsers(dest="probe_command", metavar="{measure,compare}")
+    probe_commands.required = True
+
+    measure = probe_commands.add_parser(
+        "measure",
+        help="run a command cold and warm in private caches and report module builds",
+        epilog=_MEASURE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    measure.add_argument("--samples", type=int, default=3, help="fresh caches to measure (default 3; >= 3 to decide)")
+    measure.add_argument("--json", metavar="FILE", help="write the JSON report (schema_version 1); '-' for stdout")
+    measure.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with a build timeline")
+    measure.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
+    measure.add_argument("--cwd", metavar="DIR", help="working directory of the command")
+    measure.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    measure.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    measure.set_defaults(handler=_measure_command)
+
+    compare = probe_commands.add_parser(
+        "compare",
+        help="compare two probe reports (improved / regression / inconclusive / invalid)",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compare.add_argument("base", metavar="BASE.json")
+    compare.add_argument("cand", metavar="CAND.json")
+    compare.add_argument("--json", metavar="FILE", help="also write the comparison as JSON ('-' for stdout)")
+    compare.set_defaults(handler=_compare_command)
+
+    confirm = subparsers.add_parser(
+        "confirm",
+        help="lint sources and attach measured evidence from a probe report",
+        description="Lint PATHS and attach the probe report's measurements to matching findings; "
+        "list measured problems that no rule explains.",
+        epilog="exit codes: 0 nothing to report, 1 findings or measured problems listed, 2 error.",
+    )
+    confirm.add_argument("--json", metavar="REPORT", required=True, help="probe report from `probe measure --json`")
+    confirm.add_argument("paths", nargs="*", metavar="PATHS", help="files/dirs to lint (default: the measured sources)")
+    confirm.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    confirm.set_defaults(handler=_confirm_command)
+
+    cache_key = subparsers.add_parser(
+        "cache-key",
+        help="print a key for CI kernel-cache archives (wp.get_cpu_kernel_cache_key)",
+        epilog=_CACHE_KEY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cache_key.add_argument("files", nargs="*", metavar="FILES", help="dependency/source files or dirs to hash into the key")
+    cache_key.add_argument("--cpu-compiler-flags", default=None, help="CPU flags of the target (default: Warp's)")
+    cache_key.add_argument("--python", default=None, help="interpreter whose Warp to ask (default: this one)")
+    cache_key.add_argument("--allow-fallback", action="store_true", help="coarser key on Warp < 1.19 instead of an error")
+    cache_key.set_defaults(handler=_cache_key_command)
+
+
+def _fail(error: ProbeError | str, code: int | None = None) -> int:
+    message = str(error)
+    print(f"warp-ct: error: {message}", file=sys.stderr)
+    if code is None:
+        code = error.exit_code if isinstance(error, ProbeError) else EXIT_USAGE
+    return code
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt so cleanup (kill child, remove temp dirs) runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _write_output(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _measure_command(args: argparse.Namespace) -> int:
+    from warp_ct.probe.html import write_html
+    from warp_ct.probe.measure import run_measure
+    from warp_ct.probe.text import render_text
+
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        return _fail("no command given: warp-ct probe measure [options] -- CMD ...")
+
+    def progress(message: str, fraction: float) -> None:
+        if not args.quiet:
+            print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
+
+    try:
+        with _sigterm_as_interrupt():
+            report = run_measure(command, cwd=args.cwd, samples=args.samples, timeout=args.timeout, progress=progress)
+    except ProbeError as error:
+        return _fail(error)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+
+    try:
+        if args.json:
+            _write_output(args.json, json.dumps(report.to_json_dict(), indent=2) + "\n")
+        if args.html:
+            write_html(report, args.html)
+    except OSError as error:
+        return _fail(f"cannot write output: {error}")
+    if args.json != "-":
+        sys.stdout.write(render_text(report))
+    return 0
+
+
+def _compare_command(args: argparse.Namespace) -> int:
+    from warp_ct.probe.compare import compare_reports, render_comparison
+    from warp_ct.probe.report import load_report
+
+    try:
+        comparison = compare_reports(load_report(args.base), load_report(args.cand))
+    except ProbeError as error:
+        return _fail(error)
+    if args.json:
+        try:
+            _write_output(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
+        except OSError as error:
+            return _fail(f"cannot write output: {error}")
+    if args.json != "-":
+        sys.stdout.write(render_comparison(comparison))
+    return comparison.exit_code
+
+
+def _confirm_command(args: argparse.Namespace) -> int:
+    from warp_ct.confirm import run_confirm
+
+    try:
+        return run_confirm(args.json, args.paths, output_format=args.format)
+    except ProbeError as error:
+        return _fail(error)
+
+
+def _cache_key_command(args: argparse.Namespace) -> int:
+    from warp_ct.probe.cache_key import cache_key
+
+    try:
+        key = cache_key(
+            python=args.python,
+            cpu_compiler_flags=args.cpu_compiler_flags,
+            files=args.files,
+            allow_fallback=args.allow_fallback,
+        )
+    except ProbeError as error:
+        return _fail(error)
+    print(key)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser (``python -m warp_ct.probe``) until/besides ``warp_ct.cli``."""
+    parser = argparse.ArgumentParser(prog="warp-ct", description="warp-ct probe commands")
+    register(parser.add_subparsers(dest="command_name", metavar="{probe,confirm,cache-key}", required=True))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
