@@ -30,8 +30,7 @@ if (args.has('--tests')) {
     outdir: join(root, 'out', 'test'),
     sourcemap: 'inline',
     alias: { vscode: './test/fake-vscode.ts' },
-    // Tests must never load the real language client (it needs VS Code).
-    external: ['vscode-languageclient', 'vscode-languageclient/*'],
+    // vscode-languageclient is bundled too, so that its own `require('vscode')` also gets the fake.
   });
   console.log(`bundled ${entryPoints.length} test files into out/test/`);
 } else {

@@ -222,6 +222,19 @@ export function resetFake(): FakeState {
 
 // ------------------------------------------------------------------ namespaces
 
+/** Any `onDid…`/`onWill…` event the fake does not implement is a no-op (vscode-languageclient subscribes to many). */
+function withNoopEvents<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      if (typeof prop === 'string' && !(prop in obj) && /^on(Did|Will)/.test(prop)) return () => new Disposable();
+      return Reflect.get(obj, prop, receiver);
+    },
+  });
+}
+
+export const languages = withNoopEvents({});
+export const notebooks = withNoopEvents({});
+
 function config(section: string) {
   const full = (key: string) => (section ? `${section}.${key}` : key);
   return {
@@ -240,7 +253,7 @@ function config(section: string) {
   };
 }
 
-export const workspace = {
+export const workspace = withNoopEvents({
   getConfiguration: (section?: string, _scope?: unknown) => config(section ?? ''),
   get isTrusted() {
     return fake.trusted;
@@ -260,7 +273,9 @@ export const workspace = {
     fake.watchers.push(glob);
     return { glob, dispose() {}, onDidCreate: () => new Disposable(), onDidChange: () => new Disposable(), onDidDelete: () => new Disposable() };
   },
-};
+  textDocuments: [] as unknown[],
+  notebookDocuments: [] as unknown[],
+});
 
 function show(kind: ShownMessage['kind']) {
   return async (message: string, ...rest: unknown[]): Promise<string | undefined> => {
@@ -272,7 +287,7 @@ function show(kind: ShownMessage['kind']) {
   };
 }
 
-export const window = {
+export const window = withNoopEvents({
   get activeTextEditor() {
     return fake.activeTextEditor;
   },
@@ -359,7 +374,9 @@ export const window = {
       dispose: () => undefined,
     };
   },
-};
+  visibleTextEditors: [] as unknown[],
+  tabGroups: withNoopEvents({ all: [] as unknown[] }),
+});
 
 export const commands = {
   registerCommand(id: string, fn: (...args: unknown[]) => unknown): Disposable {
@@ -420,3 +437,56 @@ export function makeContext(extensionPath = '/opt/vscode/extensions/warp-ct') {
     extensionPath: nodePath.resolve(extensionPath),
   };
 }
+
+// ------------------------------------------------------------------ stubs vscode-languageclient subclasses at load time
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+export class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
+}
+export class Diagnostic {}
+export class CodeAction {}
+export class CodeLens {}
+export class CompletionItem {}
+export class DocumentLink {}
+export class InlayHint {}
+export class CallHierarchyItem {}
+export class TypeHierarchyItem {}
+export class SymbolInformation {}
+export class TabInputText {}
+export class TabInputTextDiff {}
+export class TabInputNotebook {}
+export class TabInputCustom {}
+export enum LogLevel {
+  Off = 0,
+  Trace = 1,
+  Debug = 2,
+  Info = 3,
+  Warning = 4,
+  Error = 5,
+}
+export class CodeActionKind {
+  static readonly Empty = new CodeActionKind('');
+  static readonly QuickFix = new CodeActionKind('quickfix');
+  static readonly Refactor = new CodeActionKind('refactor');
+  static readonly RefactorExtract = new CodeActionKind('refactor.extract');
+  static readonly RefactorInline = new CodeActionKind('refactor.inline');
+  static readonly RefactorMove = new CodeActionKind('refactor.move');
+  static readonly RefactorRewrite = new CodeActionKind('refactor.rewrite');
+  static readonly Source = new CodeActionKind('source');
+  static readonly SourceOrganizeImports = new CodeActionKind('source.organizeImports');
+  static readonly SourceFixAll = new CodeActionKind('source.fixAll');
+  static readonly Notebook = new CodeActionKind('notebook');
+  constructor(readonly value: string) {}
+}
+
+/** The VS Code version the fake pretends to be: the lowest one `engines.vscode` allows. */
+export const version = '1.91.0';
