@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="print one rule's documentation")
     explain.add_argument("rule", help="a rule code (WCT003) or name (per-call-kernel)")
+    explain.add_argument("--output-format", choices=("text", "json"), default="text")
     explain.set_defaults(handler=_cmd_explain)
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
@@ -49,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     try:
         from warp_ct.probe import commands as probe_commands
-    except ImportError:  # the probe package is optional at development time
+    except ModuleNotFoundError as exc:  # the probe commands are optional at development time
+        if exc.name not in ("warp_ct.probe", "warp_ct.probe.commands"):
+            raise
         probe_commands = None
     if probe_commands is not None:
         probe_commands.register(sub)
@@ -57,40 +60,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from warp_ct.analyzer.rules import all_rules
+    from warp_ct.output.rules import all_rule_infos
 
-    rules = all_rules()
+    infos = all_rule_infos()
     if args.output_format == "json":
         import json
 
-        data = [
-            {
-                "code": r.code,
-                "name": r.name,
-                "summary": r.summary,
-                "severity": r.severity.label,
-                "fix": r.fix_applicability.value if r.fix_applicability else None,
-                "url": r.docs_url(),
-            }
-            for r in rules
-        ]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([info.to_dict() for info in infos], indent=2))
         return EXIT_CLEAN
-    width = max(len(r.name) for r in rules)
-    for r in rules:
-        fix = {None: "   ", "safe": "fix", "unsafe": "fix*"}[r.fix_applicability.value if r.fix_applicability else None]
-        print(f"{r.code}  {r.name:<{width}}  {r.severity.label:<7}  {fix:<4}  {r.summary}")
-    print("\nfix: a safe automatic fix; fix*: an unsafe fix (--unsafe-fixes). `warp-ct explain CODE` for details.")
+    print(rules_table_text(), end="")
     return EXIT_CLEAN
 
 
-def _cmd_explain(args: argparse.Namespace) -> int:
-    from warp_ct.analyzer.rules import get_rule
+def rules_table_text() -> str:
+    """The text `warp-ct rules` prints (also the README's rules table source)."""
+    from warp_ct.output.rules import all_rule_infos
 
-    rule = get_rule(args.rule)
-    if rule is None:
+    infos = all_rule_infos()
+    width = max(len(i.name) for i in infos)
+    lines = []
+    for info in infos:
+        fix = {None: "", "safe": "fix", "unsafe": "fix*"}[info.fix]
+        lines.append(f"{info.code}  {info.name:<{width}}  {info.severity.label:<7}  {fix:<4}  {info.summary}".rstrip())
+    lines.append("")
+    lines.append("fix: a safe automatic fix; fix*: an unsafe fix (--unsafe-fixes). `warp-ct explain CODE` for details.")
+    lines.append("WCT900 and WCT901 report problems with the input or with warp-ct itself, not Warp antipatterns.")
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from warp_ct.output.rules import rule_info
+
+    info = rule_info(args.rule)
+    if info is None:
         raise UsageError(f"unknown rule {args.rule!r}; `warp-ct rules` lists them")
-    print(rule.markdown(), end="")
+    if args.output_format == "json":
+        import json
+
+        print(json.dumps({**info.to_dict(), "markdown": info.markdown}, indent=2))
+    else:
+        print(info.markdown, end="")
     return EXIT_CLEAN
 
 
@@ -100,14 +109,20 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return server_main(tcp=args.tcp)
 
 
+DEBUG_ENV = "WARP_CT_DEBUG"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return EXIT_ERROR
     try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error (already printed)
+            return exc.code if isinstance(exc.code, int) else (EXIT_CLEAN if exc.code is None else EXIT_ERROR)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
         return int(handler(args) or 0)
     except UsageError as exc:
         print(f"warp-ct: error: {exc}", file=sys.stderr)
@@ -120,6 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_CLEAN
+    except Exception as exc:  # noqa: BLE001 - an internal error: one line, exit 2
+        if os.environ.get(DEBUG_ENV):
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print(
+                f"warp-ct: error: internal error: {type(exc).__name__}: {exc} "
+                f"(re-run with {DEBUG_ENV}=1 for the traceback, and please report it)",
+                file=sys.stderr,
+            )
+        return EXIT_ERROR
 
 
 def relative_path(path: str) -> str:

@@ -13,9 +13,10 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from warp_ct.analyzer.model import Severity
+if TYPE_CHECKING:  # importing the analyzer package here would be circular (engine imports config)
+    from warp_ct.analyzer.model import Severity
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -97,10 +98,48 @@ class Config:
         return False
 
     def _relative(self, path: str) -> str:
-        try:
-            return Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
+        """``path`` relative to the config root (globs in the config are written that way)."""
+        absolute = os.path.abspath(path)
+        for root in (os.path.abspath(self.root), os.path.realpath(self.root)):
+            for candidate in (absolute, os.path.realpath(absolute)):
+                try:
+                    return Path(candidate).relative_to(root).as_posix()
+                except ValueError:
+                    continue
+        return Path(path).as_posix()
+
+    def with_cli_selection(
+        self,
+        known_codes: Iterable[str],
+        *,
+        select: tuple[str, ...] | None = None,
+        extend_select: tuple[str, ...] | None = None,
+        ignore: tuple[str, ...] | None = None,
+    ) -> "Config":
+        """Apply command-line rule selection on top of this configuration, the way ruff
+        layers it: ``select`` replaces the configured selection (configured ``select``,
+        ``extend-select`` and ``ignore`` alike), ``extend_select`` enables more rules and
+        ``ignore`` disables rules. Within one layer the more specific selector wins and an
+        ``ignore`` wins a tie. ``per-file-ignores`` still apply afterwards.
+
+        The result selects the enabled codes among ``known_codes`` explicitly.
+        """
+        if select is None and extend_select is None and ignore is None:
+            return self
+        enabled: set[str] = set()
+        for code in known_codes:
+            on = self.is_enabled(code)
+            chosen = self._best_match(code, (select or ()) + (extend_select or ()))
+            ignored = self._best_match(code, ignore or ())
+            if select is not None:
+                on = chosen >= 0 and chosen > ignored
+            elif chosen >= 0 and chosen > ignored:
+                on = True
+            elif ignored >= 0:
+                on = False
+            if on:
+                enabled.add(code)
+        return replace(self, select=tuple(sorted(enabled)), extend_select=(), ignore=())
 
     def with_overrides(self, **changes: Any) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -152,7 +191,8 @@ def load_config(start: Path | None = None, pyproject: Path | None = None) -> Con
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    table = data.get("tool", {}).get("warp-ct", {})
+    tool = data.get("tool", {})
+    table = tool.get("warp-ct", {}) if isinstance(tool, dict) else {}
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.warp-ct] must be a table")
     config = config_from_mapping(table, origin=str(path), root=path.parent)
@@ -170,6 +210,8 @@ _KNOWN_KEYS = {
 
 def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base: Config | None = None) -> Config:
     """Validate a settings mapping (TOML table or editor settings). Raises ConfigError."""
+    from warp_ct.analyzer.model import Severity
+
     config = base or Config(root=root)
     changes: dict[str, Any] = {}
     for raw_key, value in table.items():
@@ -204,6 +246,15 @@ def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base:
                 raise ConfigError(f"{where} must be a version string like \"1.16\"")
             changes["target_warp_version"] = parse_version(value)
     return replace(config, **changes)
+
+
+def parse_selectors(value: str, where: str) -> tuple[str, ...]:
+    """Comma-separated rule codes or prefixes from the command line. Raises ConfigError."""
+    items = tuple(v.strip().upper() for v in value.split(",") if v.strip())
+    for item in items:
+        if not _CODE_PREFIX_RE.match(item):
+            raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (like WCT003, WCT0 or ALL)")
+    return items
 
 
 def _codes(value: Any, where: str) -> tuple[str, ...]:

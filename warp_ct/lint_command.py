@@ -1,48 +1,476 @@
-"""``warp-ct lint``: the CI entry point."""
+"""``warp-ct lint`` and ``warp-ct fix``: the CI / pre-commit / terminal entry point.
+
+Exit codes: 0 no findings, 1 findings (or, with ``--diff``, changes a fix would make),
+2 usage, configuration or internal error. Never imports pygls, lsprotocol or warp.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import io
+import os
+import re
+import stat
 import sys
+import tempfile
+import tokenize
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from warp_ct.config import ConfigError, load_config
+from warp_ct.config import Config, ConfigError, load_config, parse_selectors
+from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, renderer, use_color
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.engine import Linter, SourceFile
+    from warp_ct.analyzer.model import FileResult, Finding
+
+STDIN = "-"
+CACHE_DIR_ENV = "WARP_CT_CACHE_DIR"
+DEFAULT_CACHE_DIR = ".warp_ct_cache"
+MAX_FIX_ROUNDS = 10  # a fix may expose another: re-lint and fix again, up to this many times
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    lint = sub.add_parser("lint", help="check files for Warp compile-time antipatterns")
-    lint.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
-    lint.add_argument("--select", help="comma-separated rule codes or prefixes to enable")
-    lint.add_argument("--ignore", help="comma-separated rule codes or prefixes to disable")
-    lint.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    lint.set_defaults(handler=run_lint)
+    lint = sub.add_parser(
+        "lint",
+        help="check files for Warp compile-time antipatterns",
+        description="Check Python files for NVIDIA Warp compile-time antipatterns. "
+        "Exit status: 0 no findings, 1 findings, 2 error.",
+    )
+    add_arguments(lint)
+    lint.set_defaults(handler=run_lint, fix_command=False)
+
+    fix = sub.add_parser(
+        "fix",
+        help="apply automatic fixes (same as `lint --fix`)",
+        description="Apply the safe automatic fixes (with --unsafe-fixes, the unsafe ones too), "
+        "then report what remains. Same as `warp-ct lint --fix`.",
+    )
+    add_arguments(fix)
+    fix.set_defaults(handler=run_lint, fix_command=True)
 
 
-def _split(value: str | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    return tuple(v.strip().upper() for v in value.split(",") if v.strip())
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); `-` reads stdin")
+    sel = parser.add_argument_group("rule selection")
+    sel.add_argument("--select", metavar="CODES", help="comma-separated rule codes or prefixes to enable (replaces the configured selection)")
+    sel.add_argument("--extend-select", metavar="CODES", help="comma-separated rule codes or prefixes to enable in addition")
+    sel.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes or prefixes to disable")
+    out = parser.add_argument_group("output")
+    out.add_argument(
+        "--output-format", choices=FORMATS, default=None,
+        help=f"how findings are shown (default: ${FORMAT_ENV} or {DEFAULT_FORMAT})",
+    )  # fmt: skip
+    out.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE instead of stdout")
+    out.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
+    out.add_argument("-q", "--quiet", action="store_true", help="no summary line and no notes")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    fixing.add_argument("--unsafe-fixes", action="store_true", help="also offer and apply unsafe fixes")
+    fixing.add_argument("--diff", action="store_true", help="print the changes fixes would make as a unified diff; write nothing (exit 1 if there are changes)")
+    files = parser.add_argument_group("files and configuration")
+    files.add_argument("--stdin-filename", metavar="NAME", help="lint source from stdin, as if it were file NAME (with `-` or no paths)")
+    files.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml's [tool.warp-ct] instead of the nearest one")
+    files.add_argument("--force-exclude", action="store_true", help="apply exclude patterns to files named on the command line too (for pre-commit)")
+    files.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="worker processes (default: all cores; 1: no workers)")
+    files.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    files.add_argument("--cache-dir", metavar="DIR", help=f"result cache directory (default: ${CACHE_DIR_ENV} or {DEFAULT_CACHE_DIR} beside the config)")
+
+
+def _jobs(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (all cores) or more")
+    return value or None
+
+
+# ---------------------------------------------------------------------- the command
+@dataclass
+class Options:
+    paths: list[str]
+    stdin: bool
+    stdin_name: str
+    fmt: str
+    fix: bool
+    diff: bool
+    unsafe: bool
+    stdin_text: str | None = None  # the source read from stdin, as decoded
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from warp_ct.analyzer.engine import Linter
-    from warp_ct.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, relative_path
+    from warp_ct.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError
 
-    start = Path(args.paths[0]) if args.paths else Path.cwd()
+    opts = _options(args)
+    config = _config(args, opts)
+    if opts.stdin:
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        results, fixes = _lint_stdin(raw, config, opts)
+    else:
+        for path in opts.paths:
+            if not os.path.exists(path):
+                raise UsageError(f"{path}: no such file or directory")
+        paths = _force_excluded(opts.paths, config) if args.force_exclude else opts.paths
+        results = _lint(paths, config, args) if paths else []
+        fixes = FixSession(config, opts.unsafe, paths).run(results) if (opts.fix or opts.diff) and paths else []
+
+    if opts.diff:
+        changed = [fix for fix in fixes if fix.changed]
+        for fix in changed:
+            sys.stdout.write(fix.unified_diff(_display(fix.path) if not opts.stdin else opts.stdin_name))
+        count = sum(fix.applied for fix in changed)
+        if not args.quiet:
+            print(f"Would fix {count} finding{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
+        _print_notes(results, fixes, args)
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+
+    fixed = None
+    if opts.fix:
+        fixed = sum(fix.applied for fix in fixes if fix.changed)
+        if opts.stdin:
+            fix = fixes[0]
+            _write_stdout_source(fix.new_text if fix.changed else fix.original_text, fix.encoding)
+            results = [fix.remaining_result] if fix.changed else results
+        else:
+            written = [fix for fix in fixes if fix.changed and fix.write()]
+            if written:  # re-lint from disk so the remaining findings are exact
+                results = _lint(_force_excluded(opts.paths, config) if args.force_exclude else opts.paths, config, args)
+
+    report = _report(results, fixes, opts, fixed)
+    _emit(report, args, opts)
+    _print_notes(results, fixes, args)
+    remaining = len(report.findings)
+    return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
+
+
+def _options(args: argparse.Namespace) -> Options:
+    from warp_ct.cli import UsageError
+
+    paths = list(args.paths)
+    stdin = paths == [STDIN] or (not paths and args.stdin_filename is not None)
+    if STDIN in paths and not stdin:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+    fmt = args.output_format or os.environ.get(FORMAT_ENV, "").strip() or DEFAULT_FORMAT
+    if fmt not in FORMATS:
+        raise UsageError(f"{FORMAT_ENV}: unknown output format {fmt!r} (expected one of: {', '.join(FORMATS)})")
+    return Options(
+        paths=paths or ["."],
+        stdin=stdin,
+        stdin_name=args.stdin_filename or STDIN,
+        fmt=fmt,
+        fix=bool(args.fix or args.fix_command),
+        diff=bool(args.diff),
+        unsafe=bool(args.unsafe_fixes),
+    )
+
+
+def _config(args: argparse.Namespace, opts: Options) -> Config:
+    from warp_ct.cli import UsageError
+    from warp_ct.output.rules import known_codes
+
     try:
-        config = load_config(start if start.exists() else Path.cwd())
+        if args.config:
+            pyproject = Path(args.config)
+            if not pyproject.is_file():
+                raise UsageError(f"--config: {args.config}: no such file")
+            config = load_config(pyproject.parent, pyproject=pyproject)
+        else:
+            first = Path(opts.stdin_name if opts.stdin and opts.stdin_name != STDIN else opts.paths[0])
+            start = next((p for p in (first, first.parent) if p.exists()), Path.cwd())
+            config = load_config(start)
     except ConfigError as exc:
-        print(f"warp-ct: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    config = config.with_overrides(select=_split(args.select), ignore=_split(args.ignore))
-    results = Linter(config).lint_paths(args.paths)
-    count = 0
+        raise UsageError(str(exc)) from None
+    codes = known_codes()
+    selection = {}
+    for flag in ("select", "extend_select", "ignore"):
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        option = "--" + flag.replace("_", "-")
+        try:
+            selectors = parse_selectors(value, option)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        for selector in selectors:
+            if selector != "ALL" and not any(code.startswith(selector) for code in codes):
+                raise UsageError(f"{option}: {selector!r} matches no rule; `warp-ct rules` lists them")
+        selection[flag] = selectors
+    return config.with_cli_selection(codes, **selection)
+
+
+def _force_excluded(paths: list[str], config: Config) -> list[str]:
+    return [p for p in paths if not (os.path.isfile(p) and config.is_excluded(Path(p)))]
+
+
+def _lint(paths: list[str], config: Config, args: argparse.Namespace) -> list["FileResult"]:
+    from warp_ct.analyzer.batch import run_lint as batch_run_lint
+
+    if args.no_cache:
+        cache_dir = None
+    elif args.cache_dir:
+        cache_dir = Path(args.cache_dir)
+    elif os.environ.get(CACHE_DIR_ENV):
+        cache_dir = Path(os.environ[CACHE_DIR_ENV])
+    else:
+        cache_dir = config.root / DEFAULT_CACHE_DIR
+    return batch_run_lint(paths, config, jobs=args.jobs, cache_dir=cache_dir)
+
+
+def _lint_stdin(raw: bytes, config: Config, opts: Options) -> tuple[list["FileResult"], list["FileFix"]]:
+    from warp_ct.analyzer.engine import Linter, decode_source
+
+    source = decode_source(opts.stdin_name, raw)
+    opts.stdin_text = source.text
+    linter = Linter(config)
+    result = linter.lint_source_file(source)
+    fixes: list[FileFix] = []
+    if opts.fix or opts.diff:
+        session = FixSession(config, opts.unsafe, [], linter=linter)
+        fixes = [session.fix_one(result, raw)]
+    return [result], fixes
+
+
+# ---------------------------------------------------------------------- fixing
+@dataclass
+class FileFix:
+    path: str
+    original_bytes: bytes
+    original_text: str
+    encoding: str
+    new_text: str
+    applied: int = 0
+    remaining_result: "FileResult | None" = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.applied > 0 and self.new_text != self.original_text
+
+    def encoded(self) -> bytes | None:
+        try:
+            return self.new_text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            self.notes.append(f"fix not written: the result cannot be encoded as {self.encoding} ({exc.reason})")
+            return None
+
+    def write(self) -> bool:
+        """Write the fixed text atomically (temp file + rename, same directory, same mode).
+
+        Refuses when the file changed since it was read, or the result would not parse.
+        """
+        from warp_ct.analyzer.fixes import parses
+
+        if not parses(self.new_text):
+            self.notes.append("fix not written: the result would not parse")
+            return False
+        data = self.encoded()
+        if data is None:
+            return False
+        target = os.path.realpath(self.path)
+        try:
+            with open(target, "rb") as handle:
+                if handle.read() != self.original_bytes:
+                    self.notes.append("fix not written: the file changed while warp-ct ran")
+                    return False
+            write_atomic(target, data)
+        except OSError as exc:
+            self.notes.append(f"fix not written: {exc.strerror or exc}")
+            return False
+        return True
+
+    def unified_diff(self, display: str) -> str:
+        before = _lines_keepends(self.original_text)
+        after = _lines_keepends(self.new_text)
+        out = []
+        for line in difflib.unified_diff(before, after, fromfile=display, tofile=display):
+            out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+class FixSession:
+    """Applies fixes in memory, re-linting each fixed text (fixes can expose new findings)
+    against a project view of all the linted files, so cross-file rules see the project."""
+
+    def __init__(self, config: Config, unsafe: bool, paths: list[str], *, linter: "Linter | None" = None) -> None:
+        self.config = config
+        self.unsafe = unsafe
+        self.paths = paths
+        self._linter = linter
+
+    @property
+    def linter(self) -> "Linter":
+        if self._linter is None:
+            from warp_ct.analyzer.engine import Linter, discover, read_source
+
+            self._linter = Linter(self.config)
+            self._linter.add_to_project(read_source(p) for p in discover(self.paths, self.config))
+        return self._linter
+
+    def eligible(self, findings: list["Finding"]) -> bool:
+        return any(fix.is_safe or self.unsafe for f in findings for fix in f.fixes)
+
+    def run(self, results: list["FileResult"]) -> list[FileFix]:
+        out = []
+        for result in results:
+            if not self.eligible(result.findings):
+                continue
+            try:
+                with open(result.path, "rb") as handle:
+                    raw = handle.read()
+            except OSError:
+                continue
+            out.append(self.fix_one(result, raw))
+        return out
+
+    def fix_one(self, result: "FileResult", raw: bytes) -> FileFix:
+        from warp_ct.analyzer.engine import decode_source
+        from warp_ct.analyzer.fixes import apply_fixes
+
+        source = decode_source(result.path, raw)
+        encoding = _encoding(raw)
+        text = source.text
+        fix = FileFix(result.path, raw, text or "", encoding or "utf-8", text or "", remaining_result=result)
+        if text is None or encoding is None or not self.eligible(result.findings):
+            return fix  # unreadable or undecodable files are never touched
+        findings = result.findings
+        current = text
+        for _ in range(MAX_FIX_ROUNDS):
+            outcome = apply_fixes(current, findings, unsafe=self.unsafe)
+            if not outcome.applied or outcome.text == current:
+                break
+            current = outcome.text
+            fix.applied += len(outcome.applied)
+            fix.remaining_result = self._relint(result.path, current)
+            findings = fix.remaining_result.findings
+        fix.new_text = current
+        if fix.changed:
+            self.linter.project.add(result.path, current)
+        return fix
+
+    def _relint(self, path: str, text: str) -> "FileResult":
+        return self.linter.lint_text(path, text)
+
+
+def _encoding(raw: bytes) -> str | None:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError:
+        return None
+    return encoding
+
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _lines_keepends(text: str) -> list[str]:
+    return _LINE_RE.findall(text)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically: a temp file in the same directory, flushed,
+    given the original file's permission bits, then ``os.replace``."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".warp-ct.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_stdout_source(text: str, encoding: str) -> None:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        data = text.encode("utf-8")
+    buffer.write(data)
+    buffer.flush()
+
+
+# ---------------------------------------------------------------------- output
+def _display(path: str) -> str:
+    from warp_ct.cli import relative_path
+
+    return path if path == STDIN else relative_path(path)
+
+
+def _report(results: list["FileResult"], fixes: list[FileFix], opts: Options, fixed: int | None) -> Report:
+    findings = []
+    notes = []
+    origins = {}
+    texts = {}
     for result in results:
+        display = _display(result.path)
+        origins[display] = result.path
+        findings.extend(replace(f, path=_display(f.path)) for f in result.findings)
+        notes.extend(Note(display, n) for n in result.notes)
+    for fix in fixes:
+        notes.extend(Note(_display(fix.path), n) for n in fix.notes)
+    if opts.stdin:
+        text = opts.stdin_text or ""
+        if opts.fix and fixes and fixes[0].changed:
+            text = fixes[0].new_text
+        texts[opts.stdin_name] = text
+    return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, texts=texts, origins=origins)
+
+
+def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
+    # With `--fix` on stdin, stdout carries the fixed source: findings go to stderr.
+    stream: TextIO = sys.stderr if (opts.stdin and opts.fix) else sys.stdout
+    if args.statistics:
+        from warp_ct.output import statistics
+
+        text = statistics.render(report, opts.fmt)
+        color = False
+    else:
+        color = not args.output_file and use_color(stream)
+        text = renderer(opts.fmt)(report, color)
+        if args.quiet and opts.fmt in ("concise", "full"):
+            text = _without_summary(text)
+    if opts.fmt not in ("concise", "full") and report.fixed is not None and not args.quiet:
+        print(f"Fixed {report.fixed} finding{'s' if report.fixed != 1 else ''} ({len(report.findings)} remaining).", file=sys.stderr)
+    if args.output_file:
+        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.output_file, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    else:
+        stream.write(text)
+        stream.flush()
+
+
+def _without_summary(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:-1]) if lines else text
+
+
+def _print_notes(results: list["FileResult"], fixes: list[FileFix], args: argparse.Namespace) -> None:
+    if args.quiet:
+        return
+    seen = set()
+    for result in sorted(results, key=lambda r: _display(r.path)):
         for note in result.notes:
-            print(f"{relative_path(result.path)}: note: {note}", file=sys.stderr)
-        for f in result.findings:
-            count += 1
-            print(f"{relative_path(f.path)}:{f.line}:{f.column}: {f.rule} {f.message}")
-    if count:
-        print(f"Found {count} finding{'s' if count != 1 else ''}.")
-    return EXIT_FINDINGS if count and not args.exit_zero else EXIT_CLEAN
+            seen.add((_display(result.path), note))
+    for fix in fixes:
+        for note in fix.notes:
+            seen.add((_display(fix.path), note))
+    for path, note in sorted(seen):
+        print(f"{path}: note: {note}", file=sys.stderr)

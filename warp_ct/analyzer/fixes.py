@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
 from warp_ct.analyzer.model import Finding, Fix, TextEdit
-from warp_ct.analyzer.positions import LineIndex
+
+# Python's own line breaks: the lines ast (and so every Range) counts. str.splitlines()
+# also breaks at form feeds and other separators, which would shift later lines.
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
@@ -17,16 +21,44 @@ class FixOutcome:
     skipped: list[Finding]  # overlapped another fix, or would not parse
 
 
-def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
-    """Apply edits given in one coordinate space (the original text). Raises on overlap."""
-    index = LineIndex(text)
+def detect_newline(text: str) -> str:
+    """The file's line ending (its first one; ``\\n`` for a file without any)."""
+    match = _LINE_END_RE.search(text)
+    return match.group(0) if match else "\n"
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in _LINE_END_RE.finditer(text))
+    return starts
+
+
+def _offset(text: str, starts: list[int], line0: int, character: int) -> int:
+    if line0 >= len(starts):
+        return len(text)
+    start = starts[line0]
+    end = starts[line0 + 1] if line0 + 1 < len(starts) else len(text)
+    return min(start + character, end)
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit], *, newline: str | None = None) -> str:
+    """Apply edits given in one coordinate space (the original text). Raises on overlap.
+
+    Line breaks in inserted text are written as ``newline`` (default: the file's own), so a
+    CRLF file stays CRLF.
+    """
+    newline = newline or detect_newline(text)
+    starts = _line_starts(text)
     spans = []
     for edit in edits:
-        start = index.offset(edit.range.start.line, edit.range.start.character)
-        end = index.offset(edit.range.end.line, edit.range.end.character)
-        spans.append((start, end, edit.new_text))
+        start = _offset(text, starts, edit.range.start.line, edit.range.start.character)
+        end = _offset(text, starts, edit.range.end.line, edit.range.end.character)
+        new_text = edit.new_text
+        if newline != "\n" and "\n" in new_text:
+            new_text = new_text.replace("\r\n", "\n").replace("\n", newline)
+        spans.append((start, max(start, end), new_text))
     spans.sort(key=lambda s: (s[0], s[1]))
-    for (s1, e1, _), (s2, _e2, _) in zip(spans, spans[1:]):
+    for (_s1, e1, _), (s2, _e2, _) in zip(spans, spans[1:]):
         if s2 < e1:
             raise ValueError("overlapping edits")
     out = []
@@ -39,12 +71,16 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return "".join(out)
 
 
-def _parses(text: str) -> bool:
+def parses(text: str) -> bool:
+    """Whether ``text`` is valid Python (what a fix must never break)."""
     try:
         ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
+
+
+_parses = parses  # backwards-compatible private name
 
 
 def choose_fix(finding: Finding, unsafe: bool) -> Fix | None:
@@ -61,17 +97,18 @@ def apply_fixes(text: str, findings: Iterable[Finding], *, unsafe: bool = False)
     skipped: list[Finding] = []
     taken: list[TextEdit] = []
     current = text
+    newline = detect_newline(text)
     for finding in sorted(findings, key=lambda f: f.sort_key):
         fix = choose_fix(finding, unsafe)
         if fix is None:
             continue
         candidate = taken + list(fix.edits)
         try:
-            new_text = apply_edits(text, candidate)
+            new_text = apply_edits(text, candidate, newline=newline)
         except ValueError:
             skipped.append(finding)
             continue
-        if not _parses(new_text):
+        if not parses(new_text):
             skipped.append(finding)
             continue
         taken = candidate

@@ -15,6 +15,9 @@ _FILE_NOQA_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _CODE_SPLIT_RE = re.compile(r"[\s,]+")
+# Python's own line breaks (what ast line numbers count); str.splitlines() would also
+# split at form feeds and other separators and shift every later line.
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 ALL = None  # blanket suppression
 
@@ -51,7 +54,7 @@ def parse_noqa(text: str) -> NoqaMap:
             break
         assert result.file_codes is not None
         result.file_codes |= codes
-    for line0, line in enumerate(text.splitlines()):
+    for line0, line in enumerate(_LINE_BREAK_RE.split(text)):
         if "#" not in line or "noqa" not in line.lower():
             continue
         if _FILE_NOQA_RE.match(line):

@@ -1,0 +1,20 @@
+"""``path:line:col: CODE [*] message`` — one line per finding, then a summary line."""
+
+from __future__ import annotations
+
+from warp_ct.output import Report
+from warp_ct.output.style import paint
+from warp_ct.output.summary import summary_line
+
+
+def finding_line(report: Report, finding, color: bool) -> str:
+    where = paint(f"{finding.path}:{finding.line}:{finding.column}:", "bold", color=color)
+    code = paint(finding.rule, "bold", "red", color=color)
+    mark = f" {paint('[*]', 'cyan', color=color)}" if report.is_fixable(finding) else ""
+    return f"{where} {code}{mark} {finding.message}"
+
+
+def render(report: Report, color: bool = False) -> str:
+    lines = [finding_line(report, f, color) for f in report.findings]
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"

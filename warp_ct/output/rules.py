@@ -1,0 +1,112 @@
+"""Rule metadata for every surface that lists rules (``warp-ct rules``/``explain``, SARIF,
+docs/rules): the rule files, plus the two meta codes the engine emits about the input
+itself (WCT900 could-not-parse, WCT901 internal-rule-error)."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from functools import lru_cache
+
+from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.rules.base import DOCS_URL
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    summary: str
+    severity: Severity
+    fix: str | None  # None, "safe" or "unsafe"
+    url: str
+    markdown: str  # the full docs page
+    docs: str  # the docs without the title block
+    meta: bool = False  # about the input, not a Warp antipattern
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "summary": self.summary,
+            "severity": self.severity.label,
+            "fix": self.fix,
+            "url": self.url,
+        }
+
+
+_META_DOCS = {
+    "WCT900": (
+        "could-not-parse",
+        "The file could not be read or parsed as Python, so no rule checked it",
+        """
+        ## What it does
+        Reports a file that warp-ct could not analyse: a syntax error (at the error's
+        location), or a file that cannot be decoded with its declared encoding.
+
+        ## Why it matters
+        No other rule runs on such a file, so its compile-time problems stay hidden. The
+        other files of the run are still checked.
+
+        ## What to do
+        Fix the syntax error or the encoding. Files that are not meant to be Python can be
+        left out with `exclude`/`extend-exclude` in `[tool.warp-ct]`, or this code can be
+        ignored for them with `per-file-ignores`.
+        """,
+    ),
+    "WCT901": (
+        "internal-rule-error",
+        "A rule raised an exception on this file; the other rules still ran",
+        """
+        ## What it does
+        Reports that one rule failed with an internal error on this file, naming the rule
+        and the line it was checking. The failing rule is skipped for the rest of the
+        file; every other rule still runs.
+
+        ## Why it matters
+        It is a bug in warp-ct, not in your code: findings of the failing rule may be
+        missing for this file.
+
+        ## What to do
+        Please report it with the file (or a reduced example). Until it is fixed, ignore
+        the failing rule for that file with `per-file-ignores`.
+        """,
+    ),
+}
+
+
+def _fix_label(value: str | None) -> str:
+    return value or "none"
+
+
+@lru_cache(maxsize=1)
+def all_rule_infos() -> tuple[RuleInfo, ...]:
+    """Every rule, ordered by code, then the meta codes."""
+    from warp_ct.analyzer.rules import all_rules
+
+    infos = []
+    for rule in all_rules():
+        fix = rule.fix_applicability.value if rule.fix_applicability else None
+        infos.append(
+            RuleInfo(
+                code=rule.code, name=rule.name, summary=rule.summary, severity=rule.severity, fix=fix,
+                url=rule.docs_url(), markdown=rule.markdown(), docs=rule.doc_text(),
+            )  # fmt: skip
+        )
+    for code, (name, summary, docs) in _META_DOCS.items():
+        text = textwrap.dedent(docs).strip() + "\n"
+        markdown = f"# {code} {name}\n\n{summary}\n\nDefault severity: error · Fix: none\n\n{text}"
+        infos.append(RuleInfo(code, name, summary, Severity.ERROR, None, DOCS_URL.format(code=code), markdown, text, True))
+    return tuple(infos)
+
+
+def rule_info(code_or_name: str) -> RuleInfo | None:
+    key = code_or_name.strip()
+    for info in all_rule_infos():
+        if info.code == key.upper() or info.name == key.lower():
+            return info
+    return None
+
+
+def known_codes() -> tuple[str, ...]:
+    return tuple(info.code for info in all_rule_infos())
