@@ -1,0 +1,306 @@
+"""WCT003 per-call-kernel."""
+
+from __future__ import annotations
+
+from astroid import nodes
+from astroid.exceptions import AstroidError
+
+from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.memo import is_memoized
+from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.rules.base import Rule
+
+
+class PerCallKernel(Rule):
+    code = "WCT003"
+    name = "per-call-kernel"
+    severity = Severity.WARNING
+    summary = "A `@wp.kernel` defined inside a function that re-runs without memoization is re-created on every call"
+    fix_applicability = Applicability.UNSAFE
+    triggers = (r"^[ \t]+@[ \t]*[\w.]*kernel\b",)
+    docs = '''
+    ## What it does
+    Flags a `@wp.kernel` defined inside a function (a kernel factory) when nothing keeps
+    the kernels it makes: no `functools.cache` / `lru_cache`, no dict cache in a decorator
+    or in the function itself, and no memoized caller.
+
+    ## Why it costs compile time
+    Each call defines a new kernel object and adds it to the file's Warp module, which
+    marks the module modified. When the kernel captures values that differ between calls,
+    every call produces a new module hash and a new build of the whole module (the field
+    report: one module recompiled five times with growing hashes, 96.8 s down to 42.5 s
+    once the kernels were made once). Even when the captured values repeat, the module is
+    hashed again after every call.
+
+    ## Example
+    ```python
+    import warp as wp
+
+    def make_scale(s: float):
+        @wp.kernel
+        def scale(x: wp.array(dtype=float)):  # WCT003
+            i = wp.tid()
+            x[i] = s * x[i]
+
+        return scale
+
+    def step(x):
+        wp.launch(make_scale(0.5), dim=x.shape, inputs=[x])
+    ```
+
+    ## Use instead
+    Memoize the factory, so each distinct argument builds its kernel once:
+    ```python
+    import functools
+
+    import warp as wp
+
+    @functools.cache
+    def make_scale(s: float):
+        @wp.kernel
+        def scale(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = s * x[i]
+
+        return scale
+
+    _kernels = {}
+
+    def make_offset(dtype):
+        if dtype not in _kernels:
+            @wp.kernel
+            def offset(x: wp.array(dtype=dtype)):
+                i = wp.tid()
+                x[i] = x[i] + dtype(1)
+
+            _kernels[dtype] = offset
+        return _kernels[dtype]
+    ```
+    A kernel that captures nothing from the function is better defined once at module
+    scope.
+
+    ## When not to apply
+    Not reported: kernels in `main()` and in test functions (they run once per process
+    or per test), factories only called at module level (they run once per import, up
+    front), and `module="unique"` kernels (identical re-declarations reuse their module,
+    and a new module per distinct capture is the intent):
+    ```python
+    import warp as wp
+
+    def make_add(n: int):
+        @wp.kernel
+        def add(x: wp.array(dtype=int)):
+            i = wp.tid()
+            x[i] = x[i] + n
+
+        return add
+
+    add_one = make_add(1)
+    add_two = make_add(2)
+
+    def make_clamp(hi: float):
+        @wp.kernel(module="unique")
+        def clamp(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = wp.min(x[i], hi)
+
+        return clamp
+
+    def test_add(device):
+        @wp.kernel
+        def inc(x: wp.array(dtype=int)):
+            i = wp.tid()
+            x[i] = x[i] + 1
+
+        wp.launch(inc, dim=1, inputs=[wp.zeros(1, dtype=int, device=device)], device=device)
+    ```
+    The automatic fix adds `@functools.cache` to the factory. It is unsafe: every
+    argument must be hashable, and equal arguments then share one kernel object.
+    '''
+
+    def visit_functiondef(self, node: nodes.FunctionDef, ctx: FileContext) -> None:
+        dec = ctx.kernel_decorator(node)
+        if dec is None:
+            return
+        chain = _enclosing_functions(node)
+        if not chain:
+            return  # module or class scope: defined once per import
+        if dec.is_unique:
+            return
+        factory = chain[0]
+        if any(_runs_once(func) for func in chain):
+            return
+        if any(is_memoized(func, ctx) for func in chain):
+            return
+        if _callers_keep_results(chain[-1], ctx):
+            return
+        captured = _captures(node, chain)
+        if captured:
+            advice = (
+                f"memoize `{factory.name}` (e.g. `@functools.cache`) so each distinct "
+                f"{', '.join(f'`{n}`' for n in captured[:3])} builds its kernel once"
+            )
+        else:
+            advice = "it captures nothing from the function: define it once at module scope"
+        message = (
+            f"The kernel `{node.name}` is re-created on every call of `{factory.name}`: each call adds "
+            f"a new kernel to this file's Warp module, which is hashed again and rebuilt when the "
+            f"captured values differ; {advice}."
+        )
+        fix = _memoize_fix(dec, factory, ctx)
+        ctx.report(node, message, fixes=[fix] if fix else [])
+
+
+def _enclosing_functions(node: nodes.NodeNG) -> list[nodes.FunctionDef]:
+    found = []
+    current = node.parent
+    while current is not None and not isinstance(current, nodes.Module):
+        if isinstance(current, nodes.FunctionDef):
+            found.append(current)
+        current = current.parent
+    return found
+
+
+def _runs_once(func: nodes.FunctionDef) -> bool:
+    """``main()`` and test functions run once per process / per test."""
+    name = func.name
+    if name in ("main", "setUp", "setUpClass", "setup_class", "setup_method", "setup_module"):
+        return True
+    return name.startswith("test_") or (name.startswith("test") and isinstance(func.parent, nodes.ClassDef))
+
+
+def _callers_keep_results(func: nodes.FunctionDef, ctx: FileContext) -> bool:
+    """Every use of ``func`` in this file is a call that runs once per import, or a call
+    inside a memoized function. Without any call in this file, nothing is known."""
+    if not isinstance(func.parent, (nodes.Module, nodes.ClassDef)):
+        return False
+    calls = _uses_in_file(func, ctx)
+    if not calls:
+        return False
+    for use in calls:
+        call = use.parent
+        if not (isinstance(call, nodes.Call) and call.func is use):
+            return False  # passed around: may be called anywhere
+        callers = _enclosing_functions(call)
+        if not callers:
+            continue  # module level: once per import
+        if any(_runs_once(f) for f in callers) or any(is_memoized(f, ctx) for f in callers):
+            continue
+        return False
+    return True
+
+
+def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeNG]:
+    cache = ctx.state.setdefault("WCT003", {})
+    key = ("uses", func.name)
+    if key in cache:
+        return cache[key]
+    uses: list[nodes.NodeNG] = []
+    is_method = isinstance(func.parent, nodes.ClassDef)
+    for node in ctx.tree.nodes_of_class((nodes.Name, nodes.Attribute)):
+        if isinstance(node, nodes.Name) and node.name == func.name and not is_method:
+            try:
+                _scope, bindings = node.lookup(node.name)
+            except AstroidError:
+                continue
+            if any(b is func for b in bindings):
+                uses.append(node)
+        elif isinstance(node, nodes.Attribute) and node.attrname == func.name and is_method:
+            uses.append(node)
+    cache[key] = uses
+    return uses
+
+
+def _captures(kernel: nodes.FunctionDef, chain: list[nodes.FunctionDef]) -> list[str]:
+    """Names the kernel (annotations, decorator, body) takes from the enclosing functions."""
+    scopes = {id(f) for f in chain}
+    found: dict[str, None] = {}
+    parts: list[nodes.NodeNG] = [kernel.args, *kernel.body]
+    if kernel.decorators is not None:
+        parts.append(kernel.decorators)
+    if kernel.returns is not None:
+        parts.append(kernel.returns)
+    for part in parts:
+        names = [part] if isinstance(part, nodes.Name) else part.nodes_of_class(nodes.Name)
+        for name in names:
+            try:
+                scope, bindings = name.lookup(name.name)
+            except AstroidError:
+                continue
+            if bindings and id(scope) in scopes:
+                found.setdefault(name.name)
+    return list(found)
+
+
+def _memoize_fix(dec: KernelDecorator, factory: nodes.FunctionDef, ctx: FileContext):
+    """``@functools.cache`` above a plain factory that returns the kernel it makes."""
+    if isinstance(factory.parent, nodes.ClassDef) or factory.is_generator():
+        return None
+    args = factory.args
+    if args.vararg or args.kwarg:
+        pass  # still hashable if the values are; the fix is unsafe anyway
+    if not _returns_name(factory, dec.funcdef.name):
+        return None
+    if _has_side_effect_calls(factory, ctx):
+        return None
+    decorator_name = _functools_cache_name(ctx)
+    edits = []
+    if decorator_name is None:
+        decorator_name = "functools.cache"
+        edits.append(ctx.insert_at(_import_line(ctx), 0, "import functools\n"))
+    line0 = (factory.decorators.fromlineno if factory.decorators else factory.fromlineno) - 1
+    indent = ctx.line_indent(line0)
+    edits.append(ctx.insert_at(line0, 0, f"{indent}@{decorator_name}\n"))
+    return ctx.fix(f"Memoize `{factory.name}` with @{decorator_name}", *edits, safe=False)
+
+
+def _returns_name(func: nodes.FunctionDef, name: str) -> bool:
+    for ret in func.nodes_of_class(nodes.Return):
+        if ret.scope() is not func or ret.value is None:
+            continue
+        for n in [ret.value] if isinstance(ret.value, nodes.Name) else ret.value.nodes_of_class(nodes.Name):
+            if n.name == name:
+                return True
+    return False
+
+
+def _has_side_effect_calls(func: nodes.FunctionDef, ctx: FileContext) -> bool:
+    """Launches in the factory would be skipped on cached calls: no fix then."""
+    for call in func.nodes_of_class(nodes.Call):
+        name = ctx.call_name(call) or ""
+        if name.startswith("warp.launch") or name in ("warp.force_load", "warp.load_module", "warp.synchronize"):
+            return True
+    return False
+
+
+def _functools_cache_name(ctx: FileContext) -> str | None:
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, nodes.Import):
+            for modname, alias in stmt.names:
+                if modname == "functools":
+                    return f"{alias or 'functools'}.cache"
+        elif isinstance(stmt, nodes.ImportFrom) and stmt.modname == "functools" and not stmt.level:
+            for original, alias in stmt.names:
+                if original == "cache":
+                    return alias or "cache"
+    return None
+
+
+def _import_line(ctx: FileContext) -> int:
+    """0-based line to insert ``import functools``: before the first import, after a
+    module docstring and ``from __future__`` imports."""
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
+            continue
+        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
+            return stmt.fromlineno - 1
+    line = 0
+    for stmt in ctx.tree.body:
+        if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const) and isinstance(stmt.value.value, str):
+            line = stmt.tolineno
+            continue
+        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
+            line = stmt.tolineno
+            continue
+        break
+    return line

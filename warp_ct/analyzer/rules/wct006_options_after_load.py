@@ -1,0 +1,326 @@
+"""WCT006 options-after-load (and the straight-line flow helpers WCT007 shares)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from astroid import nodes
+from astroid.exceptions import AstroidError
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.rules.base import Rule
+
+# Calls that load (build, on a cold cache) the module of the kernel they get.
+KERNEL_LOADERS = {"warp.launch": 0, "warp.launch_tiled": 0, "warp.get_suggested_block_size": 0}
+ANY_MODULE = "*"  # wp.force_load(): every module that exists so far
+
+
+@dataclass(frozen=True)
+class Load:
+    node: nodes.Call
+    module: str  # Warp module name (the Python module's name), or ANY_MODULE
+    what: str  # for messages: "`step` was launched", "modules were force-loaded"
+
+    @property
+    def line(self) -> int:
+        return self.node.fromlineno
+
+
+# ---------------------------------------------------------------------- flows
+def flows(tree: nodes.Module) -> Iterator[nodes.NodeNG]:
+    """The module and every Python function whose body runs top to bottom (not Warp code)."""
+    yield tree
+    for func in tree.nodes_of_class(nodes.FunctionDef):
+        yield func
+
+
+def is_warp_code(func: nodes.FunctionDef, ctx: FileContext) -> bool:
+    return ctx.kernel_decorator(func, kinds=("kernel", "func", "func_native", "func_grad", "func_replay")) is not None
+
+
+def flow_nodes(owner: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """Nodes that run as part of ``owner``'s body: not nested functions, lambdas or
+    (except at module level) class bodies. Nested defs themselves are yielded."""
+    stack = list(reversed(owner.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
+            # decorators and defaults run now; the body runs later
+            children = []
+            if isinstance(node, nodes.FunctionDef) and node.decorators is not None:
+                children.append(node.decorators)
+            children.extend(d for d in (node.args.defaults or []) if d is not None)
+        elif isinstance(node, nodes.ClassDef):
+            children = [] if not isinstance(owner, nodes.Module) else list(node.body)
+        else:
+            children = list(node.get_children())
+        stack.extend(reversed(children))
+
+
+def definitely_runs(node: nodes.NodeNG, owner: nodes.NodeNG) -> bool:
+    """``node`` runs whenever ``owner``'s body reaches it: no branch on the way.
+
+    Loop bodies count as running (a launch in a loop before a change after it ran at
+    least once in any realistic program); if/else, except, and short-circuit parts do not.
+    """
+    child = node
+    current = node.parent
+    while current is not None and current is not owner:
+        if isinstance(current, nodes.If) and child is not current.test:
+            return False
+        if isinstance(current, nodes.IfExp) and child is not current.test:
+            return False
+        if isinstance(current, nodes.BoolOp) and child is not current.values[0]:
+            return False
+        if isinstance(current, (nodes.ExceptHandler, nodes.Lambda, nodes.FunctionDef, nodes.ComprehensionScope)):
+            return False
+        if isinstance(current, (nodes.For, nodes.While)) and child in current.orelse:
+            return False
+        child = current
+        current = current.parent
+    return current is owner
+
+
+def precedes(a: nodes.NodeNG, b: nodes.NodeNG) -> bool:
+    return (a.fromlineno, a.col_offset or 0) < (b.fromlineno, b.col_offset or 0)
+
+
+# ---------------------------------------------------------------------- modules
+def kernel_module(ctx: FileContext, expr: nodes.NodeNG | None) -> str | None:
+    """The Warp module a kernel expression belongs to; None when unknown or own-module."""
+    if expr is None:
+        return None
+    if isinstance(expr, nodes.Name):
+        try:
+            _scope, bindings = expr.lookup(expr.name)
+        except AstroidError:
+            return None
+        if len(bindings) == 1 and isinstance(bindings[0], nodes.FunctionDef):
+            return _module_of_kernel_def(ctx, bindings[0])
+        if bindings and not all(isinstance(b, (nodes.ImportFrom, nodes.Import)) for b in bindings):
+            return None
+    if not isinstance(expr, (nodes.Name, nodes.Attribute)):
+        return None
+    values = ctx.infer(expr, limit=2)
+    if len(values) == 1 and isinstance(values[0], nodes.FunctionDef):
+        return _module_of_kernel_def(ctx, values[0])
+    return None
+
+
+def _module_of_kernel_def(ctx: FileContext, func: nodes.FunctionDef) -> str | None:
+    dec = ctx.kernel_decorator(func)
+    if dec is None or "module" in dec.keywords:
+        return None  # not a kernel, or module="unique"/custom: its own module
+    root = func.root()
+    if root is ctx.tree:
+        return ctx.module_name
+    summary = ctx.project.files.get(root.file) if root.file else None
+    return summary.module_name if summary is not None else root.name
+
+
+def module_ref(ctx: FileContext, node: nodes.NodeNG | None) -> str | None:
+    """The module a ``module=`` argument / ``wp.get_module(...)`` argument names."""
+    if node is None:
+        return ctx.module_name
+    if isinstance(node, nodes.Const):
+        if node.value is None:
+            return ctx.module_name
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, nodes.Name) and node.name == "__name__":
+        return ctx.module_name
+    if isinstance(node, nodes.Call) and ctx.call_name(node) == "warp.get_module":
+        return module_ref(ctx, ctx.keyword(node, "name", 0) or nodes.Const(None))
+    if isinstance(node, nodes.Attribute) and node.attrname == "__name__":
+        values = ctx.infer(node.expr, limit=2)
+        if len(values) == 1 and isinstance(values[0], nodes.Module):
+            return _project_name(ctx, values[0])
+        return None
+    if isinstance(node, (nodes.Name, nodes.Attribute)):
+        values = ctx.infer(node, limit=2)
+        if len(values) == 1 and isinstance(values[0], nodes.Module):
+            return _project_name(ctx, values[0])
+    return None
+
+
+def _project_name(ctx: FileContext, module: nodes.Module) -> str:
+    if module is ctx.tree:
+        return ctx.module_name
+    return module.name
+
+
+def loads_in(ctx: FileContext, owner: nodes.NodeNG) -> list[Load]:
+    """Calls in ``owner``'s flow that certainly load a known module."""
+    found: list[Load] = []
+    for node in flow_nodes(owner):
+        if not isinstance(node, nodes.Call):
+            continue
+        name = ctx.call_name(node)
+        if name is None:
+            continue
+        if name in KERNEL_LOADERS:
+            kernel = ctx.keyword(node, "kernel", KERNEL_LOADERS[name])
+            module = kernel_module(ctx, kernel)
+            if module is None:
+                continue
+            verb = "queried for its block size" if name.endswith("block_size") else "launched"
+            found.append(Load(node, module, f"`{ctx.source_of(kernel)}` was {verb} on line {node.fromlineno}"))
+        elif name == "warp.force_load":
+            if ctx.keyword(node, "modules", 1) is not None:
+                continue
+            found.append(Load(node, ANY_MODULE, f"`wp.force_load()` loaded every module on line {node.fromlineno}"))
+        elif name == "warp.load_module":
+            arg = ctx.keyword(node, "module", 0)
+            module = module_ref(ctx, arg)
+            if module is None:
+                continue
+            found.append(Load(node, module, f"`wp.load_module` loaded it on line {node.fromlineno}"))
+    return [load for load in found if definitely_runs(load.node, owner)]
+
+
+def loaded_before(loads: list[Load], module: str, node: nodes.NodeNG) -> Load | None:
+    for load in loads:
+        if load.module in (module, ANY_MODULE) and precedes(load.node, node) and not _inside(node, load.node):
+            return load
+    return None
+
+
+def _inside(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
+    current = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.parent
+    return False
+
+
+def describe(ctx: FileContext, module: str) -> str:
+    return "this file's Warp module" if module == ctx.module_name else f"the Warp module `{module}`"
+
+
+# ---------------------------------------------------------------------- the rule
+class OptionsAfterLoad(Rule):
+    code = "WCT006"
+    name = "options-after-load"
+    severity = Severity.WARNING
+    summary = "Module options changed after the module was launched or loaded: it is hashed again and rebuilt"
+    fix_applicability = None
+    triggers = (r"set_module_options|\.options\b",)
+    docs = '''
+    ## What it does
+    Flags `wp.set_module_options(...)`, `wp.get_module(name).options.update(...)` and
+    `wp.get_module(name).options[key] = ...` when, earlier in the same function (or the
+    same module body), a kernel of that module was launched (`wp.launch`,
+    `wp.launch_tiled`, `wp.get_suggested_block_size`) or the module was loaded
+    (`wp.force_load`, `wp.load_module`).
+
+    ## Why it costs compile time
+    A module's options are part of its hash. Changing them after the module was built
+    gives it a new hash, so the next launch generates and compiles the whole module
+    again: two builds where one would do.
+
+    ## Example
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    def run(x):
+        wp.launch(step, dim=x.shape, inputs=[x])
+        wp.set_module_options({"enable_backward": False})  # WCT006
+        wp.launch(step, dim=x.shape, inputs=[x])
+    ```
+
+    ## Use instead
+    ```python
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    def run(x):
+        wp.launch(step, dim=x.shape, inputs=[x])
+        wp.launch(step, dim=x.shape, inputs=[x])
+    ```
+
+    ## When not to apply
+    Changing the options of a different module is fine, and so is a change that only
+    runs on some branch after a launch that is itself conditional:
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    def run(x, warm_up):
+        if warm_up:
+            wp.launch(step, dim=x.shape, inputs=[x])
+        wp.get_module("sim.other").options.update({"enable_backward": False})
+    ```
+    A sweep that deliberately builds one variant per setting (benchmarks, tests of the
+    options themselves) is the exception: suppress with `# noqa: WCT006`.
+    '''
+
+    def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
+        for owner in flows(node):
+            if isinstance(owner, nodes.FunctionDef) and is_warp_code(owner, ctx):
+                continue
+            changes = list(_option_changes(ctx, owner))
+            if not changes:
+                continue
+            loads = loads_in(ctx, owner)
+            if not loads:
+                continue
+            for change, module in changes:
+                load = loaded_before(loads, module, change)
+                if load is None:
+                    continue
+                ctx.report(
+                    change,
+                    f"The options of {describe(ctx, module)} change after {load.what}: the module gets a new "
+                    "hash and is built again at its next launch. Set the options before the first launch.",
+                )
+
+
+def _option_changes(ctx: FileContext, owner: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
+    for node in flow_nodes(owner):
+        if isinstance(node, nodes.Call):
+            name = ctx.call_name(node)
+            if name == "warp.set_module_options":
+                module = module_ref(ctx, ctx.keyword(node, "module", 1))
+                if module is not None:
+                    yield node, module
+                continue
+            # wp.get_module(X).options.update(...)
+            func = node.func
+            if isinstance(func, nodes.Attribute) and func.attrname in ("update", "__setitem__", "setdefault"):
+                module = _options_owner(ctx, func.expr)
+                if module is not None:
+                    yield node, module
+        elif isinstance(node, nodes.Assign):
+            for target in node.targets:
+                if isinstance(target, nodes.Subscript):
+                    module = _options_owner(ctx, target.value)
+                    if module is not None:
+                        yield node, module
+
+
+def _options_owner(ctx: FileContext, expr: nodes.NodeNG) -> str | None:
+    """``wp.get_module(X).options`` -> X's module name."""
+    if not (isinstance(expr, nodes.Attribute) and expr.attrname == "options"):
+        return None
+    getter = expr.expr
+    if isinstance(getter, nodes.Call) and ctx.call_name(getter) == "warp.get_module":
+        return module_ref(ctx, getter)
+    return None

@@ -1,0 +1,159 @@
+"""WCT007 kernel-after-load."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from astroid import nodes
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct006_options_after_load import (
+    describe,
+    flows,
+    flow_nodes,
+    is_warp_code,
+    kernel_module,
+    loaded_before,
+    loads_in,
+)
+
+# Definitions that join the file's Warp module (and mark it modified).
+_JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
+
+
+class KernelAfterLoad(Rule):
+    code = "WCT007"
+    name = "kernel-after-load"
+    severity = Severity.WARNING
+    summary = "A kernel, function or overload joins a Warp module after that module was launched or loaded"
+    fix_applicability = None
+    triggers = (r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(",)
+    docs = '''
+    ## What it does
+    Flags a `@wp.kernel`, `@wp.func`, `@wp.struct`, `@wp.overload` or `wp.overload(...)`
+    that adds to a Warp module after, earlier in the same function (or module body), a
+    kernel of that module was launched or the module was loaded (`wp.launch`,
+    `wp.launch_tiled`, `wp.get_suggested_block_size`, `wp.force_load`,
+    `wp.load_module`).
+
+    ## Why it costs compile time
+    Every kernel, function and overload of a Python file belongs to one Warp module,
+    which is compiled as a whole. Adding to it after it was built changes its hash: the
+    next launch generates and compiles the whole module again, including every kernel
+    that was already built.
+
+    ## Example
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def init(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = 0.0
+
+    x = wp.zeros(16, dtype=float)
+    wp.launch(init, dim=16, inputs=[x])
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):  # WCT007
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    wp.launch(step, dim=16, inputs=[x])
+    ```
+
+    ## Use instead
+    Define everything first, then launch:
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def init(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = 0.0
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    x = wp.zeros(16, dtype=float)
+    wp.launch(init, dim=16, inputs=[x])
+    wp.launch(step, dim=16, inputs=[x])
+    ```
+
+    ## When not to apply
+    A kernel with `module="unique"` has a module of its own, and launching a kernel of
+    another file does not load this file's module:
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def init(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = 0.0
+
+    x = wp.zeros(16, dtype=float)
+    wp.launch(init, dim=16, inputs=[x])
+
+    @wp.kernel(module="unique")
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    wp.launch(step, dim=16, inputs=[x])
+    ```
+    Generic kernels launched with new argument types are not checked: that needs the
+    types at run time (`warp-ct probe measure` shows the extra builds).
+    '''
+
+    def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
+        for owner in flows(node):
+            if isinstance(owner, nodes.FunctionDef) and is_warp_code(owner, ctx):
+                continue
+            additions = list(_additions(ctx, owner))
+            if not additions:
+                continue
+            loads = loads_in(ctx, owner)
+            if not loads:
+                continue
+            for added, module, what in additions:
+                load = loaded_before(loads, module, added)
+                if load is None:
+                    continue
+                ctx.report(
+                    added,
+                    f"{what} joins {describe(ctx, module)} after {load.what}: the module gets a new hash and "
+                    "is built again, whole, at its next launch. Define it before the first launch.",
+                )
+
+
+def _additions(ctx: FileContext, owner: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str, str]]:
+    """(node, module, description) for definitions in ``owner``'s flow that join a module."""
+    for node in flow_nodes(owner):
+        if isinstance(node, nodes.FunctionDef) and node is not owner:
+            dec = ctx.kernel_decorator(node, kinds=_JOINS_FILE_MODULE)
+            if dec is None:
+                continue
+            if dec.kind == "kernel" and "module" in dec.keywords:
+                continue  # module="unique" (or a named module): not this file's module
+            if dec.kind == "overload":
+                yield node, ctx.module_name, f"The overload `{node.name}`"
+                continue
+            label = {"kernel": "kernel", "struct": "struct"}.get(dec.kind, "function")
+            yield node, ctx.module_name, f"The {label} `{node.name}`"
+        elif isinstance(node, nodes.ClassDef) and node.decorators is not None:
+            for decorator in node.decorators.nodes:
+                target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+                if ctx.warp_name(target) == "warp.struct":
+                    if isinstance(decorator, nodes.Call) and ctx.keyword(decorator, "module") is not None:
+                        break
+                    yield node, ctx.module_name, f"The struct `{node.name}`"
+                    break
+        elif isinstance(node, nodes.Call) and ctx.call_name(node) == "warp.overload":
+            kernel = ctx.keyword(node, "kernel", 0)
+            module = kernel_module(ctx, kernel)
+            if module is not None:
+                yield node, module, f"The overload of `{ctx.source_of(kernel)}`"
