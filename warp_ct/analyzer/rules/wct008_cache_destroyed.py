@@ -1,0 +1,473 @@
+"""WCT008 cache-destroyed.
+
+Also home of small helpers the WCT008-WCT014 rules share (qualified names of non-Warp
+callees, "does this look deliberate", "remove this statement" fixes).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from astroid import nodes
+from astroid.exceptions import AstroidError
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Applicability, Fix, Severity
+from warp_ct.analyzer.rules.base import Rule
+
+# ---------------------------------------------------------------------- shared helpers
+
+
+def qualified_name(node: nodes.NodeNG | None, depth: int = 0) -> str | None:
+    """Dotted name of a Name/Attribute resolved through imports (``tempfile.mkdtemp``,
+    ``os.environ``, ``pathlib.Path``); None when the root is not an imported name."""
+    if node is None or depth > 3:
+        return None
+    attrs: list[str] = []
+    base = node
+    while isinstance(base, nodes.Attribute):
+        attrs.append(base.attrname)
+        base = base.expr
+    if not isinstance(base, nodes.Name):
+        return None
+    try:
+        _scope, bindings = base.lookup(base.name)
+    except AstroidError:
+        return None
+    if not bindings:
+        return None
+    binding = bindings[-1]
+    root = None
+    if isinstance(binding, nodes.Import):
+        for modname, alias in binding.names:
+            if alias == base.name:
+                root = modname
+            elif alias is None and modname.split(".")[0] == base.name:
+                root = base.name
+    elif isinstance(binding, nodes.ImportFrom) and not binding.level:
+        for original, alias in binding.names:
+            if (alias or original) == base.name:
+                root = f"{binding.modname}.{original}"
+    if root is None:
+        return None
+    return ".".join([root, *reversed(attrs)])
+
+
+def is_test_harness(path: str) -> bool:
+    """Test code: ``test_*.py``, ``*_test.py``, ``conftest.py`` or a file under a tests folder."""
+    p = PurePath(path)
+    name = p.name
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    return any(part in ("tests", "test", "testing") for part in p.parts[:-1])
+
+
+_MAINTENANCE_WORD = r"(?:clear|clean|reset|purge|wipe|flush|invalidat|nuke|fresh|cold|rebuild|recompil)"
+_MAINTENANCE_NAME_RE = re.compile(rf"{_MAINTENANCE_WORD}|(?:^|_)(?:rm|delete|remove)_?\w*cache", re.IGNORECASE)
+_CONDITION_RE = re.compile(rf"{_MAINTENANCE_WORD}|cache", re.IGNORECASE)
+_EXPLAINING_COMMENT_RE = re.compile(
+    r"cache|cold|fresh|scratch|rebuild|recompil|benchmark|measur|timing|deliberate|intentional|on purpose",
+    re.IGNORECASE,
+)
+
+
+def deliberate_reason(node: nodes.NodeNG, ctx: FileContext) -> str | None:
+    """Why a cache-hostile statement looks like a deliberate maintenance path, if it does:
+    an enclosing function named for it, a guarding condition that says so, or a comment."""
+    child: nodes.NodeNG = node
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+            name = parent.name
+            if "cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
+                rf"_*{_MAINTENANCE_WORD}\w*", name, re.IGNORECASE
+            ):
+                return f"it runs inside `{name}()`"
+        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
+            test = ctx.source_of(parent.test)
+            if _CONDITION_RE.search(test):
+                return f"it only runs when `{test.strip()}`"
+        child, parent = parent, parent.parent
+    if _explaining_comment(node, ctx):
+        return "a comment explains it"
+    return None
+
+
+def _explaining_comment(node: nodes.NodeNG, ctx: FileContext) -> bool:
+    first = (node.lineno or 1) - 1
+    last = (node.end_lineno or node.lineno or 1) - 1
+    comments = []
+    trailing = ctx.index.line_text(last)
+    if "#" in trailing:
+        comments.append(trailing.split("#", 1)[1])
+    line = first - 1
+    while line >= 0:
+        text = ctx.index.line_text(line).strip()
+        if not text.startswith("#"):
+            break
+        comments.append(text[1:])
+        line -= 1
+    for comment in comments:
+        stripped = comment.strip()
+        if re.match(r"(?i)(noqa|warp-ct:|type:|fmt:|pragma)", stripped):
+            continue
+        if _EXPLAINING_COMMENT_RE.search(stripped):
+            return True
+    return False
+
+
+def _block_of(parent: nodes.NodeNG, stmt: nodes.NodeNG) -> list[nodes.NodeNG]:
+    for attr in ("body", "orelse", "finalbody"):
+        block = getattr(parent, attr, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return block
+    return []
+
+
+def removal_fix(ctx: FileContext, stmt: nodes.NodeNG, title: str) -> Fix | None:
+    """Delete a standalone statement (an expression statement or a one-target assignment)
+    on its own lines; put ``pass`` in its place when it was the block's only statement."""
+    if not isinstance(stmt, (nodes.Expr, nodes.Assign)):
+        return None
+    if isinstance(stmt, nodes.Assign) and len(stmt.targets) != 1:
+        return None
+    block = _block_of(stmt.parent, stmt) if stmt.parent is not None else []
+    if not block:
+        return None
+    rng = ctx.node_range(stmt)
+    first, last = rng.start.line, rng.end.line
+    before = ctx.index.line_text(first)[: rng.start.character]
+    after = ctx.index.line_text(last)[rng.end.character :].strip()
+    if before.strip() or (after and not after.startswith("#")):
+        return None  # shares its line with other code (``a; b`` or ``if x: b``)
+    if len(block) == 1 and not isinstance(stmt.parent, nodes.Module):
+        edit = ctx.delete_lines(first, last)
+        edit = edit.__class__(edit.range, f"{before}pass\n")
+        return ctx.fix(title + " (leaves `pass`)", edit, safe=False)
+    return ctx.fix(title, ctx.delete_lines(first, last), safe=False)
+
+
+def walk_values(node: nodes.NodeNG, ctx: FileContext, depth: int = 0):
+    """``node`` and its sub-expressions, following simple local names to what they were
+    assigned (``d = tempfile.mkdtemp()``) or bound by ``with ... as d``."""
+    if depth > 3:
+        return
+    for sub in node.nodes_of_class(nodes.NodeNG):
+        yield sub
+        if isinstance(sub, nodes.Name):
+            for value in _bound_values(sub):
+                yield from walk_values(value, ctx, depth + 1)
+
+
+def _bound_values(name: nodes.Name) -> list[nodes.NodeNG]:
+    try:
+        _scope, bindings = name.lookup(name.name)
+    except AstroidError:
+        return []
+    out = []
+    for binding in bindings:
+        if not isinstance(binding, nodes.AssignName):
+            continue
+        parent = binding.parent
+        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is not None:
+            out.append(parent.value)
+        elif isinstance(parent, nodes.With):
+            for expr, var in parent.items:
+                if var is binding:
+                    out.append(expr)
+    return out
+
+
+# ---------------------------------------------------------------------- the rule
+
+_TEMP_CALLS = {
+    "tempfile.mkdtemp": "a temporary directory",
+    "tempfile.TemporaryDirectory": "a temporary directory",
+    "tempfile.mkstemp": "a temporary path",
+    "tempfile.NamedTemporaryFile": "a temporary path",
+    "time.time": "a path that changes every run (the current time)",
+    "time.time_ns": "a path that changes every run (the current time)",
+    "time.perf_counter": "a path that changes every run (a timer value)",
+    "time.monotonic": "a path that changes every run (a timer value)",
+    "time.strftime": "a path that changes every run (the current time)",
+    "datetime.datetime.now": "a path that changes every run (the current time)",
+    "datetime.datetime.utcnow": "a path that changes every run (the current time)",
+    "datetime.datetime.today": "a path that changes every run (the current date)",
+    "datetime.date.today": "a path that changes every run (the current date)",
+    "uuid.uuid1": "a path that changes every run (a random id)",
+    "uuid.uuid4": "a path that changes every run (a random id)",
+    "os.getpid": "a path that changes every run (the process id)",
+    "os.urandom": "a path that changes every run (random bytes)",
+    "secrets.token_hex": "a path that changes every run (a random token)",
+}
+
+
+def _temporary_reason(value: nodes.NodeNG, ctx: FileContext) -> str | None:
+    for sub in walk_values(value, ctx):
+        if isinstance(sub, nodes.Call):
+            name = qualified_name(sub.func)
+            if name is None and isinstance(sub.func, nodes.Attribute):
+                # datetime.now() with ``from datetime import datetime``
+                inner = qualified_name(sub.func.expr)
+                name = f"{inner}.{sub.func.attrname}" if inner else None
+            if name in _TEMP_CALLS:
+                return _TEMP_CALLS[name]
+            if name and (name.startswith("random.") or name.startswith("secrets.")):
+                return "a path that changes every run (a random value)"
+    return None
+
+
+def _mentions_warp_cache_dir(value: nodes.NodeNG, ctx: FileContext) -> bool:
+    for sub in walk_values(value, ctx):
+        if isinstance(sub, nodes.Attribute) and ctx.warp_name(sub) in (
+            "warp.config.kernel_cache_dir", "warp.build.kernel_cache_dir",
+        ):  # fmt: skip
+            return True
+        if isinstance(sub, nodes.Const) and sub.value == "WARP_CACHE_PATH":
+            return True
+    return False
+
+
+def _disables(value: nodes.NodeNG | None) -> bool:
+    """A CUDA_CACHE_DISABLE value that turns the driver cache off ("1", 1, True)."""
+    if not isinstance(value, nodes.Const):
+        return False
+    v = value.value
+    if isinstance(v, str):
+        return v.strip() not in ("", "0", "false", "False", "no")
+    return bool(v)
+
+
+class CacheDestroyed(Rule):
+    code = "WCT008"
+    name = "cache-destroyed"
+    severity = Severity.WARNING
+    summary = "Kernel or driver caches are cleared, disabled or made per-run, so every run compiles from scratch"
+    fix_applicability = Applicability.UNSAFE
+    triggers = (
+        r"clear_kernel_cache|clear_lto_cache|cache_kernels|kernel_cache_dir|CUDA_CACHE_DISABLE|WARP_CACHE_PATH",
+    )
+    docs = '''
+    ## What it does
+    Flags code that throws compiled Warp modules away or keeps them from being found
+    again: `wp.clear_kernel_cache()`, `wp.clear_lto_cache()`,
+    `wp.config.cache_kernels = False`, a `wp.config.kernel_cache_dir` that is a temporary
+    directory or has a time stamp, process id or random id in its path,
+    `shutil.rmtree()` of the kernel cache directory, and `CUDA_CACHE_DISABLE=1` (set in
+    `os.environ`, with `os.putenv`, or in an environment dict for a child process).
+
+    ## Why it costs compile time
+    Warp compiles each module once and keeps the result in its kernel cache; the next
+    run that builds the same module loads it in milliseconds instead of compiling for
+    seconds. Clearing the cache, turning it off, or pointing it at a directory nobody
+    will look in again makes every run pay the full cold compile. The clear functions
+    delete the *shared* cache, so they also slow down every other Warp program on the
+    machine. `CUDA_CACHE_DISABLE` does the same to the CUDA driver's own cache of
+    PTX compiled for your GPU.
+
+    ## Example
+    ```python
+    import tempfile
+
+    import warp as wp
+
+    wp.clear_kernel_cache()  # WCT008
+    wp.config.kernel_cache_dir = tempfile.mkdtemp()  # WCT008
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=float), s: float):
+        i = wp.tid()
+        a[i] = a[i] * s
+    ```
+
+    ```python
+    import os
+    import subprocess
+
+    env = dict(os.environ, CUDA_CACHE_DISABLE="1")  # WCT008
+    env["CUDA_CACHE_DISABLE"] = "1"  # WCT008
+    subprocess.run(["python", "train.py"], env=env)  # train.py uses warp
+    ```
+
+    ## Use instead
+    Leave the cache alone. To measure a cold start or keep a run isolated, give that
+    process its own cache directory from outside instead of deleting the shared one:
+    ```python
+    import os
+    import subprocess
+    import tempfile
+
+    import warp as wp
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, WARP_CACHE_PATH=cache, CUDA_CACHE_PATH=cache)
+        subprocess.run(["python", "train.py"], env=env)  # one cold Warp run, the shared cache untouched
+    ```
+
+    ## When not to apply
+    A maintenance path that exists to clear the cache (a `clear_cache()` function, an
+    `if args.clear_cache:` branch, or a line with a comment saying why) is reported only
+    as information and never changed automatically.
+
+    Test suites: Warp's own test runners clear the kernel cache on purpose so that the
+    tests exercise compilation. In test code (`test_*.py`, `*_test.py`, `conftest.py`, or
+    files under a `tests/` folder) clearing or disabling the cache is reported only as
+    information, and a temporary `kernel_cache_dir` is not reported at all, since a
+    private cache is the right way to isolate a test:
+    ```python
+    # file: tests/test_cache.py
+    import tempfile
+
+    import warp as wp
+
+    def test_builds_from_scratch():
+        saved = wp.config.kernel_cache_dir
+        with tempfile.TemporaryDirectory() as cache:
+            wp.config.kernel_cache_dir = cache
+            try:
+                wp.load_module("my_kernels", device="cpu")
+            finally:
+                wp.config.kernel_cache_dir = saved
+    ```
+    '''
+
+    # ------------------------------------------------------------------ checks
+    def visit_call(self, node: nodes.Call, ctx: FileContext) -> None:
+        name = ctx.call_name(node)
+        if name and name.startswith("warp.") and name.rsplit(".", 1)[-1] in ("clear_kernel_cache", "clear_lto_cache"):
+            what = name.rsplit(".", 1)[-1]
+            if what == "clear_kernel_cache":
+                message = (
+                    "`clear_kernel_cache()` deletes Warp's shared kernel cache: the next run of every Warp "
+                    "program on this machine compiles all of its modules from scratch"
+                )
+            else:
+                message = (
+                    "`clear_lto_cache()` deletes the cached link-time-optimized (MathDx) objects: the next run "
+                    "builds them again"
+                )
+            self._report(node, ctx, message, "Remove the cache-clearing call")
+            return
+        qname = qualified_name(node.func)
+        if qname == "shutil.rmtree":
+            target = ctx.keyword(node, "path", 0)
+            if target is not None and _mentions_warp_cache_dir(target, ctx):
+                self._report(
+                    node, ctx,
+                    "this deletes Warp's kernel cache directory: the next run compiles every module from scratch",
+                    "Remove the cache deletion",
+                )  # fmt: skip
+        elif qname == "os.putenv":
+            key, value = ctx.keyword(node, "key", 0), ctx.keyword(node, "value", 1)
+            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+                self._report_cuda(node, ctx)
+        elif qname == "os.environ.setdefault":
+            key, value = ctx.keyword(node, "key", 0), ctx.keyword(node, "default", 1)
+            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+                self._report_cuda(node, ctx)
+        elif isinstance(node.func, nodes.Name) and node.func.name == "dict" or qname in ("os.environ.update",):
+            for kw in node.keywords or []:
+                if kw.arg == "CUDA_CACHE_DISABLE" and _disables(kw.value):
+                    self._report_cuda(kw, ctx)
+
+    def visit_dict(self, node: nodes.Dict, ctx: FileContext) -> None:
+        for key, value in node.items:
+            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+                self._report_cuda(key, ctx)
+
+    def visit_assign(self, node: nodes.Assign, ctx: FileContext) -> None:
+        for target in node.targets:
+            if isinstance(target, nodes.Subscript):
+                key = target.slice
+                if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(node.value):
+                    self._report_cuda(node, ctx)
+                continue
+            if not isinstance(target, nodes.AssignAttr):
+                continue
+            name = assigned_warp_name(target, ctx)
+            if name == "warp.config.cache_kernels":
+                if isinstance(node.value, nodes.Const) and not node.value.value:
+                    self._report(
+                        node, ctx,
+                        "`wp.config.cache_kernels = False` stops Warp from reusing compiled modules: every run "
+                        "compiles every module from scratch",
+                        "Remove the assignment",
+                        restorable=target,
+                    )  # fmt: skip
+            elif name == "warp.config.kernel_cache_dir":
+                reason = _temporary_reason(node.value, ctx)
+                if reason is None:
+                    continue
+                if is_test_harness(ctx.path):
+                    continue  # a private cache per test run is the right way to isolate a test
+                self._report(
+                    node, ctx,
+                    f"the kernel cache is put in {reason}: nothing compiled in one run is found by the next, "
+                    "so every run compiles from scratch",
+                    "Remove the assignment (use the default cache)",
+                    restorable=target,
+                )  # fmt: skip
+
+    # ------------------------------------------------------------------ reporting
+    def _report_cuda(self, node: nodes.NodeNG, ctx: FileContext) -> None:
+        self._report(
+            node, ctx,
+            "`CUDA_CACHE_DISABLE=1` turns off the CUDA driver's compute cache: PTX that Warp loads is compiled "
+            "for the GPU again on every run",
+            "Remove the setting",
+        )  # fmt: skip
+
+    def _report(self, node: nodes.NodeNG, ctx: FileContext, message: str, fix_title: str,
+                restorable: nodes.NodeNG | None = None) -> None:  # fmt: skip
+        reason = deliberate_reason(node, ctx)
+        if reason is None and restorable is not None and _restored_in_scope(node, restorable, ctx):
+            reason = "the old value is restored in the same function"
+        if reason is None and is_test_harness(ctx.path):
+            reason = "this is test code"
+        if reason is not None:
+            ctx.report(node, f"{message} (this looks deliberate: {reason})", severity=Severity.INFO)
+            return
+        stmt = node if isinstance(node, (nodes.Expr, nodes.Assign)) else node.parent
+        fixes = []
+        if isinstance(node, nodes.Call) and isinstance(node.parent, nodes.Expr):
+            fix = removal_fix(ctx, node.parent, fix_title)
+            fixes = [fix] if fix else []
+        elif isinstance(stmt, nodes.Assign) and stmt is node:
+            fix = removal_fix(ctx, stmt, fix_title)
+            fixes = [fix] if fix else []
+        ctx.report(node, message, fixes=fixes)
+
+
+class _AttrView(nodes.Attribute):
+    """An Attribute sharing an AssignAttr's expr, so ``ctx.warp_name`` can resolve it."""
+
+    def __init__(self, target: nodes.AssignAttr) -> None:
+        super().__init__(
+            attrname=target.attrname, lineno=target.lineno, col_offset=target.col_offset,
+            parent=target.parent, end_lineno=target.end_lineno, end_col_offset=target.end_col_offset,
+        )  # fmt: skip
+        self.expr = target.expr
+
+
+def assigned_warp_name(target: nodes.NodeNG, ctx: FileContext) -> str | None:
+    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``."""
+    if isinstance(target, nodes.AssignAttr):
+        return ctx.warp_name(_AttrView(target))
+    return None
+
+
+def _restored_in_scope(node: nodes.NodeNG, target: nodes.AssignAttr, ctx: FileContext) -> bool:
+    """``old = wp.config.x; wp.config.x = v; ...; wp.config.x = old``: a scoped override."""
+    scope = node.scope()
+    if isinstance(scope, nodes.Module):
+        return False
+    wanted = assigned_warp_name(target, ctx)
+    for other in scope.nodes_of_class(nodes.Assign):
+        if other is node:
+            continue
+        for t in other.targets:
+            if isinstance(t, nodes.AssignAttr) and assigned_warp_name(t, ctx) == wanted:
+                if not (isinstance(other.value, nodes.Const) and other.value.value == getattr(node.value, "value", None)):
+                    return True
+    return False

@@ -1,0 +1,324 @@
+"""WCT009 block-dim-spread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from astroid import nodes
+from astroid.exceptions import AstroidError
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.project import _resolve_relative
+from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
+
+DEFAULT_BLOCK_DIM = 256
+_RUNTIME = "runtime"
+
+
+def kernel_module_of(expr: nodes.NodeNG | None, ctx: FileContext) -> tuple[str, str, int] | None:
+    """(module key, kernel name, kernels in that module) for a kernel reference, when the
+    kernel is provably a ``@wp.kernel`` of this file or of a linted project module.
+    ``module="unique"`` kernels get a key of their own."""
+    if isinstance(expr, nodes.Name):
+        try:
+            _scope, bindings = expr.lookup(expr.name)
+        except AstroidError:
+            return None
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if isinstance(binding, nodes.FunctionDef):
+            decorator = ctx.kernel_decorator(binding)
+            if decorator is None:
+                return None
+            module = decorator.keywords.get("module")
+            if module is None:
+                shared = [d for d in ctx.kernel_decorators() if "module" not in d.keywords]
+                return ctx.module_name, binding.name, len(shared)
+            if isinstance(module, nodes.Const) and module.value == "unique":
+                return f"unique:{binding.lineno}:{binding.name}", binding.name, 1
+            if isinstance(module, nodes.Const) and isinstance(module.value, str):
+                named = [d for d in ctx.kernel_decorators() if d.keyword_const("module") == module.value]
+                return f"named:{module.value}", binding.name, len(named)
+            return None
+        if isinstance(binding, nodes.ImportFrom):
+            summary = ctx.project.files.get(ctx.path)
+            is_package = Path(ctx.path).stem == "__init__"
+            base = _resolve_relative(ctx.module_name, is_package, "." * (binding.level or 0) + (binding.modname or ""))
+            for original, alias in binding.names:
+                if (alias or original) == expr.name:
+                    return _project_kernel(base, original, ctx) if summary is not None else None
+        return None
+    if isinstance(expr, nodes.Attribute) and isinstance(expr.expr, nodes.Name):
+        try:
+            _scope, bindings = expr.expr.lookup(expr.expr.name)
+        except AstroidError:
+            return None
+        if len(bindings) == 1 and isinstance(bindings[0], nodes.Import):
+            for modname, alias in bindings[0].names:
+                if alias == expr.expr.name:
+                    return _project_kernel(modname, expr.attrname, ctx)
+    return None
+
+
+def _project_kernel(module_name: str, kernel: str, ctx: FileContext) -> tuple[str, str, int] | None:
+    summary = ctx.project.module(module_name)
+    if summary is None or kernel not in summary.kernel_names:
+        return None
+    return module_name, kernel, len(summary.kernel_names)
+
+
+@dataclass
+class _Launch:
+    call: nodes.Call
+    kernel: str
+    value: object  # int, or _RUNTIME
+    text: str  # how the block_dim is written ("" when omitted)
+    varies: bool = False  # the runtime value comes from a parameter or a loop variable
+
+
+@dataclass
+class _ModuleLaunches:
+    kernels: int
+    launches: list[_Launch] = field(default_factory=list)
+
+
+class BlockDimSpread(Rule):
+    code = "WCT009"
+    name = "block-dim-spread"
+    severity = Severity.WARNING
+    summary = "One Warp module launched at several block_dims is compiled once per block_dim"
+    triggers = (r"block_dim|get_suggested_block_size",)
+    docs = '''
+    ## What it does
+    Looks at the `wp.launch` / `wp.launch_tiled` calls of each file and the Warp module
+    each launched kernel belongs to (the module of the file that defines it, unless the
+    kernel has `module="unique"`). It flags:
+
+    - a module with several kernels launched at different `block_dim` values (an omitted
+      `block_dim` means the module's default, 256);
+    - a `block_dim` chosen at run time (a parameter or loop variable) for a kernel that
+      shares its module with other kernels;
+    - `wp.get_suggested_block_size(kernel)` when the same module is then launched at a
+      block_dim other than its default.
+
+    Launches on `device="cpu"` are ignored: on the CPU the block_dim is always 1.
+
+    ## Why it costs compile time
+    The block_dim is part of a module's build: every distinct block_dim a module is
+    launched at compiles the whole module again, all of its kernels, not just the one
+    launched. `get_suggested_block_size` has to load the module to ask the driver, and
+    it loads it at the module's default block_dim (256); launching afterwards at the
+    suggested size (or any other) is a second full build.
+
+    ## Example
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def transpose(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        b[j, i] = a[i, j]
+
+    @wp.kernel
+    def scale(a: wp.array2d(dtype=float), s: float):
+        i, j = wp.tid()
+        a[i, j] = a[i, j] * s
+
+    def step(a, b):
+        wp.launch(scale, dim=a.shape, inputs=[a, 2.0])
+        wp.launch(transpose, dim=a.shape, inputs=[a, b], block_dim=64)  # WCT009
+
+    def tuned(a):
+        block, _ = wp.get_suggested_block_size(scale)  # WCT009
+        wp.launch(scale, dim=a.shape, inputs=[a, 0.5], block_dim=block)
+    ```
+
+    ## Use instead
+    Keep one block_dim per module: put kernels that need another block_dim in a module
+    of their own (`module="unique"` or a separate file), and set a module's default with
+    `wp.set_module_options({"block_dim": ...})` instead of passing a different value per
+    launch:
+    ```python
+    import warp as wp
+
+    @wp.kernel(module="unique")
+    def transpose(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        b[j, i] = a[i, j]
+
+    @wp.kernel
+    def scale(a: wp.array2d(dtype=float), s: float):
+        i, j = wp.tid()
+        a[i, j] = a[i, j] * s
+
+    def step(a, b):
+        wp.launch(scale, dim=a.shape, inputs=[a, 2.0])
+        wp.launch(transpose, dim=a.shape, inputs=[a, b], block_dim=64)
+    ```
+
+    ## When not to apply
+    Sweeping block_dims on purpose (a benchmark) builds the module once per value by
+    design; a module with a single kernel is not reported, since every build is needed
+    anyway. CPU launches never matter:
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=float), s: float):
+        i = wp.tid()
+        a[i] = a[i] * s
+
+    def sweep(a):
+        for block in (64, 128, 256):
+            wp.launch(scale, dim=a.shape, inputs=[a, 1.0], block_dim=block)
+
+    def on_cpu(a):
+        wp.launch(scale, dim=a.shape, inputs=[a, 1.0], block_dim=32, device="cpu")
+    ```
+    '''
+
+    def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
+        file_default = _file_default_block_dim(ctx)
+        modules: dict[str, _ModuleLaunches] = {}
+        queries: list[tuple[nodes.Call, str]] = []
+        for call in node.nodes_of_class(nodes.Call):
+            name = ctx.call_name(call)
+            if name == "warp.get_suggested_block_size":
+                if _on_cpu(ctx.keyword(call, "device", 1)):
+                    continue
+                resolved = kernel_module_of(ctx.keyword(call, "kernel", 0), ctx)
+                if resolved is not None:
+                    queries.append((call, resolved[0]))
+                continue
+            if name not in ("warp.launch", "warp.launch_tiled"):
+                continue
+            if any(kw.arg is None for kw in call.keywords or []) or any(isinstance(a, nodes.Starred) for a in call.args):
+                continue
+            if _on_cpu(ctx.keyword(call, "device", 6 if name == "warp.launch" else None)):
+                continue
+            resolved = kernel_module_of(ctx.keyword(call, "kernel", 0), ctx)
+            if resolved is None:
+                continue
+            key, kernel, count = resolved
+            default = file_default if key == ctx.module_name else DEFAULT_BLOCK_DIM
+            block = ctx.keyword(call, "block_dim")
+            if block is None or (isinstance(block, nodes.Const) and block.value is None):
+                launch = _Launch(call, kernel, default, "")
+            else:
+                value = _int_value(block, ctx)
+                if value is None:
+                    launch = _Launch(call, kernel, _RUNTIME, ctx.source_of(block), _varies(block))
+                else:
+                    launch = _Launch(call, kernel, value, ctx.source_of(block))
+            modules.setdefault(key, _ModuleLaunches(count)).launches.append(launch)
+
+        for key, group in modules.items():
+            if group.kernels < 2 or key.startswith("unique:"):
+                continue
+            self._check_spread(key, group, ctx)
+        for call, key in queries:
+            self._check_query(call, key, modules.get(key), file_default if key == ctx.module_name else DEFAULT_BLOCK_DIM, ctx)
+
+    def _check_spread(self, key: str, group: _ModuleLaunches, ctx: FileContext) -> None:
+        module = _display(key)
+        constants = [launch for launch in group.launches if launch.value is not _RUNTIME]
+        first = constants[0] if constants else None
+        seen_values = {first.value} if first else set()
+        for launch in group.launches:
+            if launch.value is _RUNTIME:
+                if not launch.varies:
+                    continue
+                others = f" and other kernels of it at block_dim {first.value} (line {first.call.lineno})" if first else ""
+                ctx.report(
+                    launch.call,
+                    f"block_dim `{launch.text}` is chosen at run time for `{launch.kernel}`, which shares module "
+                    f"{module} with {group.kernels - 1} other kernel(s){others}: every distinct value compiles the "
+                    "whole module again; give this kernel a module of its own (module=\"unique\")",
+                    severity=Severity.INFO,
+                )
+                continue
+            if launch.value in seen_values:
+                continue
+            seen_values.add(launch.value)
+            assert first is not None
+            ctx.report(
+                launch.call,
+                f"module {module} is launched at block_dim {launch.value} here and at {first.value} for "
+                f"`{first.kernel}` (line {first.call.lineno}): each block_dim compiles the whole module again, all "
+                f"{group.kernels} kernels; give kernels that need another block_dim a module of their own",
+            )
+
+    def _check_query(self, call: nodes.Call, key: str, group: _ModuleLaunches | None, default: int,
+                     ctx: FileContext) -> None:  # fmt: skip
+        if group is None:
+            return
+        for launch in group.launches:
+            if launch.value == default:
+                continue
+            shown = launch.text or str(launch.value)
+            ctx.report(
+                call,
+                f"`get_suggested_block_size` loads module {_display(key)} at its default block_dim {default} to "
+                f"ask the driver; the launch at line {launch.call.lineno} uses block_dim={shown}, a second build "
+                "of the whole module; set the module's default block_dim to the value you launch with, or keep "
+                "the suggested size from an earlier run",
+            )
+            return
+
+
+def _display(key: str) -> str:
+    if key.startswith("unique:"):
+        return f"`{key.rsplit(':', 1)[-1]}` (unique)"
+    if key.startswith("named:"):
+        return f"`{key[6:]}`"
+    return f"`{key}`"
+
+
+def _file_default_block_dim(ctx: FileContext) -> int:
+    value = DEFAULT_BLOCK_DIM
+    for call in bare_module_option_calls(ctx):
+        for k, v in dict_items(ctx.keyword(call, "options", 0)) or []:
+            if k.value == "block_dim":
+                got = _int_value(v, ctx)
+                if got is not None:
+                    value = got
+    return value
+
+
+def _int_value(node: nodes.NodeNG, ctx: FileContext) -> int | None:
+    value = ctx.const_value(node, None)
+    if value is None and isinstance(node, (nodes.BinOp, nodes.Attribute)):
+        inferred = ctx.infer_one(node)
+        if isinstance(inferred, nodes.Const):
+            value = inferred.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def _on_cpu(device: nodes.NodeNG | None) -> bool:
+    return isinstance(device, nodes.Const) and isinstance(device.value, str) and device.value.startswith("cpu")
+
+
+def _varies(expr: nodes.NodeNG) -> bool:
+    """The expression reads a parameter of its function or a loop variable."""
+    for name in expr.nodes_of_class(nodes.Name):
+        try:
+            _scope, bindings = name.lookup(name.name)
+        except AstroidError:
+            continue
+        for binding in bindings:
+            if isinstance(binding, nodes.AssignName):
+                if isinstance(binding.parent, nodes.Arguments):
+                    return True
+                if isinstance(binding.parent, (nodes.For, nodes.Comprehension)) or isinstance(
+                    getattr(binding.parent, "parent", None), (nodes.For, nodes.Comprehension)
+                ):
+                    return True
+                if isinstance(binding.parent, nodes.Assign) and isinstance(binding.parent.value, nodes.Call):
+                    continue
+    return False

@@ -1,0 +1,173 @@
+"""WCT013 unique-ignores-module-options."""
+
+from __future__ import annotations
+
+from astroid import nodes
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.rules.base import Rule
+
+
+def bare_module_option_calls(ctx: FileContext) -> list[nodes.Call]:
+    """``wp.set_module_options(...)`` calls that target the calling file's own module
+    (no ``module=``, ``module=None`` or ``module=__name__``), cached per file."""
+    key = "__bare_set_module_options__"
+    cached = ctx.state.get(key)
+    if cached is None:
+        cached = []
+        for call in ctx.tree.nodes_of_class(nodes.Call):
+            if ctx.call_name(call) != "warp.set_module_options":
+                continue
+            if any(kw.arg is None for kw in call.keywords or []):
+                continue  # **kwargs: cannot tell the target
+            target = ctx.keyword(call, "module", 1)
+            if target is None or (isinstance(target, nodes.Const) and target.value is None) or (
+                isinstance(target, nodes.Name) and target.name == "__name__"
+            ):
+                cached.append(call)
+        ctx.state[key] = cached
+    return cached
+
+
+def dict_items(node: nodes.NodeNG | None) -> list[tuple[nodes.NodeNG, nodes.NodeNG]] | None:
+    """(key, value) pairs of a dict literal with constant string keys, else None."""
+    if not isinstance(node, nodes.Dict):
+        return None
+    items = []
+    for key, value in node.items:
+        if not (isinstance(key, nodes.Const) and isinstance(key.value, str)):
+            return None  # ``**spread`` or a computed key
+        items.append((key, value))
+    return items
+
+
+class UniqueIgnoresModuleOptions(Rule):
+    code = "WCT013"
+    name = "unique-ignores-module-options"
+    severity = Severity.WARNING
+    summary = 'A `module="unique"` kernel does not get the options its file sets with `wp.set_module_options`'
+    fix_applicability = Applicability.UNSAFE
+    triggers = (r"set_module_options",)
+    docs = '''
+    ## What it does
+    Flags a `@wp.kernel(module="unique")` in a file that sets options for itself with
+    `wp.set_module_options({...})`, when the kernel does not pass the same options on
+    its own decorator (`enable_backward=` or `module_options=`).
+
+    ## Why it costs compile time
+    `wp.set_module_options` configures the Warp module of the file. A `module="unique"`
+    kernel does not live in that module: it gets a module of its own, created when the
+    kernel is decorated, which copies the global `wp.config` defaults instead. So with
+    `{"enable_backward": False}` at the top of the file, the unique kernel still
+    generates and compiles its backward code; other options (`max_unroll`, `fast_math`,
+    `block_dim`...) are lost the same way.
+
+    ## Example
+    ```python
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    @wp.kernel(module="unique")  # WCT013
+    def integrate(x: wp.array(dtype=float), v: wp.array(dtype=float), dt: float):
+        i = wp.tid()
+        x[i] = x[i] + v[i] * dt
+    ```
+
+    ## Use instead
+    Give the kernel the options itself:
+    ```python
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    @wp.kernel(module="unique", module_options={"enable_backward": False})
+    def integrate(x: wp.array(dtype=float), v: wp.array(dtype=float), dt: float):
+        i = wp.tid()
+        x[i] = x[i] + v[i] * dt
+
+    @wp.kernel(module="unique", enable_backward=False)
+    def damp(v: wp.array(dtype=float), k: float):
+        i = wp.tid()
+        v[i] = v[i] * k
+    ```
+    or drop `module="unique"` when the kernel does not need a module of its own.
+
+    ## When not to apply
+    When the unique kernel is meant to differ from the file's settings (for example, it
+    is the one kernel that must be differentiable), say so on its decorator:
+    ```python
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    @wp.kernel(module="unique", enable_backward=True)
+    def loss(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        wp.atomic_add(out, 0, x[i] * x[i])
+    ```
+    '''
+
+    def visit_functiondef(self, node: nodes.FunctionDef, ctx: FileContext) -> None:
+        decorator = ctx.kernel_decorator(node)
+        if decorator is None or decorator.call is None or not decorator.is_unique:
+            return
+        calls = bare_module_option_calls(ctx)
+        if not calls:
+            return
+        keywords = decorator.keywords
+        if any(kw.arg is None for kw in decorator.call.keywords or []):
+            return  # **kwargs on the decorator: cannot tell
+        own = keywords.get("module_options")
+        own_items = dict_items(own)
+        if own is not None and own_items is None:
+            return  # options computed elsewhere: assume they are the file's
+        own_keys = {k.value for k, _ in own_items or []}
+        if "enable_backward" in keywords:
+            own_keys.add("enable_backward")
+
+        missing: dict[str, tuple[nodes.NodeNG, nodes.NodeNG]] = {}
+        unknown_call = None
+        for call in calls:
+            options = ctx.keyword(call, "options", 0)
+            items = dict_items(options)
+            if items is None:
+                unknown_call = unknown_call or call
+                continue
+            for key, value in items:
+                if key.value not in own_keys:
+                    missing.setdefault(key.value, (key, value))
+        if not missing:
+            if unknown_call is None or own is not None or "enable_backward" in keywords:
+                return
+            line = unknown_call.lineno
+            ctx.report(
+                decorator.decorator,
+                f"`{node.name}` has its own module (module=\"unique\"), so the options this file sets with "
+                f"`wp.set_module_options` (line {line}) do not reach it: it keeps the `wp.config` defaults; "
+                "pass them with `module_options=` on the decorator",
+            )
+            return
+        names = ", ".join(f'"{k}"' for k in missing)
+        line = calls[0].lineno
+        message = (
+            f"`{node.name}` has its own module (module=\"unique\"), so the options this file sets with "
+            f"`wp.set_module_options` (line {line}: {names}) do not reach it: it keeps the `wp.config` defaults"
+        )
+        if "enable_backward" in missing:
+            message += " and still generates backward code"
+        fixes = []
+        entries = ", ".join(f"{ctx.source_of(k)}: {ctx.source_of(v)}" for k, v in missing.values())
+        if own is None:
+            closing, text = decorator.call, f"module_options={{{entries}}}"
+            title = "Pass the same options with `module_options=`"
+        else:
+            closing, text = own, entries
+            title = "Add the file's options to `module_options=`"
+        end = ctx.node_range(closing).end
+        before = ctx.text[: ctx.index.offset(end.line, end.character - 1)].rstrip()
+        empty = before.endswith("(") or before.endswith("{")
+        prefix = "" if empty else (" " if before.endswith(",") else ", ")
+        fixes.append(ctx.fix(title, ctx.insert_at(end.line, end.character - 1, prefix + text), safe=False))
+        ctx.report(decorator.decorator, message, fixes=fixes)

@@ -1,0 +1,147 @@
+"""WCT014 misdirected-module-options."""
+
+from __future__ import annotations
+
+from astroid import nodes
+
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls
+
+# Warp APIs that create Warp code owned by the calling file's module.
+_DEFINERS = {
+    "kernel", "func", "struct", "func_native", "func_grad", "func_replay", "overload", "Kernel", "Function",
+    "grad", "constant_function",
+}  # fmt: skip
+
+
+class MisdirectedModuleOptions(Rule):
+    code = "WCT014"
+    name = "misdirected-module-options"
+    severity = Severity.WARNING
+    summary = "A bare `wp.set_module_options` in a file without kernels configures an empty module"
+    fix_applicability = Applicability.UNSAFE
+    triggers = (r"set_module_options",)
+    docs = '''
+    ## What it does
+    Flags `wp.set_module_options(...)` without `module=` in a Python file that defines no
+    Warp kernels, functions or structs of its own — typically a package `__init__.py`, a
+    configuration helper or a `main.py` that imports the kernels from elsewhere.
+
+    ## Why it costs compile time
+    Without `module=`, `wp.set_module_options` configures the Warp module of the file
+    that calls it. Warp modules are per Python file, so options set in a file without
+    kernels land on an empty module; the modules that really hold the kernels keep
+    their defaults — for example they still generate and compile backward code after
+    `{"enable_backward": False}` was meant to turn it off.
+
+    ## Example
+    ```python
+    # file: sim/__init__.py
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})  # WCT014
+
+    from . import kernels  # noqa: E402
+    # file: sim/kernels.py
+    import warp as wp
+
+    @wp.kernel
+    def integrate(x: wp.array(dtype=float), v: wp.array(dtype=float), dt: float):
+        i = wp.tid()
+        x[i] = x[i] + v[i] * dt
+    ```
+
+    ## Use instead
+    Set the options in the file that defines the kernels, or name the module that owns
+    them (before it is first loaded):
+    ```python
+    # file: sim/__init__.py
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False}, module="sim.kernels")
+
+    from . import kernels  # noqa: E402
+    # file: sim/kernels.py
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    @wp.kernel
+    def integrate(x: wp.array(dtype=float), v: wp.array(dtype=float), dt: float):
+        i = wp.tid()
+        x[i] = x[i] + v[i] * dt
+    ```
+    `wp.get_module("sim.kernels").options.update({...})` works the same way. To change
+    an option for every module, set `wp.config.<option>` in the entry point before any
+    kernel module is imported.
+
+    ## When not to apply
+    A file that creates its kernels itself, even inside a factory function, owns them,
+    and its bare `set_module_options` is right:
+    ```python
+    import warp as wp
+
+    wp.set_module_options({"enable_backward": False})
+
+    def make_scale(s: float):
+        @wp.kernel
+        def scale(a: wp.array(dtype=float)):
+            i = wp.tid()
+            a[i] = a[i] * s
+
+        return scale
+    ```
+    '''
+
+    def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
+        calls = bare_module_option_calls(ctx)
+        if not calls or _defines_warp_code(node, ctx):
+            return
+        summary = ctx.project.files.get(ctx.path)
+        owners = []
+        if summary is not None:
+            owners = [s for s in ctx.project.imported_project_modules(summary) if s.defines_kernels]
+        for call in calls:
+            message = (
+                "this file defines no Warp kernels, functions or structs, so `wp.set_module_options(...)` without "
+                "`module=` configures an empty module; the modules that hold the kernels never see these options"
+            )
+            fixes = []
+            if len(owners) == 1:
+                owner = owners[0].module_name
+                message += f"; target the module that owns them, e.g. `module=\"{owner}\"`, before its first load"
+                fixes = _target_fix(call, owner, ctx)
+            else:
+                message += (
+                    "; target the module that owns them by name "
+                    "(`wp.set_module_options(opts, module=\"pkg.kernels\")`) before its first load"
+                )
+            ctx.report(call, message, fixes=fixes)
+
+
+def _defines_warp_code(tree: nodes.Module, ctx: FileContext) -> bool:
+    for node in tree.nodes_of_class((nodes.FunctionDef, nodes.ClassDef)):
+        for decorator in node.decorators.nodes if node.decorators else ():
+            target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+            name = ctx.warp_name(target)
+            if name and name.rsplit(".", 1)[-1] in _DEFINERS:
+                return True
+    for call in tree.nodes_of_class(nodes.Call):
+        name = ctx.call_name(call)
+        if name and name.rsplit(".", 1)[-1] in _DEFINERS:
+            return True  # ``k = wp.kernel(f)``, ``wp.overload(...)``, ``wp.Kernel(...)``
+    return False
+
+
+def _target_fix(call: nodes.Call, owner: str, ctx: FileContext):
+    existing = ctx.keyword(call, "module", 1)
+    if existing is not None:
+        edit = ctx.replace_node(existing, repr(owner).replace("'", '"'))
+    else:
+        end = ctx.node_range(call).end
+        before = ctx.text[: ctx.index.offset(end.line, end.character - 1)].rstrip()
+        prefix = " " if before.endswith(",") else ", "
+        edit = ctx.insert_at(end.line, end.character - 1, f'{prefix}module="{owner}"')
+    return [ctx.fix(f"Target module `{owner}`", edit, safe=False)]
