@@ -1,0 +1,99 @@
+"""Exit codes (0 clean, 1 findings, 2 error), usage errors, and what the lint path imports."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+from .conftest import CLEAN_SOURCE, WCT005_SOURCE, run_subprocess
+
+
+def test_exit_codes_in_process(cli, project):
+    project.write("bad.py", WCT005_SOURCE)
+    project.write("good.py", CLEAN_SOURCE)
+    assert cli("lint", "good.py").rc == 0
+    assert cli("lint", "bad.py").rc == 1
+    assert cli("lint", "--exit-zero", "bad.py").rc == 0
+    assert cli("lint", "--exit-zero", "bad.py").out.startswith("bad.py:3:12: WCT005")
+
+
+def test_usage_errors_exit_2(cli, project):
+    project.write("bad.py", WCT005_SOURCE)
+    run = cli("lint", "missing.py")
+    assert run.rc == 2 and run.err == "warp-ct: error: missing.py: no such file or directory\n"
+    run = cli("lint", "--select", "E501", "bad.py")
+    assert run.rc == 2 and "--select: 'E501' is not a rule code or prefix" in run.err
+    run = cli("lint", "--ignore", "WCT999", "bad.py")
+    assert run.rc == 2 and "'WCT999' matches no rule" in run.err
+    assert cli("lint", "--output-format", "xml", "bad.py").rc == 2  # argparse's own error
+    assert cli("lint", "-", "bad.py").rc == 2
+    assert cli("lint", "--jobs", "-3", "bad.py").rc == 2
+    assert cli("explain", "WCT999").rc == 2
+    assert cli("lint", "--config", "nope.toml", "bad.py").rc == 2
+    assert cli().rc == 2  # no command: help on stderr
+
+
+def test_internal_error_is_one_line_with_debug_hint(cli, project, monkeypatch):
+    project.write("bad.py", WCT005_SOURCE)
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("warp_ct.analyzer.batch.run_lint", explode)
+    run = cli("lint", "bad.py")
+    assert run.rc == 2
+    assert run.err.count("\n") == 1
+    assert "internal error: RuntimeError: boom" in run.err and "WARP_CT_DEBUG=1" in run.err
+    monkeypatch.setenv("WARP_CT_DEBUG", "1")
+    run = cli("lint", "bad.py")
+    assert run.rc == 2 and "Traceback" in run.err
+
+
+def test_exit_codes_and_output_in_a_subprocess(tmp_path):
+    (tmp_path / "bad.py").write_text(WCT005_SOURCE)
+    (tmp_path / "good.py").write_text(CLEAN_SOURCE)
+    (tmp_path / "pyproject.toml").write_text('[tool.warp-ct]\nselect = "WCT"\nignore = ["E501"]\n')
+    assert run_subprocess(["-m", "warp_ct", "lint", "good.py"], tmp_path).rc == 2  # bad config
+    (tmp_path / "pyproject.toml").write_text('[tool.warp-ct]\nselect = ["WCT"]\n')
+    good = run_subprocess(["-m", "warp_ct", "lint", "good.py"], tmp_path)
+    assert (good.rc, good.out) == (0, "All checks passed!\n"), good.err
+    bad = run_subprocess(["-m", "warp_ct", "lint", "."], tmp_path)
+    assert bad.rc == 1 and bad.out.startswith("bad.py:3:12: WCT005 [*]"), bad.err
+    assert run_subprocess(["-m", "warp_ct", "lint", "--exit-zero", "."], tmp_path).rc == 0
+    stdin = run_subprocess(["-m", "warp_ct", "lint", "--stdin-filename", "x.py"], tmp_path, stdin=WCT005_SOURCE.encode())
+    assert stdin.rc == 1 and stdin.out.startswith("x.py:3:12: WCT005")
+    version = run_subprocess(["-m", "warp_ct", "--version"], tmp_path)
+    assert version.rc == 0 and version.out.startswith("warp-ct ")
+
+
+def test_lint_path_never_imports_pygls_lsprotocol_or_warp(tmp_path):
+    (tmp_path / "bad.py").write_text(WCT005_SOURCE)
+    (tmp_path / "broken.py").write_text("import warp as wp\ndef f(:\n")
+    script = textwrap.dedent(
+        """
+        import sys
+        from warp_ct.cli import main
+        codes = [main(["lint", "--no-cache", "--output-format", fmt, "."]) for fmt in ("concise", "full", "json", "sarif", "github")]
+        codes.append(main(["lint", "--no-cache", "--statistics", "."]))
+        codes.append(main(["lint", "--no-cache", "--diff", "."]))
+        codes.append(main(["rules"]))
+        codes.append(main(["explain", "WCT005"]))
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pygls", "lsprotocol", "warp"))
+        print("CODES", codes)
+        print("HEAVY", heavy)
+        """
+    )
+    run = run_subprocess(["-c", script], tmp_path)
+    assert run.rc == 0, run.err
+    assert "CODES [1, 1, 1, 1, 1, 1, 1, 0, 0]" in run.out
+    assert "HEAVY []" in run.out, run.out[-2000:]
+
+
+def test_python_dash_m_entry_point_matches_console_script_behaviour(tmp_path):
+    run = run_subprocess(["-m", "warp_ct", "lint", "--help"], tmp_path)
+    assert run.rc == 0
+    for flag in ("--select", "--extend-select", "--ignore", "--output-format", "--output-file", "--exit-zero",
+                 "--statistics", "--stdin-filename", "--fix", "--unsafe-fixes", "--diff", "--jobs", "--no-cache",
+                 "--cache-dir", "--config"):  # fmt: skip
+        assert flag in run.out, flag
+    assert sys.executable
