@@ -1,13 +1,35 @@
-"""Linting many files: discovery, result cache and parallel workers behind one call."""
+"""Linting many files: discovery, result cache and parallel workers behind one call.
+
+Pipeline: discover -> read and summarise every file (regular expressions; the project
+view cross-file rules need) -> look each file up in the result cache -> lint the misses:
+files that need no astroid tree inline, the rest serially or in worker processes ->
+store new results -> report in path order. Output never depends on ``jobs`` or on
+whether the cache was warm.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Callable, Iterable
 
-from warp_ct.analyzer.engine import Linter
+from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
+from warp_ct.analyzer.engine import Linter, discover, read_source
 from warp_ct.analyzer.model import FileResult
+from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.config import Config
+
+
+class LintStats:
+    """What the last ``run_lint`` did (for benchmarks and ``--verbose`` style output)."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.cache_hits = 0
+        self.trees = 0  # files that needed an astroid tree (cache misses only)
+        self.jobs = 1
+
+
+last_stats = LintStats()
 
 
 def run_lint(
@@ -20,7 +42,66 @@ def run_lint(
 ) -> list[FileResult]:
     """Lint ``paths`` (files or directories) and return one result per file, in path order.
 
-    ``jobs``: worker processes (None: available cores); output order never depends on it.
+    ``jobs``: worker processes (None or 0: available cores); output order never depends on it.
     ``cache_dir``: content-hash result cache directory (None: no cache).
+    ``on_file``: called with each result, in path order, as soon as it and all results
+    before it are known.
     """
-    return Linter(config).lint_paths(list(paths), on_file=on_file)
+    global last_stats
+    stats = LintStats()
+    last_stats = stats
+    linter = Linter(config)
+    files = [read_source(p) for p in discover(list(paths), config)]
+    linter.add_to_project(files)
+    stats.files = len(files)
+
+    cache: ResultCache | None = None
+    keys: list[str | None] = [None] * len(files)
+    if cache_dir is not None:
+        cache = ResultCache(
+            cache_dir,
+            run_key(config, [r.code for r in linter.rules]),
+            project_digest(linter.project.files.values()),
+        )
+
+    results: list[FileResult | None] = [None] * len(files)
+    emitted = 0
+
+    def deliver(i: int, result: FileResult) -> None:
+        nonlocal emitted
+        results[i] = result
+        if cache is not None and keys[i] is not None:
+            cache.put(keys[i], result)  # type: ignore[arg-type]
+        while emitted < len(results) and results[emitted] is not None:
+            if on_file is not None:
+                on_file(results[emitted])  # type: ignore[arg-type]
+            emitted += 1
+
+    heavy: list[int] = []
+    for i, source in enumerate(files):
+        if source.text is None:
+            deliver(i, lint_one(linter, source))
+            continue
+        if cache is not None:
+            keys[i] = cache.key(source.path, source.text)
+            hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
+            if hit is not None:
+                stats.cache_hits += 1
+                keys[i] = None  # nothing to write back
+                deliver(i, hit)
+                continue
+        if linter.active_rules(source.path, source.text):
+            heavy.append(i)
+        else:
+            deliver(i, lint_one(linter, source))
+    stats.trees = len(heavy)
+
+    workers = available_cores() if not jobs else max(1, int(jobs))
+    workers = min(workers, len(heavy))
+    stats.jobs = workers if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES else 1
+    if stats.jobs > 1:
+        lint_parallel(linter, files, heavy, stats.jobs, deliver)
+    else:
+        for i in heavy:
+            deliver(i, lint_one(linter, files[i]))
+    return [r for r in results if r is not None]

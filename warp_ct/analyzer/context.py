@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
+from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import Applicability, Finding, Fix, Range, Severity, TextEdit
 from warp_ct.analyzer.positions import LineIndex
 
@@ -243,14 +244,23 @@ class FileContext:
             return []
         start = time.perf_counter()
         values: list[Any] = []
+        remaining = self.inference_budget_s - self._inference_spent_s
         try:
-            for value in node.infer():
-                if value.__class__.__name__ == "UninferableBase" or value is None:
-                    continue
-                values.append(value)
-                if len(values) >= limit:
-                    break
-        except (AstroidError, RecursionError, StopIteration, TypeError, ValueError, AttributeError):
+            # A hard limit where signals work (CLI, workers): one call cannot outlive the budget.
+            with hard_deadline(remaining, "inference"):
+                for value in node.infer():
+                    if value.__class__.__name__ == "UninferableBase" or value is None:
+                        continue
+                    values.append(value)
+                    if len(values) >= limit:
+                        break
+        except DeadlineExceeded as exc:
+            if exc.kind != "inference":
+                raise  # the engine's per-file limit: let it unwind the whole file
+            self._inference_spent_s = self.inference_budget_s
+            self._note_budget()
+            return []
+        except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code; unknown is the answer
             values = []
         finally:
             self._inference_spent_s += time.perf_counter() - start

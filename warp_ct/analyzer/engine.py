@@ -19,6 +19,7 @@ from astroid import nodes
 
 from warp_ct.analyzer import warp_stub
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
+from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
 from warp_ct.analyzer.noqa import parse_noqa
 from warp_ct.analyzer.project import Project, activate, module_name_for
@@ -34,6 +35,9 @@ RULE_ERROR_NAME = "internal-rule-error"
 META_CODES = {PARSE_ERROR: PARSE_ERROR_NAME, RULE_ERROR: RULE_ERROR_NAME}
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # larger "source" files are almost surely generated data
+# Hard wall-clock limit for running the rules on one file (enforced with SIGALRM where the
+# analysis runs on a main thread: CLI, workers); see ``deadline.py``.
+DEFAULT_FILE_BUDGET_S = 30.0
 
 
 @dataclass
@@ -109,6 +113,7 @@ class Linter:
         rules: Iterable[Rule] | None = None,
         project: Project | None = None,
         inference_budget_s: float = DEFAULT_INFERENCE_BUDGET_S,
+        file_budget_s: float | None = DEFAULT_FILE_BUDGET_S,
     ) -> None:
         warp_stub.install()
         self.config = config or Config()
@@ -116,6 +121,7 @@ class Linter:
         self.project = project or Project()
         self.project.target_warp_version = self.config.target_warp_version
         self.inference_budget_s = inference_budget_s
+        self.file_budget_s = file_budget_s
         for rule in self.rules:
             if type(rule).summarize is not Rule.summarize:
                 self.project.rule_summarizers[rule.code] = rule.summarize
@@ -158,6 +164,15 @@ class Linter:
     # ------------------------------------------------------------------ one file
     def _enabled(self, code: str, path: str) -> bool:
         return self.config.is_enabled(code, path)
+
+    def active_rules(self, path: str, text: str) -> list[Rule]:
+        """The rules that will run on this text (empty: no astroid tree is built for it)."""
+        summary = self.project.files.get(path) or self.project.add(path, text)
+        if not self.project.uses_warp(summary):
+            return []
+        if parse_noqa(text).file_codes is None:
+            return []
+        return [r for r in self.rules if self._enabled(r.code, path) and r.triggered_by(text)]
 
     def _lint_text(self, path: str, text: str, result: FileResult) -> None:
         summary = self.project.files.get(path) or self.project.add(path, text)
@@ -238,10 +253,22 @@ class Linter:
             finally:
                 ctx.current_rule = None
 
-        for node, entering in _walk(ctx.tree):
-            kind = node.__class__.__name__.lower()
-            for rule, method in (visitors if entering else leavers).get(kind, ()):
-                call(rule, method, node)
+        node: nodes.NodeNG = ctx.tree
+        try:
+            with hard_deadline(self.file_budget_s, "file"):
+                for node, entering in _walk(ctx.tree):
+                    kind = node.__class__.__name__.lower()
+                    for rule, method in (visitors if entering else leavers).get(kind, ()):
+                        call(rule, method, node)
+        except DeadlineExceeded as exc:
+            if exc.kind not in ("file", "inference"):
+                raise
+            unfinished = [r.code for r in rules if r.code not in failed]
+            result.notes.append(
+                f"analysis time budget of {exc.seconds:g} s exhausted near line {node.lineno or 1}; "
+                f"{len(unfinished)} rule{'s' if len(unfinished) != 1 else ''} skipped the rest of this file "
+                f"({', '.join(unfinished)})"
+            )
 
     def _meta(self, code: str, path: str, rng: Range, message: str) -> Finding:
         severity = self.config.severity_for(code, Severity.ERROR)

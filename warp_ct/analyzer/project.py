@@ -119,6 +119,7 @@ class Project:
         self.by_module: dict[str, FileSummary] = {}
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
         self.target_warp_version: tuple[int, ...] | None = None
+        self._reexporters: frozenset[str] | None = None  # cache of warp_reexporters()
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -133,6 +134,7 @@ class Project:
                 summary.extra[code] = None
         self.files[path] = summary
         self.by_module[summary.module_name] = summary
+        self._reexporters = None
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
@@ -142,19 +144,26 @@ class Project:
         summary = self.files.pop(path, None)
         if summary is not None and self.by_module.get(summary.module_name) is summary:
             del self.by_module[summary.module_name]
+        self._reexporters = None
 
     def module(self, name: str) -> FileSummary | None:
         return self.by_module.get(name)
 
     def warp_reexporters(self) -> set[str]:
         """Project modules that import warp, so names imported from them may be Warp's."""
-        return {name for name, s in self.by_module.items() if s.imports_warp}
+        return set(self._warp_reexporters())
+
+    def _warp_reexporters(self) -> frozenset[str]:
+        # Cached between changes: the gate below asks once per file, O(files) each time.
+        if self._reexporters is None:
+            self._reexporters = frozenset(name for name, s in self.by_module.items() if s.imports_warp)
+        return self._reexporters
 
     def uses_warp(self, summary: FileSummary) -> bool:
         """Cheap gate: does this file (possibly through a project module) touch Warp at all?"""
         if "warp" in summary.text:
             return True
-        reexporters = self.warp_reexporters()
+        reexporters = self._warp_reexporters()
         return any(imp in reexporters or imp.rsplit(".", 1)[0] in reexporters for imp in summary.imports)
 
     def imported_project_modules(self, summary: FileSummary) -> list[FileSummary]:

@@ -1,0 +1,125 @@
+"""run_lint: the result cache and parallel workers never change what is reported."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from warp_ct.analyzer import batch, parallel
+from warp_ct.analyzer.batch import run_lint
+from warp_ct.config import Config
+
+KERNEL_FILE = '''import warp as wp
+
+@wp.kernel(module_options={{"enable_backward": False}})
+def scale{i}(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] * s
+
+
+def run{i}(a):
+    wp.launch(scale{i}, dim=a.shape[0], inputs=[a, 2.0], block_dim={block})
+'''
+
+
+def _project(root: Path, count: int = 10) -> Path:
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    for i in range(count):
+        (pkg / f"mod{i:02d}.py").write_text(KERNEL_FILE.format(i=i, block=64 * (1 + i % 3)), encoding="utf-8")
+    (pkg / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (pkg / "broken.py").write_text("import warp as wp\ndef f(:\n", encoding="utf-8")
+    return pkg
+
+
+def _dump(results):
+    return [(r.path, [f.to_dict() for f in r.findings], r.notes) for r in results]
+
+
+def _config(root: Path) -> Config:
+    return Config(select=("ALL",), root=root)
+
+
+def test_cache_hits_are_identical_and_skip_work(tmp_path: Path) -> None:
+    pkg = _project(tmp_path)
+    cache = tmp_path / ".warp_ct_cache"
+    cold = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == 0
+    assert any(r.findings for r in cold)
+    warm = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == len(warm)
+    assert batch.last_stats.trees == 0
+    assert _dump(warm) == _dump(cold)
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+
+
+def test_cache_key_covers_content_config_and_project_facts(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=3)
+    cache = tmp_path / "c"
+    run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    # Content change of one file: only that file misses (its facts are unchanged).
+    target = pkg / "mod00.py"
+    target.write_text(target.read_text() + "\n# a comment\n", encoding="utf-8")
+    run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == batch.last_stats.files - 1
+    # Another configuration: everything misses.
+    other = Config(select=("WCT005",), root=tmp_path)
+    results = run_lint([str(pkg)], other, cache_dir=cache)
+    assert batch.last_stats.cache_hits == 0
+    assert {f.rule for r in results for f in r.findings} <= {"WCT005", "WCT900"}
+    # A new import (a project-level fact) anywhere: every file misses.
+    (pkg / "plain.py").write_text("import os\nx = 1\n", encoding="utf-8")
+    run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == 0
+
+
+def test_corrupt_entries_are_ignored_and_rewritten(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=3)
+    cache = tmp_path / "c"
+    cold = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    entries = sorted((cache / "v1").rglob("*.json"))
+    assert entries
+    entries[0].write_bytes(b"{not json")
+    entries[1].write_text(json.dumps({"path": "elsewhere.py", "findings": []}))
+    again = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert _dump(again) == _dump(cold)
+    assert batch.last_stats.cache_hits == batch.last_stats.files - 2
+    json.loads(entries[0].read_text())  # rewritten whole
+    assert not list((cache / "v1").rglob(".tmp-*"))
+
+
+def test_unwritable_cache_degrades_to_no_cache(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=2)
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("")
+    results = run_lint([str(pkg)], _config(tmp_path), cache_dir=blocker)
+    assert any(r.findings for r in results)
+
+
+def test_parallel_output_equals_serial(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=12)
+    order: list[str] = []
+    serial = run_lint([str(pkg)], _config(tmp_path), jobs=1)
+    par = run_lint([str(pkg)], _config(tmp_path), jobs=2, on_file=lambda r: order.append(r.path))
+    assert batch.last_stats.jobs == 2
+    assert _dump(par) == _dump(serial)
+    assert order == [r.path for r in serial]
+    assert order == sorted(order)
+
+
+def _die(indices):  # runs in a worker
+    os._exit(3)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_worker_crash_falls_back_to_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = _project(tmp_path, count=10)
+    serial = run_lint([str(pkg)], _config(tmp_path), jobs=1)
+    monkeypatch.setattr(parallel, "_lint_chunk", _die)
+    par = run_lint([str(pkg)], _config(tmp_path), jobs=2)
+    assert _dump(par) == _dump(serial)

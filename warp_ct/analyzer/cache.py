@@ -1,0 +1,232 @@
+"""Content-hash result cache for ``warp-ct lint``.
+
+One small JSON file per (file, analysis) pair under ``<cache_dir>/v1/<k[:2]>/<k>.json``,
+where ``k`` is a sha256 over:
+
+* the file's path and its text (content, not mtime: a checkout or ``touch`` keeps hits);
+* the *run key*: warp-ct's version, the cache format, Python and astroid versions, the
+  effective configuration (``Config.fingerprint()`` plus the config root, which
+  ``per-file-ignores`` are relative to), the selected rule codes and a hash of the
+  analyzer's own source files (editing a rule or the engine invalidates everything);
+* the *project digest*: a hash of every linted file's project-level facts (module name,
+  imports, kernel names, ``differentiates``, ``imports_warp`` and each rule's
+  ``summary.extra``). Cross-file rules read those facts of OTHER files, so a finding can
+  change when another file changes.
+
+Trade-off of the project digest: it is one digest for the whole run, so a change to
+any file's *facts* (adding an import or a kernel, renaming a module) invalidates every
+entry; edits that keep the facts (a kernel body, a comment, a launch argument) keep the
+other files' entries. A per-file dependency closure would keep more hits, but it would
+have to know exactly which other summaries each rule reads; the coarse digest cannot be
+wrong. A project file's text is also what astroid's import hook parses when inference
+follows an import into it; those results only feed precise re-export resolution, and
+the digest covers the names (imports) that decide them.
+
+Concurrency: entries are written to a temporary file and moved into place with
+``os.replace`` (atomic on POSIX and Windows), so two runs sharing the directory see either
+no entry or a whole one. An entry that cannot be read or decoded is a miss and is
+rewritten. Results that depend on timing (a time budget ran out) or on a crash are never
+stored. The directory holds a ``.gitignore`` (``*``) and a ``CACHEDIR.TAG`` so that git and
+backup tools skip it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from warp_ct.analyzer.model import FileResult, Finding
+
+FORMAT = "v1"
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by warp-ct.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+# Notes that mean "this result depends on how fast the machine was": never cached.
+_VOLATILE_NOTE_MARKERS = ("budget", "time limit")
+_RULE_ERROR = "WCT901"
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON-able, order-stable form of a summary fact (sets sorted, dataclasses expanded)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return sorted(([_canonical(k), _canonical(v)] for k, v in value.items()), key=repr)
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__, _canonical({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})]
+    if hasattr(value, "pattern"):  # compiled regex
+        return repr(value.pattern)
+    return repr(value)
+
+
+def project_digest(summaries: Iterable[Any]) -> str:
+    """One digest of the project-level facts of every file (see the module docstring)."""
+    h = hashlib.sha256()
+    for s in sorted(summaries, key=lambda s: s.path):
+        facts = [
+            s.path,
+            s.module_name,
+            list(s.imports),
+            s.imports_warp,
+            list(s.kernel_names),
+            s.differentiates,
+            _canonical(s.extra),
+        ]
+        h.update(json.dumps(facts, sort_keys=True, default=repr).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+_SOURCE_HASH: str | None = None
+
+
+def analyzer_source_hash() -> str:
+    """A hash of the analyzer's own code (rules, engine, stub) and the config module."""
+    global _SOURCE_HASH
+    if _SOURCE_HASH is None:
+        h = hashlib.sha256()
+        base = Path(__file__).resolve().parent
+        files = sorted(base.rglob("*.py")) + [base.parent / "config.py"]
+        for path in files:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                data = b"?"
+            h.update(str(path.relative_to(base.parent)).encode())
+            h.update(b"\0")
+            h.update(data)
+        _SOURCE_HASH = h.hexdigest()
+    return _SOURCE_HASH
+
+
+def run_key(config: Any, rule_codes: Iterable[str]) -> str:
+    """Everything besides the file and the project that decides a result."""
+    import astroid
+
+    from warp_ct import __version__
+
+    parts = [
+        "warp-ct", __version__, FORMAT,
+        platform.python_implementation(), ".".join(map(str, sys.version_info[:2])),
+        "astroid", getattr(astroid, "__version__", "?"),
+        config.fingerprint(), str(getattr(config, "root", "")),
+        ",".join(sorted(rule_codes)),
+        analyzer_source_hash(),
+    ]  # fmt: skip
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+def is_cacheable(result: FileResult) -> bool:
+    if any(f.rule == _RULE_ERROR for f in result.findings):
+        return False
+    return not any(marker in note for note in result.notes for marker in _VOLATILE_NOTE_MARKERS)
+
+
+class ResultCache:
+    """Reads and writes entries; every failure degrades to "not cached", never to an error."""
+
+    def __init__(self, directory: str | os.PathLike[str], run_key: str, project_digest: str) -> None:
+        self.root = Path(directory)
+        self.dir = self.root / FORMAT
+        self._prefix = f"{run_key}\n{project_digest}\n".encode()
+        self.hits = 0
+        self.misses = 0
+        self.writes = 0
+        self.enabled = True
+        self._made: set[str] = set()
+
+    # ------------------------------------------------------------------ keys
+    def key(self, path: str, text: str) -> str:
+        h = hashlib.sha256(self._prefix)
+        h.update(path.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+        h.update(text.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.json"
+
+    # ------------------------------------------------------------------ read
+    def get(self, key: str, path: str) -> FileResult | None:
+        if not self.enabled:
+            return None
+        try:
+            with open(self._entry(key), "rb") as handle:
+                data = json.loads(handle.read())
+            if data.get("path") != path:
+                raise ValueError("entry for another path")
+            result = FileResult(
+                path,
+                findings=[Finding.from_dict(f) for f in data["findings"]],
+                notes=[str(n) for n in data.get("notes", [])],
+            )
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except Exception:  # noqa: BLE001 - corrupt/partial/foreign entry: a miss, rewritten later
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    # ------------------------------------------------------------------ write
+    def put(self, key: str, result: FileResult) -> None:
+        if not self.enabled or not is_cacheable(result):
+            return
+        payload = json.dumps(
+            {"path": result.path, "findings": [f.to_dict() for f in result.findings], "notes": list(result.notes)},
+            separators=(",", ":"),
+        ).encode("utf-8")
+        target = self._entry(key)
+        try:
+            self._ensure_dir(target.parent)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(payload)
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            self.enabled = False  # read-only or full disk: lint on without the cache
+            return
+        self.writes += 1
+
+    def _ensure_dir(self, directory: Path) -> None:
+        name = str(directory)
+        if name in self._made:
+            return
+        if not self._made:
+            ensure_cache_root(self.root)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._made.add(name)
+
+
+def ensure_cache_root(root: Path) -> None:
+    """Create the cache directory with a ``.gitignore`` and ``CACHEDIR.TAG`` (idempotent)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# Created by warp-ct: this directory is a cache.\n*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+        target = root / name
+        if target.exists():
+            continue
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
