@@ -152,6 +152,8 @@ class LateGlobalOption(Rule):
         owner = ctx.warp_name(target.expr)
         if owner != "warp.config":
             return
+        if _saves_old_value(stmt, option, ctx):
+            return  # a temporary change, restored later: it targets modules created meanwhile
         events = self._events_before(stmt, ctx)
         if not events:
             return
@@ -186,6 +188,17 @@ class LateGlobalOption(Rule):
         for func in reversed(enclosing):
             found.extend(e for e in _events_in(func.body, ctx, top=None) if e.line < stmt.fromlineno)
         return sorted(found, key=lambda e: e.line)
+
+
+def _saves_old_value(stmt: nodes.NodeNG, option: str, ctx: FileContext) -> bool:
+    """The same flow reads ``wp.config.<option>`` (``old = wp.config.x`` ... restore)."""
+    scope = stmt.scope()
+    for attr in scope.nodes_of_class(nodes.Attribute):
+        if attr.attrname != option or attr.scope() is not scope:
+            continue
+        if ctx.warp_name(attr.expr) == "warp.config":
+            return True
+    return False
 
 
 def _they(events: list[_Event]) -> str:
@@ -281,7 +294,9 @@ def _kernel_module_imported(stmt: nodes.Import | nodes.ImportFrom, ctx: FileCont
     """The first project module this import brings in that creates kernels, if any."""
     project = ctx.project
     for name in _imported_names(stmt):
-        if name == ctx.module_name:
+        if name == ctx.module_name or name in ("warp", "warp.config"):
+            # ``import warp`` must come first to reach wp.config at all; even when the
+            # linted project is Warp itself, its own modules are not the user's concern.
             continue
         summary = project.module(name)
         if summary is None or summary.module_name == ctx.module_name:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from astroid import nodes
+from astroid.exceptions import AstroidError
 
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct006_options_after_load import flow_nodes, flows, is_warp_code
 
 # Per-kernel options that only take effect in a module of the kernel's own.
 _NEEDS_OWN_MODULE = ("module_options", "enable_backward")
@@ -21,16 +23,17 @@ class UniqueStableKernel(Rule):
     triggers = (r"module\s*=\s*['\"]unique['\"]",)
     docs = '''
     ## What it does
-    Flags `@wp.kernel(module="unique")` on a kernel defined at module scope, in a file
-    that defines other kernels too, when the kernel passes no options of its own.
+    Flags `@wp.kernel(module="unique")` on kernels defined once at module scope when the
+    same function launches them together, at the same block size, and the file has no
+    other kernels (so a shared module would build nothing that is not used anyway).
 
     ## Why it costs compile time
     Warp compiles modules, not kernels. A `module="unique"` kernel gets a module of its
-    own, so each such kernel pays a full module build (code generation, a compiler
-    invocation, loading) instead of sharing one build with the other kernels of its
-    file. `module="unique"` exists for kernels created per call with different captured
-    values; a kernel defined once at module scope never changes, so it gains nothing
-    from a separate module.
+    own, so kernels that are always used together each pay a full module build (code
+    generation, a compiler invocation, a load) instead of sharing one. `module="unique"`
+    is meant for kernels created per call with different captured values, or kernels
+    that must be kept apart (different options or block sizes); a set of module-scope
+    kernels launched together gains nothing from it.
 
     ## Example
     ```python
@@ -45,6 +48,10 @@ class UniqueStableKernel(Rule):
     def damp(v: wp.array(dtype=float), k: float):
         i = wp.tid()
         v[i] = v[i] * k
+
+    def step(x, v, dt):
+        wp.launch(damp, dim=v.shape, inputs=[v, 0.99])
+        wp.launch(integrate, dim=x.shape, inputs=[x, v, dt])
     ```
 
     ## Use instead
@@ -60,12 +67,18 @@ class UniqueStableKernel(Rule):
     def damp(v: wp.array(dtype=float), k: float):
         i = wp.tid()
         v[i] = v[i] * k
+
+    def step(x, v, dt):
+        wp.launch(damp, dim=v.shape, inputs=[v, 0.99])
+        wp.launch(integrate, dim=x.shape, inputs=[x, v, dt])
     ```
 
     ## When not to apply
-    Keep `module="unique"` where the kernel needs options of its own, and on kernels
-    created per call by a factory (each specialisation then owns a small module instead
-    of rebuilding a shared one):
+    Keep `module="unique"` where it keeps kernels apart on purpose: a kernel with options
+    of its own, a kernel launched at a different block size than its neighbours (each
+    block size is a separate build of the whole module), kernels of a large library file
+    of which a program uses only a few (separate modules then build only what is used),
+    and kernels created per call by a factory:
     ```python
     import warp as wp
 
@@ -74,10 +87,19 @@ class UniqueStableKernel(Rule):
         i = wp.tid()
         x[i] = 2.0 * x[i]
 
-    @wp.kernel(module="unique", module_options={"max_unroll": 1})
-    def no_unroll(x: wp.array(dtype=float)):
+    @wp.kernel(module="unique")
+    def tiled_sum(x: wp.array(dtype=float)):
         i = wp.tid()
         x[i] = 3.0 * x[i]
+
+    @wp.kernel(module="unique")
+    def rarely_used(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = 0.0
+
+    def run(x):
+        wp.launch(forward_only, dim=x.shape, inputs=[x])
+        wp.launch_tiled(tiled_sum, dim=1, inputs=[x], block_dim=64)
 
     def make_scale(s: float):
         @wp.kernel(module="unique")
@@ -87,31 +109,68 @@ class UniqueStableKernel(Rule):
 
         return scale
     ```
-    A file with a single kernel is not reported: it builds one module either way. The
-    fix (dropping `module="unique"`) is unsafe: the kernel then joins the file's module
-    and takes that module's options (`wp.set_module_options` of the file), and editing
-    any kernel of the file rebuilds it too. When only a few of many kernels of a large
-    file are ever launched, separate modules may build less; measure with
-    `warp-ct probe measure` before and after.
+    The fix (dropping `module="unique"`) is unsafe: the kernel then joins the file's
+    module and takes that module's options (`wp.set_module_options` of the file), and
+    editing any kernel of the file rebuilds them all.
     '''
 
     def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
-        stable = [dec for dec in ctx.kernel_decorators() if _is_stable(dec.funcdef)]
+        stable = {dec.funcdef.name: dec for dec in ctx.kernel_decorators() if _is_stable(dec.funcdef)}
         if len(stable) < 2:
             return
-        for dec in stable:
-            if not dec.is_unique or dec.call is None:
+        reported: set[str] = set()
+        for owner in flows(node):
+            if isinstance(owner, nodes.FunctionDef) and is_warp_code(owner, ctx):
                 continue
-            if any(name in dec.keywords for name in _NEEDS_OWN_MODULE):
-                continue
-            others = len(stable) - 1
-            message = (
-                f'`module="unique"` gives the kernel `{dec.funcdef.name}` a module of its own: it is built '
-                f"separately from the {others} other kernel{'s' if others != 1 else ''} of this file. "
-                "A kernel defined once at module scope can share the file's module."
-            )
-            fix = _drop_unique_fix(dec, ctx)
-            ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+            groups = _launch_groups(owner, stable, ctx)
+            for block_dim, names in groups.items():
+                if len(names) < 2:
+                    continue
+                # A shared module must not build kernels this flow never uses.
+                if set(stable) - set(names):
+                    continue
+                for name in names:
+                    dec = stable[name]
+                    if name in reported or not dec.is_unique or dec.call is None:
+                        continue
+                    if any(key in dec.keywords for key in _NEEDS_OWN_MODULE):
+                        continue
+                    reported.add(name)
+                    others = ", ".join(f"`{n}`" for n in names if n != name)
+                    where = f"`{owner.name}()`" if isinstance(owner, nodes.FunctionDef) else "this file"
+                    message = (
+                        f'`module="unique"` gives `{name}` a module of its own, but {where} launches it together '
+                        f"with {others} (same block size): each module is a separate build. Without "
+                        "`module=\"unique\"` they share this file's module and build once."
+                    )
+                    fix = _drop_unique_fix(dec, ctx)
+                    ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+
+
+def _launch_groups(owner: nodes.NodeNG, stable: dict[str, KernelDecorator], ctx: FileContext) -> dict[str, list[str]]:
+    """Kernels of ``stable`` launched in ``owner``'s flow, grouped by block_dim text."""
+    groups: dict[str, list[str]] = {}
+    for call in flow_nodes(owner):
+        if not isinstance(call, nodes.Call):
+            continue
+        name = ctx.call_name(call)
+        if name not in ("warp.launch", "warp.launch_tiled"):
+            continue
+        kernel = ctx.keyword(call, "kernel", 0)
+        if not isinstance(kernel, nodes.Name) or kernel.name not in stable:
+            continue
+        try:
+            _scope, bindings = kernel.lookup(kernel.name)
+        except AstroidError:
+            continue
+        if not bindings or bindings[-1] is not stable[kernel.name].funcdef:
+            continue
+        block_dim = ctx.keyword(call, "block_dim")
+        key = ctx.source_of(block_dim) if block_dim is not None else "default"
+        names = groups.setdefault(key, [])
+        if kernel.name not in names:
+            names.append(kernel.name)
+    return groups
 
 
 def _is_stable(func: nodes.FunctionDef) -> bool:

@@ -125,14 +125,15 @@ class PerCallKernel(Rule):
         chain = _enclosing_functions(node)
         if not chain:
             return  # module or class scope: defined once per import
-        if dec.is_unique:
-            return
+        module = dec.keywords.get("module")
+        if module is not None and not (isinstance(module, nodes.Const) and module.value is None):
+            return  # module="unique" or a module chosen per call: identity is the intent
         factory = chain[0]
         if any(_runs_once(func) for func in chain):
             return
         if any(is_memoized(func, ctx) for func in chain):
             return
-        if _callers_keep_results(chain[-1], ctx):
+        if not _may_run_repeatedly(chain[-1], ctx, depth=0):
             return
         captured = _captures(node, chain)
         if captured:
@@ -169,30 +170,55 @@ def _runs_once(func: nodes.FunctionDef) -> bool:
     return name.startswith("test_") or (name.startswith("test") and isinstance(func.parent, nodes.ClassDef))
 
 
-def _callers_keep_results(func: nodes.FunctionDef, ctx: FileContext) -> bool:
-    """Every use of ``func`` in this file is a call that runs once per import, or a call
-    inside a memoized function. Without any call in this file, nothing is known."""
+def _is_test_file(ctx: FileContext) -> bool:
+    parts = ctx.path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -> bool:
+    """Can ``func`` run more than once per distinct purpose?
+
+    Decided from its uses in this file: calls at module level run once per import (a
+    module-level loop makes its kernels up front, which is fine), calls from ``main()``,
+    tests or memoized functions are fine, calls from other functions are as repeated as
+    those functions (followed a few levels). A function passed around or never used in
+    this file is unknown: reported when public, not when private or in a test file.
+    """
+    if _runs_once(func) or is_memoized(func, ctx):
+        return False
+    if depth > 3:
+        return True
     if not isinstance(func.parent, (nodes.Module, nodes.ClassDef)):
-        return False
-    calls = _uses_in_file(func, ctx)
-    if not calls:
-        return False
-    for use in calls:
+        # nested helper: as repeated as its enclosing function
+        outer = _enclosing_functions(func)
+        return _may_run_repeatedly(outer[-1], ctx, depth + 1) if outer else False
+    uses = _uses_in_file(func, ctx)
+    quiet_unknown = func.name.startswith("_") and not func.name.startswith("__") or _is_test_file(ctx)
+    if not uses:
+        return not quiet_unknown
+    for use in uses:
         call = use.parent
         if not (isinstance(call, nodes.Call) and call.func is use):
-            return False  # passed around: may be called anywhere
+            if _is_test_file(ctx):
+                continue  # registered with a test harness
+            return True  # passed around: may be called anywhere
         callers = _enclosing_functions(call)
         if not callers:
             continue  # module level: once per import
-        if any(_runs_once(f) for f in callers) or any(is_memoized(f, ctx) for f in callers):
+        if any(_runs_once(f) or is_memoized(f, ctx) for f in callers):
             continue
-        return False
-    return True
+        if _may_run_repeatedly(callers[-1], ctx, depth + 1):
+            return True
+    return False
 
 
 def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeNG]:
     cache = ctx.state.setdefault("WCT003", {})
-    key = ("uses", func.name)
+    key = ("uses", id(func))
     if key in cache:
         return cache[key]
     uses: list[nodes.NodeNG] = []

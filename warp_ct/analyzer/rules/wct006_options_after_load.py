@@ -282,7 +282,10 @@ class OptionsAfterLoad(Rule):
             loads = loads_in(ctx, owner)
             if not loads:
                 continue
+            saves = [n for n in flow_nodes(owner) if isinstance(n, nodes.Call) and ctx.call_name(n) == "warp.get_module_options"]
             for change, module in changes:
+                if _in_finally(change, owner) or any(precedes(s, change) for s in saves):
+                    continue  # save ... restore: putting the old options back, not churn
                 load = loaded_before(loads, module, change)
                 if load is None:
                     continue
@@ -291,6 +294,15 @@ class OptionsAfterLoad(Rule):
                     f"The options of {describe(ctx, module)} change after {load.what}: the module gets a new "
                     "hash and is built again at its next launch. Set the options before the first launch.",
                 )
+
+
+def _in_finally(node: nodes.NodeNG, owner: nodes.NodeNG) -> bool:
+    child, current = node, node.parent
+    while current is not None and current is not owner:
+        if isinstance(current, nodes.Try) and child in current.finalbody:
+            return True
+        child, current = current, current.parent
+    return False
 
 
 def _option_changes(ctx: FileContext, owner: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
