@@ -1,0 +1,406 @@
+"""End to end: a real `warp-ct serve` subprocess over stdio, driven with the client
+capabilities of VS Code (UTF-16 positions) and of Neovim 0.11 (offers UTF-8)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path
+from pytest_lsp import LanguageClient, client_capabilities
+
+from tests.server.helpers import (
+    CLIENTS,
+    apply_workspace_edit,
+    change_doc,
+    close_doc,
+    config,
+    encoding_of,
+    mark,
+    open_doc,
+    to_units,
+    wait_for,
+    wait_publish,
+)
+from warp_ct.analyzer.engine import Linter
+from warp_ct.config import Config
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+DEBOUNCE_MS = 20
+
+WCT005_LINE = '@wp.kernel(enable_backward=("é😀" == "x"), module_options={"enable_backward": False})'
+UNICODE_SOURCE = f'''import warp as wp
+
+# ünïcödé 🚀 comment
+{WCT005_LINE}
+def scale(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] * s
+'''
+
+TWO_FINDINGS = '''import warp as wp
+
+@wp.kernel(module_options={"enable_backward": False})
+def a(x: wp.array(dtype=float)):
+    x[wp.tid()] = 1.0
+
+@wp.kernel(module_options={"enable_backward": False})  # noqa: E501
+def b(x: wp.array(dtype=float)):
+    x[wp.tid()] = 2.0
+'''
+
+
+@pytest_lsp.fixture(config=config(), params=CLIENTS, scope="module")
+async def client(lsp_client: LanguageClient, request, tmp_path_factory):
+    workspace = tmp_path_factory.mktemp(f"ws-{request.param}")
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "__init__.py").write_text("")
+    params = types.InitializeParams(
+        capabilities=client_capabilities(request.param),
+        root_uri=from_fs_path(str(workspace)),
+        workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(workspace)), name="ws")],
+        initialization_options={"debounceMs": DEBOUNCE_MS, "someClientKey": "ignored"},
+    )
+    lsp_client.init_result = await lsp_client.initialize_session(params)  # type: ignore[attr-defined]
+    lsp_client.workspace = workspace  # type: ignore[attr-defined]
+    lsp_client.client_name = request.param  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _uri(client: LanguageClient, name: str) -> str:
+    path = client.workspace / name  # type: ignore[attr-defined]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return from_fs_path(str(path))
+
+
+def _wct005(diagnostics) -> list[types.Diagnostic]:
+    return [d for d in diagnostics if d.code == "WCT005"]
+
+
+def _clean_for(text: str, code: str) -> bool:
+    ast.parse(text)
+    result = Linter(Config()).lint_text("/tmp/check_fixed.py", text)
+    return not [f for f in result.findings if f.rule == code]
+
+
+async def _actions(client, uri, rng, diagnostics=(), only=None):
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=rng,
+            context=types.CodeActionContext(diagnostics=list(diagnostics), only=only),
+        )
+    )
+
+
+# ---------------------------------------------------------------------- initialize
+async def test_capabilities_and_encoding(client: LanguageClient):
+    caps = client.init_result.capabilities  # type: ignore[attr-defined]
+    assert client.init_result.server_info.name == "warp-ct"  # type: ignore[attr-defined]
+    expected = "utf-8" if client.client_name == "neovim" else "utf-16"  # type: ignore[attr-defined]
+    assert encoding_of(client) == expected
+    assert set(caps.execute_command_provider.commands) >= {"warp-ct.measure", "warp-ct.lintWorkspace"}
+    kinds = caps.code_action_provider.code_action_kinds
+    assert "quickfix" in kinds and "source.fixAll.warp-ct" in kinds
+    assert caps.hover_provider and caps.code_lens_provider is not None
+
+
+# ---------------------------------------------------------------------- diagnostics
+async def test_diagnostics_exact_range_after_non_ascii(client: LanguageClient):
+    uri = _uri(client, "unicode_kernel.py")
+    diagnostics = _wct005(await open_doc(client, uri, UNICODE_SOURCE))
+    assert len(diagnostics) == 1
+    d = diagnostics[0]
+    encoding = encoding_of(client)
+    start_char = WCT005_LINE.index("module_options")
+    end_char = WCT005_LINE.index("})") + 1
+    assert d.range == types.Range(
+        start=types.Position(line=3, character=to_units(WCT005_LINE, start_char, encoding)),
+        end=types.Position(line=3, character=to_units(WCT005_LINE, end_char, encoding)),
+    )
+    # the emoji and accents really shift the column in UTF-16 / UTF-8
+    assert d.range.start.character != start_char
+    assert d.source == "warp-ct"
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.code_description is not None and d.code_description.href.endswith("WCT005.md")
+    assert d.data["name"] == "module-options-without-unique"
+    assert d.data["fixes"] and d.data["fixes"][0]["edits"]
+    close_doc(client, uri)
+
+
+async def test_close_clears_diagnostics(client: LanguageClient):
+    uri = _uri(client, "closing.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    start = mark(client)
+    close_doc(client, uri)
+    published = await wait_publish(client, uri, after=start)
+    assert list(published.diagnostics) == []
+
+
+async def test_change_relints_with_version(client: LanguageClient):
+    uri = _uri(client, "changing.py")
+    assert len(_wct005(await open_doc(client, uri, TWO_FINDINGS))) == 2
+    fixed = TWO_FINDINGS.replace("@wp.kernel(module_options", '@wp.kernel(module="unique", module_options', 1)
+    assert len(_wct005(await change_doc(client, uri, fixed, version=2))) == 1
+    close_doc(client, uri)
+
+
+async def test_burst_of_edits_is_coalesced(client: LanguageClient):
+    uri = _uri(client, "burst.py")
+    await open_doc(client, uri, TWO_FINDINGS)
+    start = mark(client)
+    edits = 1000
+    for version in range(2, edits + 2):
+        await change_doc(client, uri, TWO_FINDINGS + f"\n# edit {version}\n", version=version, wait=False)
+    last = await wait_publish(client, uri, after=start, version=edits + 1)
+    assert len(_wct005(last.diagnostics)) == 2
+    published = [p for _t, p in client.published[start:] if p.uri == uri]  # type: ignore[attr-defined]
+    # the protocol loop reads edits faster than the debounce: a handful of analyses, not 1,000
+    assert len(published) <= 25, len(published)
+    versions = [p.version for p in published]
+    assert versions == sorted(versions)  # never an older version after a newer one
+    close_doc(client, uri)
+
+
+# ---------------------------------------------------------------------- code actions
+async def test_quick_fix_makes_code_clean(client: LanguageClient):
+    uri = _uri(client, "quickfix.py")
+    diagnostics = _wct005(await open_doc(client, uri, UNICODE_SOURCE))
+    actions = await _actions(client, uri, diagnostics[0].range, diagnostics)
+    fixes = [a for a in actions if a.kind == "quickfix" and not a.title.startswith("Disable")]
+    assert fixes, [a.title for a in actions]
+    assert fixes[0].is_preferred
+    for action in fixes:
+        fixed = apply_workspace_edit(UNICODE_SOURCE, action.edit, uri, encoding_of(client))
+        assert 'module="unique", module_options' in fixed
+        assert _clean_for(fixed, "WCT005")
+    # and the server agrees after the edit
+    fixed = apply_workspace_edit(UNICODE_SOURCE, fixes[0].edit, uri, encoding_of(client))
+    assert not _wct005(await change_doc(client, uri, fixed, version=2))
+    close_doc(client, uri)
+
+
+async def test_suppress_action_adds_and_merges_noqa(client: LanguageClient):
+    uri = _uri(client, "suppress.py")
+    diagnostics = _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    assert len(diagnostics) == 2
+    encoding = encoding_of(client)
+    text = TWO_FINDINGS
+    version = 1
+    for diagnostic in sorted(diagnostics, key=lambda d: d.range.start.line, reverse=True):
+        actions = await _actions(client, uri, diagnostic.range, [diagnostic])
+        suppress = [a for a in actions if a.title == "Disable WCT005 for this line"]
+        assert len(suppress) == 1
+        text = apply_workspace_edit(text, suppress[0].edit, uri, encoding)
+    lines = text.splitlines()
+    assert lines[2].endswith("  # noqa: WCT005")
+    assert lines[6].endswith("# noqa: E501, WCT005")  # merged into the existing comment
+    version += 1
+    assert not _wct005(await change_doc(client, uri, text, version=version))
+    close_doc(client, uri)
+
+
+async def test_fix_all(client: LanguageClient):
+    uri = _uri(client, "fixall.py")
+    assert len(_wct005(await open_doc(client, uri, TWO_FINDINGS))) == 2
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+    actions = await _actions(client, uri, whole, only=["source.fixAll"])
+    assert [a.kind for a in actions] == ["source.fixAll.warp-ct"]
+    fixed = apply_workspace_edit(TWO_FINDINGS, actions[0].edit, uri, encoding_of(client))
+    assert fixed.count('module="unique"') == 2
+    assert _clean_for(fixed, "WCT005")
+    assert not _wct005(await change_doc(client, uri, fixed, version=2))
+    # nothing left to fix -> no action
+    assert not await _actions(client, uri, whole, only=["source.fixAll.warp-ct"])
+    close_doc(client, uri)
+
+
+async def test_every_rule_example_quick_fix(client: LanguageClient):
+    """Every rule's documented bad example: each offered quick fix yields code that is clean
+    for that rule and still parses (rules added later are covered automatically)."""
+    from warp_ct.analyzer.rules import all_rules
+
+    encoding = encoding_of(client)
+    checked = 0
+    for rule in all_rules():
+        if rule.fix_applicability is None:
+            continue
+        bad, _good = rule.examples()
+        for n, example in enumerate(bad):
+            if len(example.files) != 1:
+                continue  # multi-file examples need a project layout: covered by the analyzer tests
+            (text,) = example.files.values()
+            uri = _uri(client, f"examples/{rule.code.lower()}_{n}.py")
+            diagnostics = [d for d in await open_doc(client, uri, text) if d.code == rule.code]
+            for diagnostic in diagnostics:
+                actions = await _actions(client, uri, diagnostic.range, [diagnostic])
+                for action in actions:
+                    if action.kind != "quickfix" or action.title.startswith("Disable"):
+                        continue
+                    fixed = apply_workspace_edit(text, action.edit, uri, encoding)
+                    ast.parse(fixed)
+                    result = Linter(Config()).lint_text(f"/tmp/{rule.code}_fixed.py", fixed)
+                    remaining = [f for f in result.findings if f.rule == rule.code]
+                    # the fixed finding is gone (an example may hold several findings of the rule)
+                    assert len(remaining) < len(diagnostics), (rule.code, action.title, fixed)
+                    checked += 1
+            close_doc(client, uri)
+    assert checked >= 1
+
+
+# ---------------------------------------------------------------------- hover
+async def test_hover_on_diagnostic_and_noqa(client: LanguageClient):
+    uri = _uri(client, "hover.py")
+    text = TWO_FINDINGS.replace("# noqa: E501", "# noqa: E501, WCT005")
+    diagnostics = _wct005(await open_doc(client, uri, text))
+    assert len(diagnostics) == 1
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=diagnostics[0].range.start)
+    )
+    assert hover is not None and "WCT005" in hover.contents.value and "## What it does" in hover.contents.value
+    line = text.splitlines()[6]
+    column = to_units(line, line.index("WCT005") + 2, encoding_of(client))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=6, character=column))
+    )
+    assert hover is not None and hover.contents.value.startswith("# WCT005 module-options-without-unique")
+    assert hover.range.start.line == 6
+    nothing = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0))
+    )
+    assert nothing is None
+    close_doc(client, uri)
+
+
+# ---------------------------------------------------------------------- settings
+async def test_configuration_change_relints(client: LanguageClient):
+    uri = _uri(client, "config_change.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"warpCt": {"ignore": ["WCT005"], "debounceMs": DEBOUNCE_MS}}))
+    published = await wait_publish(client, uri, after=start)
+    assert not _wct005(published.diagnostics)
+
+    # a bad value is refused with a warning, the previous settings stay
+    start_messages = len(client.messages)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"warpCt": {"select": ["NOPE1"]}}))
+    await wait_for(lambda: len(client.messages) > start_messages, what="a showMessage warning")
+    assert client.messages[-1].type == types.MessageType.Warning and "NOPE1" in client.messages[-1].message
+    assert not _wct005(await change_doc(client, uri, TWO_FINDINGS + "\n", version=2))
+
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ignore": [], "severity": {"WCT005": "hint"}, "debounceMs": DEBOUNCE_MS}))
+    published = await wait_publish(client, uri, after=start)
+    found = _wct005(published.diagnostics)
+    assert found and all(d.severity == types.DiagnosticSeverity.Hint for d in found)
+
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"severity": {}, "debounceMs": DEBOUNCE_MS}))
+    published = await wait_publish(client, uri, after=start)
+    assert all(d.severity == types.DiagnosticSeverity.Error for d in _wct005(published.diagnostics))
+    close_doc(client, uri)
+
+
+async def test_pyproject_change_relints(client: LanguageClient):
+    uri = _uri(client, "pyproject_user.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    pyproject = client.workspace / "pyproject.toml"  # type: ignore[attr-defined]
+    start = mark(client)
+    pyproject.write_text('[tool.warp-ct]\nignore = ["WCT005"]\n')
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=from_fs_path(str(pyproject)), type=types.FileChangeType.Created)])
+    )
+    published = await wait_for(
+        lambda: next((p for _t, p in client.published[start:] if p.uri == uri and not _wct005(p.diagnostics)), None),  # type: ignore[attr-defined]
+        what="re-lint after pyproject change",
+    )
+    assert published is not None
+    # removed again, without any notification: the server's poll notices it
+    start = mark(client)
+    pyproject.unlink()
+    await wait_for(
+        lambda: next((p for _t, p in client.published[start:] if p.uri == uri and _wct005(p.diagnostics)), None),  # type: ignore[attr-defined]
+        timeout=15,
+        what="re-lint after pyproject removal",
+    )
+    close_doc(client, uri)
+
+
+async def test_lint_on_change_off(client: LanguageClient):
+    uri = _uri(client, "on_save.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"lintOnChange": False, "debounceMs": DEBOUNCE_MS}))
+    await wait_publish(client, uri, after=start, version=1)  # the re-lint for the new settings
+    start = mark(client)
+    fixed = TWO_FINDINGS.replace("module_options", 'module="unique", module_options')
+    await change_doc(client, uri, fixed, version=2, wait=False)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    published = await wait_publish(client, uri, after=start)
+    assert published.version == 2 and not _wct005(published.diagnostics)
+    # only the save produced diagnostics
+    assert len([p for _t, p in client.published[start:] if p.uri == uri]) == 1  # type: ignore[attr-defined]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"lintOnChange": True, "debounceMs": DEBOUNCE_MS}))
+    close_doc(client, uri)
+
+
+# ---------------------------------------------------------------------- commands and robustness
+async def test_lint_workspace_command(client: LanguageClient):
+    workspace: Path = client.workspace  # type: ignore[attr-defined]
+    closed = workspace / "pkg" / "closed_module.py"
+    closed.write_text(TWO_FINDINGS)
+    (workspace / "build").mkdir(exist_ok=True)
+    (workspace / "build" / "excluded.py").write_text(TWO_FINDINGS)
+    start = mark(client)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="warp-ct.lintWorkspace"))
+    assert result["files"] >= 2 and result["findings"] >= 2
+    published = await wait_publish(client, from_fs_path(str(closed)), after=start)
+    assert len(_wct005(published.diagnostics)) == 2
+    assert not [p for _t, p in client.published[start:] if p.uri.endswith("excluded.py")]  # type: ignore[attr-defined]
+    closed.unlink()
+
+
+async def test_malformed_requests_get_errors_and_server_survives(client: LanguageClient):
+    for method, params in [
+        ("textDocument/hover", {"textDocument": 5}),
+        ("textDocument/codeAction", {"textDocument": {"uri": "file:///x.py"}, "range": "nope"}),
+    ]:
+        with pytest.raises(JsonRpcException):
+            await _raw_request(client, method, params)
+    with pytest.raises(JsonRpcException):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(command="warp-ct.measure", arguments=[42]))
+    with pytest.raises(JsonRpcException):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(command="warp-ct.noSuchCommand"))
+    # no command configured: a clean ok=false answer
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="warp-ct.measure", arguments=[None, None, None]))
+    assert result["ok"] is False and "probeCommand" in result["summary"]
+    # still alive and analysing
+    uri = _uri(client, "alive.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    close_doc(client, uri)
+
+
+async def _raw_request(client: LanguageClient, method: str, params):
+    """Send a request exactly as given (the typed client would refuse to serialize it)."""
+    import uuid
+    from concurrent.futures import Future
+
+    msg_id = str(uuid.uuid4())
+    future: Future = Future()
+    client.protocol._request_futures[msg_id] = future
+    client.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    return await asyncio.wait_for(asyncio.wrap_future(future), 10)
+
+
+async def test_unknown_document_requests_are_harmless(client: LanguageClient):
+    uri = _uri(client, "never_opened.py")
+    assert await _actions(client, uri, types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))) is None
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert list(lenses) == []

@@ -1,0 +1,71 @@
+"""Findings -> LSP diagnostics (push model), in the client's position units."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from lsprotocol import types
+
+from warp_ct.analyzer.model import Finding, Severity
+from warp_ct.analyzer.rules import get_rule
+from warp_ct.server.positions import Converter
+
+SOURCE = "warp-ct"
+MEASURED_CODE = "WCT-measured"
+
+SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def docs_url(code: str) -> str | None:
+    rule = get_rule(code)
+    return rule.docs_url() if rule is not None else None
+
+
+def message_of(finding: Finding) -> str:
+    if not finding.evidence:
+        return finding.message
+    return f"{finding.message} (confirmed: {'; '.join(e.summary for e in finding.evidence)})"
+
+
+def to_diagnostic(finding: Finding, conv: Converter) -> types.Diagnostic:
+    href = docs_url(finding.rule)
+    data: dict = {"fixes": [fix.to_dict() for fix in finding.fixes], "name": finding.name}
+    if finding.evidence:
+        data["evidence"] = [e.to_dict() for e in finding.evidence]
+        data["confirmed"] = True
+    return types.Diagnostic(
+        range=conv.range(finding.range),
+        message=message_of(finding),
+        severity=SEVERITY.get(finding.severity, types.DiagnosticSeverity.Warning),
+        code=finding.rule,
+        code_description=types.CodeDescription(href=href) if href else None,
+        source=SOURCE,
+        data=data,
+    )
+
+
+def to_diagnostics(findings: Iterable[Finding], conv: Converter) -> list[types.Diagnostic]:
+    return [to_diagnostic(f, conv) for f in findings]
+
+
+def measured_diagnostic(line0: int, message: str, conv: Converter, data: dict) -> types.Diagnostic:
+    """An Information diagnostic on a kernel definition line, from a probe measurement."""
+    text = conv.line(line0)
+    start = len(text) - len(text.lstrip())
+    rng = types.Range(
+        start=types.Position(line=line0, character=conv.position_for(line0, start)),
+        end=types.Position(line=line0, character=conv.position_for(line0, len(text))),
+    )
+    return types.Diagnostic(
+        range=rng,
+        message=message,
+        severity=types.DiagnosticSeverity.Information,
+        code=MEASURED_CODE,
+        source=SOURCE,
+        data=data,
+    )

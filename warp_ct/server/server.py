@@ -1,0 +1,578 @@
+"""The warp-ct language server: pygls wiring, document state, and publishing.
+
+Threads: the protocol loop (pygls/asyncio) owns the document table and does all protocol
+I/O; the analysis worker (``worker.py``) owns every Linter and astroid; the measure
+thread runs the probe. Other threads reach the client only through ``call_soon``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import from_fs_path, to_fs_path
+
+from warp_ct import __version__
+from warp_ct.analyzer.engine import discover, read_source
+from warp_ct.analyzer.model import Finding
+from warp_ct.server import code_actions as actions_mod
+from warp_ct.server import hover as hover_mod
+from warp_ct.server.diagnostics import to_diagnostics
+from warp_ct.server.folders import Folders, normalize_path
+from warp_ct.server.lenses import OPEN_REPORT_COMMAND, MeasuredState
+from warp_ct.server.positions import UTF8, UTF16, Converter, normalize_encoding
+from warp_ct.server.settings import SECTION, Settings, SettingsError, parse_settings, unwrap
+from warp_ct.server.worker import Job, Worker
+
+logger = logging.getLogger("warp_ct.server")
+
+MEASURE_COMMAND = "warp-ct.measure"
+LINT_WORKSPACE_COMMAND = "warp-ct.lintWorkspace"
+ANALYSIS_TIMEOUT_S = 30.0
+
+
+@dataclass
+class Doc:
+    uri: str
+    path: str
+    text: str
+    version: int | None
+    generation: int  # changes when the document is closed and opened again
+
+
+@dataclass
+class Analysis:
+    uri: str
+    path: str
+    text: str
+    version: int | None
+    generation: int
+    findings: list[Finding]
+
+
+def _is_python(uri: str, language_id: str | None) -> bool:
+    if language_id:
+        return language_id.lower() in ("python", "py")
+    return uri.endswith((".py", ".pyi"))
+
+
+def _path_for(uri: str) -> str:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if path:
+        return path
+    # untitled:Untitled-1 and other schemes: a stable pseudo path (no project, no config above it)
+    name = uri.split(":", 1)[-1].strip("/").replace("/", "_") or "untitled"
+    return os.path.join(os.path.abspath(os.sep), "__warp_ct_untitled__", name if name.endswith(".py") else name + ".py")
+
+
+class WarpCtProtocol(LanguageServerProtocol):
+    """pygls' protocol, plus: UTF-8 positions when the client offers them (else UTF-16), and
+    an error *response* for a request whose params cannot be read (pygls 2.1 only logs it,
+    leaving the client waiting forever)."""
+
+    def structure_message(self, data: dict[str, Any]):  # type: ignore[override]
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data and "error" not in data:
+                cause = exc.__cause__
+                detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+                self._send_response(
+                    data["id"],
+                    None,
+                    types.ResponseError(code=exc.code, message=f"invalid params for {data.get('method')!r}{detail}"),
+                )
+            raise
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):  # type: ignore[override]
+        general = params.capabilities.general
+        if general is not None and general.position_encodings and UTF8 in [
+            normalize_encoding(e) for e in general.position_encodings
+        ]:
+            general.position_encodings = [types.PositionEncodingKind.Utf8]
+        return (yield from super().lsp_initialize(params))
+
+
+class WarpCtServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("warp-ct", __version__, protocol_cls=WarpCtProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)  # fmt: skip
+        self.settings = Settings()
+        self.docs: dict[str, Doc] = {}
+        self.results: dict[str, Analysis] = {}
+        self.encoding = UTF16
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.folders = Folders(log=lambda message: self.log(message, types.MessageType.Warning))
+        self.worker: Worker | None = None
+        self.measured = MeasuredState()
+        self.measure_task: Any = None  # warp_ct.server.measure.MeasureRun while one runs
+        self.published_closed: set[str] = set()  # URIs of closed files we published for
+        self._generations = itertools.count(1)
+        self._raw_settings: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ plumbing
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the protocol loop (from any thread)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+
+        def guarded() -> None:
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001
+                logger.exception("callback failed")
+                self._log_now(f"internal error: {type(exc).__name__}: {exc}", types.MessageType.Error)
+
+        try:
+            loop.call_soon_threadsafe(guarded)
+        except RuntimeError:  # loop closed during shutdown
+            pass
+
+    def _log_now(self, message: str, kind: types.MessageType) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # noqa: BLE001 - no transport (yet/anymore)
+            logger.warning("%s", message)
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """window/logMessage from any thread."""
+        logger.info("%s", message)
+        if self.loop is None:
+            return
+        self.call_soon(self._log_now, f"[warp-ct] {message}", kind)
+
+    def log_error(self, what: str, exc: BaseException) -> None:
+        details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.log(f"error while {what}: {type(exc).__name__}: {exc}\n{details}", types.MessageType.Error)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # Out-of-band errors (a notification handler raised, bad JSON): log, never pop up.
+        self.log_error("handling a message", error)
+
+    def show_warning(self, message: str) -> None:
+        self.log(message, types.MessageType.Warning)
+
+        def show() -> None:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"warp-ct: {message}"))
+
+        self.call_soon(show)
+
+    def capability(self, field: str, default: Any = None) -> Any:
+        return get_capability(self.client_capabilities, field, default)
+
+    # ------------------------------------------------------------------ lifecycle
+    def on_initialize(self, params: types.InitializeParams) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.encoding = normalize_encoding(self.workspace.position_encoding)
+        options = params.initialization_options
+        data = unwrap(options) if options is not None else None
+        if data:
+            try:
+                self.settings = parse_settings(data)
+                self._raw_settings = dict(data)
+            except SettingsError as exc:
+                self.show_warning(f"ignoring initializationOptions: {exc}")
+        self.worker = Worker(self._process, on_error=self.log_error, on_idle=self._check_config_files)
+        roots, settings = self.workspace_roots(), self.settings
+        self.worker.submit(lambda: self.folders.configure(roots, settings))
+        self.log(f"warp-ct {__version__} started; positions in {self.encoding}; folders: "
+                 f"{', '.join(str(r) for r in roots) or '(none)'}")  # fmt: skip
+
+    async def on_initialized(self) -> None:
+        if self.capability("workspace.did_change_watched_files.dynamic_registration", False):
+            try:
+                await self.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id="warp-ct-pyproject-watcher",
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                    watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")]
+                                ),
+                            )
+                        ]
+                    )
+                )
+            except Exception as exc:  # noqa: BLE001 - the poller still notices changes
+                self.log(f"could not register a pyproject.toml watcher: {exc}", types.MessageType.Warning)
+        if not self._raw_settings and self.capability("workspace.configuration", False):
+            await self.pull_settings()
+
+    def on_shutdown(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        run = self.measure_task
+        if run is not None:
+            run.cancel.set()
+
+    def workspace_roots(self) -> list[Path]:
+        roots = []
+        for folder in self.workspace.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                roots.append(Path(path))
+        if not roots and self.workspace.root_path:
+            roots.append(Path(self.workspace.root_path))
+        return roots
+
+    # ------------------------------------------------------------------ settings
+    async def pull_settings(self) -> None:
+        try:
+            result = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            )
+        except Exception as exc:  # noqa: BLE001
+            self.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+            return
+        data = result[0] if result else None
+        if isinstance(data, dict) and data:
+            self.apply_settings(data)
+
+    def apply_settings(self, data: dict[str, Any]) -> bool:
+        try:
+            settings = parse_settings(data)
+        except SettingsError as exc:
+            self.show_warning(f"{exc}; keeping the previous settings")
+            return False
+        self._raw_settings = dict(data)
+        self.settings = settings
+        self.reconfigure("settings changed")
+        return True
+
+    def reconfigure(self, reason: str) -> None:
+        """Rebuild every folder's config and linter on the worker, then re-lint open documents."""
+        if self.worker is None:
+            return
+        roots, settings = self.workspace_roots(), self.settings
+
+        def task() -> None:
+            self.folders.configure(roots, settings)
+            self.call_soon(self.relint_all)
+
+        self.log(f"{reason}: re-linting open documents")
+        self.worker.submit(task)
+
+    def _check_config_files(self) -> None:
+        """Worker thread: a pyproject changed on disk -> that folder's config is rebuilt."""
+        changed = self.folders.changed_configs()
+        if changed:
+            self.folders.drop(changed)
+            self.log(f"configuration changed on disk ({', '.join(str(f.root) for f in changed)}): re-linting")
+            self.call_soon(self.relint_all)
+
+    # ------------------------------------------------------------------ documents (loop thread)
+    def open_document(self, item: types.TextDocumentItem) -> None:
+        if not _is_python(item.uri, item.language_id):
+            return
+        doc = Doc(item.uri, _path_for(item.uri), item.text, item.version, next(self._generations))
+        self.docs[item.uri] = doc
+        self.schedule(doc, delay_ms=0, reason="open")
+
+    def change_document(self, params: types.DidChangeTextDocumentParams) -> None:
+        doc = self.docs.get(params.text_document.uri)
+        if doc is None:
+            return
+        document = self.workspace.get_text_document(doc.uri)
+        doc.text = document.source
+        doc.version = params.text_document.version
+        if self.settings.lint_on_change:
+            self.schedule(doc, delay_ms=self.settings.debounce_ms, reason="change")
+
+    def save_document(self, uri: str) -> None:
+        doc = self.docs.get(uri)
+        if doc is None:
+            if uri.endswith("pyproject.toml"):
+                self.reconfigure("pyproject.toml saved")
+            return
+        doc.text = self.workspace.get_text_document(uri).source
+        self.schedule(doc, delay_ms=0, reason="save")
+
+    def close_document(self, uri: str) -> None:
+        doc = self.docs.pop(uri, None)
+        if doc is None:
+            return
+        if self.worker is not None:
+            self.worker.cancel(uri)
+        self.results.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def schedule(self, doc: Doc, *, delay_ms: int, reason: str) -> None:
+        if self.worker is None:
+            return
+        now = _now()
+        self.worker.schedule(
+            Job(doc.uri, doc.path, doc.text, doc.version, doc.generation, now + delay_ms / 1000.0, reason, now)
+        )
+
+    def relint_all(self) -> None:
+        for doc in list(self.docs.values()):
+            self.schedule(doc, delay_ms=0, reason="relint")
+
+    # ------------------------------------------------------------------ analysis (worker thread)
+    def analyze(self, uri: str, path: str, text: str, version: int | None, generation: int) -> Analysis:
+        self._check_config_files()
+        folder = self.folders.folder_for(path)
+        if not folder.project_loaded:
+            count = folder.load_project()
+            if count:
+                self.log(f"project view of {folder.root}: {count} files")
+        result = folder.linter.lint_text(path, text)
+        findings = self.attach_evidence(result.findings)
+        return Analysis(uri, path, text, version, generation, findings)
+
+    def attach_evidence(self, findings: list[Finding]) -> list[Finding]:
+        report = self.measured.report
+        if report is None or not findings:
+            return findings
+        try:
+            from warp_ct.confirm import attach_evidence
+        except ImportError:
+            return findings
+        try:
+            confirmed, _unexplained = attach_evidence(findings, report)
+        except Exception as exc:  # noqa: BLE001 - evidence is a bonus, never a reason to lose findings
+            self.log_error("attaching measured evidence", exc)
+            return findings
+        return list(confirmed)
+
+    def diagnostics_for(self, analysis: Analysis) -> list[types.Diagnostic]:
+        conv = Converter(analysis.text, self.encoding)
+        return to_diagnostics(analysis.findings, conv) + self.measured.diagnostics_for(analysis.path, conv)
+
+    def _process(self, job: Job) -> None:
+        doc = self.docs.get(job.uri)
+        if doc is None or doc.generation != job.generation:
+            return  # closed meanwhile
+        analysis = self.analyze(job.uri, job.path, job.text, job.version, job.generation)
+        diagnostics = self.diagnostics_for(analysis)
+        self.call_soon(self._publish_if_current, job, analysis, diagnostics)
+
+    # ------------------------------------------------------------------ publishing (loop thread)
+    def _publish_if_current(self, job: Job, analysis: Analysis, diagnostics: list[types.Diagnostic]) -> None:
+        doc = self.docs.get(job.uri)
+        if doc is None or doc.generation != job.generation:
+            return  # closed (and maybe reopened) since
+        if self.worker is not None and self.worker.has_pending(job.uri):
+            return  # a newer version is queued: this result is stale
+        self.results[job.uri] = analysis
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=job.uri, version=job.version, diagnostics=diagnostics)
+        )
+
+    def _publish_closed(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        if uri in self.docs:
+            return  # opened meanwhile: its own analysis publishes
+        if diagnostics:
+            self.published_closed.add(uri)
+        else:
+            self.published_closed.discard(uri)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+    async def current_analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current text (re-linting on the worker if stale)."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return None
+        cached = self.results.get(uri)
+        if cached is not None and cached.version == doc.version and cached.generation == doc.generation and cached.text == doc.text:
+            return cached
+        if self.worker is None:
+            return None
+        uri_, path, text, version, generation = doc.uri, doc.path, doc.text, doc.version, doc.generation
+        future = self.worker.submit(lambda: self.analyze(uri_, path, text, version, generation))
+        analysis = await asyncio.wait_for(asyncio.wrap_future(future), ANALYSIS_TIMEOUT_S)
+        current = self.docs.get(uri)
+        if current is not None and current.generation == generation and current.version == version:
+            self.results[uri] = analysis
+        return analysis
+
+    # ------------------------------------------------------------------ requests
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        analysis = await self.current_analysis(params.text_document.uri)
+        if analysis is None:
+            return None
+        document_changes = bool(self.capability("workspace.workspace_edit.document_changes", False))
+        return actions_mod.code_actions(
+            uri=analysis.uri, version=analysis.version, text=analysis.text, findings=analysis.findings,
+            params=params, encoding=self.encoding, document_changes=document_changes,
+        )  # fmt: skip
+
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        analysis = await self.current_analysis(params.text_document.uri)
+        if analysis is None:
+            return None
+        formats = self.capability("text_document.hover.content_format", None)
+        markdown = not formats or types.MarkupKind.Markdown in formats
+        return hover_mod.hover(text=analysis.text, findings=analysis.findings, position=params.position,
+                               encoding=self.encoding, markdown=markdown)  # fmt: skip
+
+    def code_lenses(self, params: types.CodeLensParams) -> list[types.CodeLens]:
+        doc = self.docs.get(params.text_document.uri)
+        if doc is None:
+            return []
+        return self.measured.lenses_for(doc.path, Converter(doc.text, self.encoding))
+
+    async def lint_workspace(self) -> dict[str, int]:
+        if self.worker is None:
+            raise RuntimeError("the server is not initialized")
+        open_docs = {normalize_path(d.path): d for d in self.docs.values()}
+        return await asyncio.wrap_future(self.worker.submit(lambda: self._lint_workspace(open_docs)))
+
+    def _lint_workspace(self, open_docs: dict[str, Doc]) -> dict[str, int]:
+        files = findings = 0
+        for folder in self.folders.workspace_folders():
+            folder.load_project()
+            for path in discover([str(folder.root)], folder.config):
+                files += 1
+                doc = open_docs.get(normalize_path(path))
+                if doc is not None:
+                    analysis = self.analyze(doc.uri, doc.path, doc.text, doc.version, doc.generation)
+                    findings += len(analysis.findings)
+                    job = Job(doc.uri, doc.path, doc.text, doc.version, doc.generation, 0.0, "workspace")
+                    self.call_soon(self._publish_if_current, job, analysis, self.diagnostics_for(analysis))
+                    continue
+                source = read_source(path)
+                result = folder.linter.lint_source_file(source)
+                found = self.attach_evidence(result.findings)
+                findings += len(found)
+                text = source.text or ""
+                conv = Converter(text, self.encoding)
+                diagnostics = to_diagnostics(found, conv) + self.measured.diagnostics_for(path, conv)
+                self.call_soon(self._publish_closed, from_fs_path(path), diagnostics)
+        return {"files": files, "findings": findings}
+
+    def open_report(self, path: str | None) -> bool:
+        path = path or self.measured.summary_path
+        if not path:
+            return False
+        if not self.capability("window.show_document.support", False):
+            self.log(f"measurement summary: {path}")
+            return False
+        external = path.endswith(".html")
+        self.window_show_document(types.ShowDocumentParams(uri=from_fs_path(path), external=external, take_focus=True))
+        return True
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def create_server() -> WarpCtServer:
+    from warp_ct.server import measure as measure_mod
+
+    server = WarpCtServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: WarpCtServer, params: types.InitializeParams) -> None:
+        ls.on_initialize(params)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: WarpCtServer, params: types.InitializedParams) -> None:
+        await ls.on_initialized()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: WarpCtServer, params: None) -> None:
+        ls.on_shutdown()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: WarpCtServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.open_document(params.text_document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: WarpCtServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.change_document(params)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: WarpCtServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.save_document(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: WarpCtServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.close_document(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: WarpCtServer, params: types.DidChangeConfigurationParams) -> None:
+        data = unwrap(params.settings)
+        if data:
+            ls.apply_settings(data)
+        elif ls.capability("workspace.configuration", False):
+            await ls.pull_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: WarpCtServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.endswith("pyproject.toml") for change in params.changes):
+            ls.reconfigure("pyproject.toml changed")
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: WarpCtServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.reconfigure("workspace folders changed")
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=actions_mod.ADVERTISED_KINDS, resolve_provider=False),
+    )
+    async def code_action(ls: WarpCtServer, params: types.CodeActionParams):
+        return await ls.code_actions(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: WarpCtServer, params: types.HoverParams):
+        return await ls.hover(params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: WarpCtServer, params: types.CodeLensParams):
+        return ls.code_lenses(params)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(ls: WarpCtServer, params: types.WorkDoneProgressCancelParams) -> None:
+        run = ls.measure_task
+        if run is not None and run.token == params.token:
+            ls.log("measurement cancelled by the user")
+            run.cancel.set()
+
+    @server.command(MEASURE_COMMAND)
+    async def measure(ls: WarpCtServer, *args: Any):
+        return await measure_mod.measure_command(ls, list(args))
+
+    @server.command(LINT_WORKSPACE_COMMAND)
+    async def lint_workspace(ls: WarpCtServer, *args: Any):
+        return await ls.lint_workspace()
+
+    @server.command(OPEN_REPORT_COMMAND)
+    def open_report(ls: WarpCtServer, *args: Any):
+        path = args[0] if args and isinstance(args[0], str) else None
+        return {"shown": ls.open_report(path)}
+
+    return server
+
+
+def main(tcp: str | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("WARP_CT_LOG_LEVEL", "WARNING"), format="warp-ct %(levelname)s %(name)s: %(message)s")
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        try:
+            port_number = int(port)
+        except ValueError:
+            print(f"warp-ct: error: --tcp expects HOST:PORT, got {tcp!r}", file=__import__("sys").stderr)
+            return 2
+        server.start_tcp(host or "127.0.0.1", port_number)
+    else:
+        server.start_io()
+    return 0

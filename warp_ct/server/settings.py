@@ -1,0 +1,181 @@
+"""Editor settings: parsing, validation, and merging over the workspace's ``[tool.warp-ct]``.
+
+The settings object (``initializationOptions``, ``workspace/didChangeConfiguration``'s
+``settings`` either as is or wrapped as ``{"warpCt": {...}}``, or the ``warpCt`` section
+pulled with ``workspace/configuration``)::
+
+    {"select": ["WCT"], "ignore": [], "severity": {"WCT003": "error"},
+     "probeCommand": ["python", "train.py"], "samples": 3, "lintOnChange": true,
+     "targetWarpVersion": null, "debounceMs": 200}
+
+Empty values (``[]``, ``{}``, ``null``, ``""``) mean "not set": the pyproject's value stays.
+Unknown keys are ignored (clients send their own keys in the same section, e.g. an
+interpreter path); known keys with bad values raise :class:`SettingsError`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from warp_ct.config import Config, ConfigError, config_from_mapping, load_config
+
+SECTION = "warpCt"
+DEFAULT_DEBOUNCE_MS = 200
+DEFAULT_SAMPLES = 3
+_MAX_DEBOUNCE_MS = 10_000
+
+
+class SettingsError(ValueError):
+    """A setting with a bad value; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, str], ...] = ()
+    probe_command: tuple[str, ...] = ()
+    samples: int = DEFAULT_SAMPLES
+    lint_on_change: bool = True
+    target_warp_version: str | None = None
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def analyzer_mapping(self) -> dict[str, Any]:
+        """The ``[tool.warp-ct]``-shaped overrides these settings make (only those set)."""
+        mapping: dict[str, Any] = {}
+        if self.select:
+            mapping["select"] = list(self.select)
+        if self.ignore:
+            mapping["ignore"] = list(self.ignore)
+        if self.severity:
+            mapping["severity"] = dict(self.severity)
+        if self.target_warp_version:
+            mapping["target-warp-version"] = self.target_warp_version
+        return mapping
+
+
+def unwrap(value: Any) -> dict[str, Any] | None:
+    """The settings object inside a didChangeConfiguration payload (None when absent)."""
+    if not isinstance(value, dict):
+        return None
+    for key in (SECTION, "warp-ct", "warp_ct"):
+        inner = value.get(key)
+        if isinstance(inner, dict):
+            return inner
+    return value
+
+
+def _string_list(value: Any, key: str, *, upper: bool = False) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [v for v in re.split(r"[\s,]+", value) if v]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"setting {key!r} must be a list of strings, got {value!r}")
+    items = tuple(v.strip() for v in value if v.strip())
+    return tuple(v.upper() for v in items) if upper else items
+
+
+def parse_settings(data: dict[str, Any] | None, base: Settings | None = None) -> Settings:
+    """Settings from a client mapping; keys absent from ``data`` keep ``base``'s values."""
+    base = base or Settings()
+    if data is None:
+        return base
+    if not isinstance(data, dict):
+        raise SettingsError(f"settings must be an object, got {type(data).__name__}")
+    values: dict[str, Any] = {
+        "select": base.select,
+        "ignore": base.ignore,
+        "severity": base.severity,
+        "probe_command": base.probe_command,
+        "samples": base.samples,
+        "lint_on_change": base.lint_on_change,
+        "target_warp_version": base.target_warp_version,
+        "debounce_ms": base.debounce_ms,
+    }
+    for key, value in data.items():
+        if key == "select":
+            values["select"] = _string_list(value, key, upper=True)
+        elif key == "ignore":
+            values["ignore"] = _string_list(value, key, upper=True)
+        elif key == "severity":
+            if value is None:
+                values["severity"] = ()
+                continue
+            if not isinstance(value, dict):
+                raise SettingsError(f"setting 'severity' must be an object of code -> level, got {value!r}")
+            levels = []
+            for code, level in value.items():
+                if not isinstance(level, str):
+                    raise SettingsError(f"setting 'severity.{code}' must be a string, got {level!r}")
+                levels.append((str(code).upper(), level))
+            values["severity"] = tuple(levels)
+        elif key == "probeCommand":
+            if isinstance(value, str):
+                import shlex
+
+                value = shlex.split(value)
+            values["probe_command"] = _string_list(value, key)
+        elif key == "samples":
+            if value is None:
+                values["samples"] = DEFAULT_SAMPLES
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value or value < 1:
+                raise SettingsError(f"setting 'samples' must be a positive integer, got {value!r}")
+            values["samples"] = int(value)
+        elif key == "lintOnChange":
+            if value is None:
+                values["lint_on_change"] = True
+                continue
+            if not isinstance(value, bool):
+                raise SettingsError(f"setting 'lintOnChange' must be true or false, got {value!r}")
+            values["lint_on_change"] = value
+        elif key == "targetWarpVersion":
+            if value in (None, ""):
+                values["target_warp_version"] = None
+                continue
+            if not isinstance(value, str) or not re.fullmatch(r"\d+(\.\d+){0,2}", value.strip()):
+                raise SettingsError(f"setting 'targetWarpVersion' must be a version like \"1.16\", got {value!r}")
+            values["target_warp_version"] = value.strip()
+        elif key == "debounceMs":
+            if value is None:
+                values["debounce_ms"] = DEFAULT_DEBOUNCE_MS
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_DEBOUNCE_MS:
+                raise SettingsError(f"setting 'debounceMs' must be a number of milliseconds (0-{_MAX_DEBOUNCE_MS}), got {value!r}")
+            values["debounce_ms"] = int(value)
+        # any other key belongs to the client (interpreter path, trace level...): ignored
+    settings = Settings(**values, raw=dict(data))
+    # Validate the analyzer part now, so a bad code is rejected when the setting arrives.
+    try:
+        config_from_mapping(settings.analyzer_mapping(), origin="editor settings", root=Path.cwd())
+    except ConfigError as exc:
+        raise SettingsError(str(exc).replace("[tool.warp-ct]", "the editor settings")) from None
+    return settings
+
+
+def build_config(root: Path, settings: Settings) -> tuple[Config, list[str]]:
+    """The folder's ``[tool.warp-ct]`` with the editor settings on top, and any problems.
+
+    A broken pyproject is reported and replaced by the defaults; settings were validated
+    when they arrived.
+    """
+    problems: list[str] = []
+    try:
+        base = load_config(root)
+    except ConfigError as exc:
+        problems.append(f"{exc}; using the default configuration")
+        base = Config(root=root)
+    mapping = settings.analyzer_mapping()
+    if not mapping:
+        return base, problems
+    try:
+        config = config_from_mapping(mapping, origin="editor settings", root=base.root, base=base)
+    except ConfigError as exc:  # validated earlier; kept for safety
+        problems.append(str(exc))
+        return base, problems
+    return config, problems
