@@ -68,7 +68,7 @@ def test_exit_codes_and_output_in_a_subprocess(tmp_path):
 
 def test_lint_path_never_imports_pygls_lsprotocol_or_warp(tmp_path):
     (tmp_path / "bad.py").write_text(WCT005_SOURCE)
-    (tmp_path / "broken.py").write_text("import warp as wp\ndef f(:\n")
+    (tmp_path / "broken.py").write_text("import warp as wp\ndef f(:\n@wp.kernel(module_options={})\n")
     script = textwrap.dedent(
         """
         import sys

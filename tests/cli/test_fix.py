@@ -51,12 +51,13 @@ def test_fix_writes_atomically_through_os_replace(cli, project, monkeypatch):
     real_replace = os.replace
 
     def spy(src, dst):
-        calls.append((os.path.dirname(os.path.abspath(src)), os.path.basename(src), dst))
-        assert os.path.exists(src) and open(src).read() == FIXED_WCT005_SOURCE
+        if os.path.basename(dst) == "bad.py":
+            calls.append((os.path.dirname(os.path.abspath(src)), os.path.basename(src), dst))
+            assert os.path.exists(src) and open(src).read() == FIXED_WCT005_SOURCE
         return real_replace(src, dst)
 
     monkeypatch.setattr(lint_command.os, "replace", spy)
-    cli("lint", "--fix", "bad.py")
+    cli("lint", "--fix", "--no-cache", "bad.py")
     assert len(calls) == 1
     directory, tmp_name, dst = calls[0]
     assert directory == str(project.root) and tmp_name.startswith(".bad.py.")
@@ -70,7 +71,7 @@ def test_failed_write_leaves_the_file_and_no_temp(cli, project, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(lint_command.os, "replace", fail)
-    run = cli("lint", "--fix", "bad.py")
+    run = cli("lint", "--fix", "--no-cache", "bad.py")
     assert target.read_text() == WCT005_SOURCE
     assert "bad.py: note: fix not written: No space left on device" in run.err
     assert run.rc == 1

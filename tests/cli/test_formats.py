@@ -98,7 +98,7 @@ def test_json_output_is_byte_for_byte_deterministic(cli, two_files):
 
 
 def test_sarif_validates_against_the_official_schema(cli, two_files):
-    two_files.write("pkg/broken.py", "import warp as wp\ndef f(:\n")
+    two_files.write("pkg/broken.py", "import warp as wp\ndef f(:\n@wp.kernel(module_options={})\n")
     two_files.write("pkg/blob.py", b"\x00\x01binary")
     run = cli("lint", "--output-format", "sarif", "pkg")
     assert run.rc == 1

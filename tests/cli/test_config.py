@@ -1,0 +1,119 @@
+"""[tool.warp-ct] in pyproject.toml, CLI precedence, per-file-ignores, exclusions, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from warp_ct.config import Config
+
+from .conftest import WCT005_SOURCE
+
+
+def _codes(run) -> list[tuple[str, str]]:
+    return [(f["path"], f["code"]) for f in json.loads(run.out)["findings"]]
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('select = "WCT" x', "invalid TOML"),
+        ('select = ["E501"]', "key 'select': 'E501' is not a rule code or prefix"),
+        ("ignore = 3", "key 'ignore' must be a list of strings"),
+        ("colour = true", "unknown key 'colour'"),
+        ('severity = { WCT005 = "loud" }', "key 'severity'['WCT005']: unknown severity 'loud'"),
+        ('per-file-ignores = ["x"]', "key 'per-file-ignores' must be a table"),
+        ('target-warp-version = "one"', "key 'target-warp-version' must be a version string"),
+    ],
+)
+def test_bad_config_is_a_clear_error_naming_file_and_key(cli, project, toml, message):
+    project.write("pyproject.toml", f"[tool.warp-ct]\n{toml}\n")
+    project.write("mod.py", WCT005_SOURCE)
+    run = cli("lint", "mod.py")
+    assert run.rc == 2
+    assert run.err.startswith("warp-ct: error: ") and "pyproject.toml" in run.err and message in run.err, run.err
+    assert run.err.count("\n") == 1 and "Traceback" not in run.err
+    assert run.out == ""
+
+
+def test_config_is_found_from_the_first_path(cli, project):
+    project.write("sub/pyproject.toml", '[tool.warp-ct]\nignore = ["WCT005"]\n')
+    project.write("sub/mod.py", WCT005_SOURCE)
+    assert cli("lint", "sub").rc == 0
+    assert cli("lint", "sub/mod.py").rc == 0
+
+
+def test_explicit_config_option(cli, project):
+    project.write("conf/pyproject.toml", '[tool.warp-ct]\nignore = ["WCT005"]\n')
+    project.write("mod.py", WCT005_SOURCE)
+    assert cli("lint", "mod.py").rc == 1
+    assert cli("lint", "--config", "conf/pyproject.toml", "mod.py").rc == 0
+
+
+def test_cli_flags_win_over_the_config(cli, project):
+    project.write("pyproject.toml", '[tool.warp-ct]\nignore = ["WCT005"]\n')
+    project.write("mod.py", WCT005_SOURCE)
+    assert cli("lint", "mod.py").rc == 0
+    assert cli("lint", "--select", "WCT005", "mod.py").rc == 1
+    assert cli("lint", "--extend-select", "WCT005", "mod.py").rc == 1
+    project.write("pyproject.toml", '[tool.warp-ct]\nselect = ["WCT005"]\n')
+    assert cli("lint", "mod.py").rc == 1
+    assert cli("lint", "--ignore", "WCT0", "mod.py").rc == 0
+    assert cli("lint", "--select", "WCT001", "mod.py").rc == 0
+    assert cli("lint", "--select", "WCT", "--ignore", "WCT005", "mod.py").rc == 0
+    assert cli("lint", "--select", "WCT005", "--ignore", "WCT0", "mod.py").rc == 1  # more specific wins
+
+
+def test_cli_selection_layers_like_ruff():
+    codes = ("WCT001", "WCT003", "WCT005")
+    base = Config(select=("WCT",), ignore=("WCT003",))
+    enabled = lambda c: [code for code in codes if c.is_enabled(code)]  # noqa: E731
+    assert enabled(base) == ["WCT001", "WCT005"]
+    assert enabled(base.with_cli_selection(codes, select=("WCT00",))) == list(codes)
+    assert enabled(base.with_cli_selection(codes, extend_select=("WCT003",))) == list(codes)
+    assert enabled(base.with_cli_selection(codes, ignore=("WCT001",))) == ["WCT005"]
+    assert enabled(base.with_cli_selection(codes, select=("WCT005",), ignore=("WCT005",))) == []
+    assert base.with_cli_selection(codes) is base
+
+
+def test_per_file_ignores_globs_relative_to_the_config_root(cli, project):
+    project.write(
+        "pyproject.toml",
+        '[tool.warp-ct]\n[tool.warp-ct.per-file-ignores]\n"tests/*" = ["WCT005"]\n"legacy_*.py" = ["WCT"]\n',
+    )
+    project.write("tests/test_a.py", WCT005_SOURCE)
+    project.write("pkg/legacy_b.py", WCT005_SOURCE)
+    project.write("pkg/c.py", WCT005_SOURCE)
+    run = cli("lint", "--output-format", "json", ".")
+    assert _codes(run) == [("pkg/c.py", "WCT005")]
+    # Run from a subdirectory: globs stay relative to the pyproject's folder.
+    import os
+
+    os.chdir(project.root / "tests")
+    assert cli("lint", ".").rc == 0
+
+
+def test_severity_override(cli, project):
+    project.write("pyproject.toml", '[tool.warp-ct]\nseverity = { WCT005 = "info" }\n')
+    project.write("mod.py", WCT005_SOURCE)
+    run = cli("lint", "--output-format", "github", "mod.py")
+    assert run.out.startswith("::notice ")
+
+
+def test_exclude_applies_to_directory_walks_only(cli, project):
+    project.write("pyproject.toml", '[tool.warp-ct]\nextend-exclude = ["generated"]\n')
+    project.write("generated/mod.py", WCT005_SOURCE)
+    project.write("build/mod.py", WCT005_SOURCE)  # a default exclusion
+    project.write("src/mod.py", WCT005_SOURCE)
+    assert _codes(cli("lint", "--output-format", "json", ".")) == [("src/mod.py", "WCT005")]
+    assert cli("lint", "generated/mod.py").rc == 1  # named explicitly: linted
+    assert cli("lint", "--force-exclude", "generated/mod.py").rc == 0  # what the pre-commit hook passes
+    project.write("pyproject.toml", '[tool.warp-ct]\nexclude = ["src"]\n')  # replaces the defaults
+    assert _codes(cli("lint", "--output-format", "json", ".")) == [("build/mod.py", "WCT005"), ("generated/mod.py", "WCT005")]
+
+
+def test_stdin_filename_selects_per_file_ignores(cli, project):
+    project.write("pyproject.toml", '[tool.warp-ct.per-file-ignores]\n"tests/*" = ["WCT005"]\n')
+    assert cli("lint", "--stdin-filename", "tests/x.py", stdin=WCT005_SOURCE).rc == 0
+    assert cli("lint", "--stdin-filename", "src/x.py", stdin=WCT005_SOURCE).rc == 1
