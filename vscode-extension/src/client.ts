@@ -3,10 +3,18 @@ import {
   LanguageClient,
   State,
   TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+  WorkDoneProgressCreateRequest,
+  type ProgressToken,
+  type WorkDoneProgressBegin,
+  type WorkDoneProgressEnd,
+  type WorkDoneProgressReport,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
-import type { ClientFactory, ClientSpec, ClientState, LanguageClientLike } from './seams';
+import type { ClientFactory, ClientSpec, ClientState, LanguageClientLike, ServerProgress } from './seams';
 
 export function serverOptions(spec: ClientSpec): ServerOptions {
   return {
@@ -45,6 +53,38 @@ function toState(state: State): ClientState {
 /** The production factory: a vscode-languageclient `LanguageClient` behind the small `LanguageClientLike` seam. */
 export const createLanguageClient: ClientFactory = (spec) => {
   const client = new LanguageClient(spec.id, spec.name, serverOptions(spec), clientOptions(spec));
+  const progress = new vscode.EventEmitter<ServerProgress>();
+  const progressListeners = new Map<ProgressToken, vscode.Disposable>();
+  // Replaces vscode-languageclient's own handler, which shows the progress in the status bar without
+  // a way to cancel it. Features initialise in registration order, so this one runs after the built-in one.
+  const takeOverProgress = () =>
+    client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+      progressListeners.get(token)?.dispose();
+      const listener = client.onProgress(
+        WorkDoneProgress.type,
+        token,
+        (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
+          progress.fire({ token, ...value });
+          if (value.kind === 'end') {
+            progressListeners.get(token)?.dispose();
+            progressListeners.delete(token);
+          }
+        },
+      );
+      progressListeners.set(token, listener);
+    });
+  const feature: StaticFeature = {
+    fillClientCapabilities: () => undefined,
+    getState: () => ({ kind: 'static' }),
+    initialize: () => {
+      takeOverProgress();
+    },
+    clear: () => {
+      for (const d of progressListeners.values()) d.dispose();
+      progressListeners.clear();
+    },
+  };
+  client.registerFeature(feature);
   const wrapped: LanguageClientLike = {
     start: () => client.start(),
     stop: () => client.stop(),
@@ -52,6 +92,10 @@ export const createLanguageClient: ClientFactory = (spec) => {
       client.sendRequest<R>(method, params, token),
     onDidChangeState: (listener) => client.onDidChangeState((e) => listener(toState(e.newState))),
     isRunning: () => client.isRunning(),
+    onServerProgress: (listener) => progress.event(listener),
+    cancelServerProgress: (token) => {
+      void client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+    },
   };
   return wrapped;
 };

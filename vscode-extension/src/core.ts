@@ -2,7 +2,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { joinCommandLine, quoteArg, splitCommandLine } from './argv';
 import { onPythonInterpreterChange, resolveInterpreter, type Interpreter } from './interpreter';
-import type { ClientState, Dependencies, LanguageClientLike } from './seams';
+import type { ClientState, Dependencies, LanguageClientLike, ProgressToken, ServerProgress } from './seams';
 import { readSettings, SECTION, type WarpCtSettings } from './settings';
 
 export const COMMANDS = {
@@ -29,14 +29,18 @@ export const STATE_KEYS = {
 export const SERVER_ARGS = ['-m', 'warp_ct', 'serve'];
 export const INSTALL_PACKAGE = 'warp-ct';
 
+/** What `warp-ct.measure` returns (optional fields may also be null). */
 export interface MeasureResult {
   ok: boolean;
   summary: string;
-  coldWallS?: number;
-  warmWallS?: number;
-  jsonPath?: string;
-  htmlPath?: string;
+  coldWallS?: number | null;
+  warmWallS?: number | null;
+  jsonPath?: string | null;
+  htmlPath?: string | null;
+  summaryPath?: string | null;
   diagnoses?: string[];
+  cancelled?: boolean;
+  exitCode?: number | null;
 }
 
 export interface LintWorkspaceResult {
@@ -90,6 +94,12 @@ export class WarpCtExtension implements vscode.Disposable {
   private stateDetail = '';
   private measuring = false;
   private lastMeasurement: MeasureResult | undefined;
+  /** Server progress shown in the status bar (outside measurements). */
+  private readonly progressWindows = new Map<ProgressToken, { report(message?: string): void; done(): void }>();
+  /** While measuring: where the server's progress goes (the cancellable notification). */
+  private measureSink:
+    | { report(value: { message?: string; increment?: number }): void; lastPercentage: number; tokens: Set<ProgressToken> }
+    | undefined;
   /** Serialises start/stop/restart. */
   private lifecycle: Promise<unknown> = Promise.resolve();
 
@@ -207,6 +217,7 @@ export class WarpCtExtension implements vscode.Disposable {
     });
     this.client = client;
     this.clientDisposables.push(
+      client.onServerProgress((p) => this.handleServerProgress(p)),
       client.onDidChangeState((s: ClientState) => {
         if (this.client !== client) return;
         if (s === 'running') this.setState('running');
@@ -243,7 +254,46 @@ export class WarpCtExtension implements vscode.Disposable {
       }
     }
     for (const d of disposables) d.dispose();
+    for (const w of this.progressWindows.values()) w.done();
+    this.progressWindows.clear();
     this.setState('stopped');
+  }
+
+  /**
+   * The server's work-done progress. During a measurement it feeds the measure notification (whose
+   * Cancel button then sends `window/workDoneProgress/cancel` for it); otherwise the status bar.
+   */
+  private handleServerProgress(p: ServerProgress): void {
+    const sink = this.measureSink;
+    if (sink && (p.kind === 'begin' || sink.tokens.has(p.token))) {
+      if (p.kind === 'end') {
+        sink.tokens.delete(p.token);
+        return;
+      }
+      sink.tokens.add(p.token);
+      let increment: number | undefined;
+      if (typeof p.percentage === 'number' && p.percentage > sink.lastPercentage) {
+        increment = p.percentage - sink.lastPercentage;
+        sink.lastPercentage = p.percentage;
+      }
+      if (p.message !== undefined || increment !== undefined) sink.report({ message: p.message, increment });
+      return;
+    }
+    if (p.kind === 'begin') {
+      void vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: p.title ?? 'warp-ct' },
+        (progress) =>
+          new Promise<void>((resolve) => {
+            this.progressWindows.set(p.token, { report: (message) => progress.report({ message }), done: resolve });
+            if (p.message) progress.report({ message: p.message });
+          }),
+      );
+    } else if (p.kind === 'report') {
+      this.progressWindows.get(p.token)?.report(p.message);
+    } else {
+      this.progressWindows.get(p.token)?.done();
+      this.progressWindows.delete(p.token);
+    }
   }
 
   /** Checks `<python> -c "import warp_ct"`; when it fails, explains and offers the install command. */
@@ -348,13 +398,25 @@ export class WarpCtExtension implements vscode.Disposable {
           title: `Warp: measuring compile time of \`${commandLine}\``,
           cancellable: true,
         },
-        (_progress, token) => {
+        async (progress, token) => {
           cancelToken = token;
-          return client.sendRequest<MeasureResult>(
-            'workspace/executeCommand',
-            { command: SERVER_COMMANDS.measure, arguments: [argv, cwd, settings.samples] },
-            token,
-          );
+          const sink = { report: (v: { message?: string; increment?: number }) => progress.report(v), lastPercentage: 0, tokens: new Set<ProgressToken>() };
+          this.measureSink = sink;
+          // The server stops the program on `window/workDoneProgress/cancel`; the request itself is
+          // cancelled too ($/cancelRequest, through the token).
+          const onCancel = token.onCancellationRequested(() => {
+            for (const t of sink.tokens) client.cancelServerProgress(t);
+          });
+          try {
+            return await client.sendRequest<MeasureResult>(
+              'workspace/executeCommand',
+              { command: SERVER_COMMANDS.measure, arguments: [argv, cwd, settings.samples] },
+              token,
+            );
+          } finally {
+            onCancel.dispose();
+            if (this.measureSink === sink) this.measureSink = undefined;
+          }
         },
       );
     } catch (err) {
@@ -376,6 +438,11 @@ export class WarpCtExtension implements vscode.Disposable {
 
     if (!result || typeof result !== 'object') {
       result = { ok: false, summary: 'the server returned no result' };
+    }
+    if (result.cancelled) {
+      this.output.info('Measurement cancelled.');
+      void vscode.window.showInformationMessage('Warp: measurement cancelled.');
+      return result;
     }
     this.lastMeasurement = result;
     await this.context.workspaceState.update(STATE_KEYS.lastMeasurement, result);

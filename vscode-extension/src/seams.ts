@@ -30,12 +30,31 @@ export interface ClientSpec {
 
 export type ClientState = 'starting' | 'running' | 'stopped';
 
+export type ProgressToken = string | number;
+
+/** A `$/progress` notification for a server-created (`window/workDoneProgress/create`) token. */
+export interface ServerProgress {
+  token: ProgressToken;
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+  cancellable?: boolean;
+}
+
 export interface LanguageClientLike {
   start(): Promise<void>;
   stop(): Promise<void>;
   sendRequest<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R>;
   onDidChangeState(listener: (state: ClientState) => void): vscode.Disposable;
   isRunning(): boolean;
+  /**
+   * Server-created work-done progress. vscode-languageclient would show it in the status bar, where
+   * it cannot be cancelled; the extension shows it itself (in the measure notification).
+   */
+  onServerProgress(listener: (progress: ServerProgress) => void): vscode.Disposable;
+  /** `window/workDoneProgress/cancel`: how the server stops a running measurement. */
+  cancelServerProgress(token: ProgressToken): void;
 }
 
 export type ClientFactory = (spec: ClientSpec) => LanguageClientLike;

@@ -176,7 +176,12 @@ class FakeState {
   /** Answers for successive input boxes; `undefined` (or running out) means the user pressed Escape. */
   inputBoxAnswers: (string | undefined)[] = [];
   quickPickAnswer: (items: unknown[]) => unknown = () => undefined;
-  progress: { options: { location: ProgressLocation; title?: string; cancellable?: boolean }; tokenSource: CancellationTokenSource }[] = [];
+  progress: {
+    options: { location: ProgressLocation; title?: string; cancellable?: boolean };
+    tokenSource: CancellationTokenSource;
+    reports: { message?: string; increment?: number }[];
+    done: boolean;
+  }[] = [];
   /** Set to cancel the progress token right after the task starts. */
   cancelProgress = false;
 
@@ -308,13 +313,18 @@ export const window = withNoopEvents({
   },
   async withProgress<R>(
     options: { location: ProgressLocation; title?: string; cancellable?: boolean },
-    task: (progress: { report(v: unknown): void }, token: CancellationTokenSource['token']) => Thenable<R>,
+    task: (progress: { report(v: { message?: string; increment?: number }): void }, token: CancellationTokenSource['token']) => Thenable<R>,
   ): Promise<R> {
     const tokenSource = new CancellationTokenSource();
-    fake.progress.push({ options, tokenSource });
-    const running = task({ report() {} }, tokenSource.token);
+    const entry = { options, tokenSource, reports: [] as { message?: string; increment?: number }[], done: false };
+    fake.progress.push(entry);
+    const running = task({ report: (v: { message?: string; increment?: number }) => entry.reports.push(v) }, tokenSource.token);
     if (fake.cancelProgress) tokenSource.cancel();
-    return await running;
+    try {
+      return await running;
+    } finally {
+      entry.done = true;
+    }
   },
   createOutputChannel(name: string, _options?: unknown): FakeOutputChannel {
     const ch: FakeOutputChannel = {

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import { WarpCtExtension } from '../src/core';
-import type { ClientSpec, ClientState, LanguageClientLike, ProcessResult } from '../src/seams';
+import type { ClientSpec, ClientState, LanguageClientLike, ProcessResult, ProgressToken, ServerProgress } from '../src/seams';
 import { makeContext, resetFake, type FakeExtension } from './fake-vscode';
 
 type Handler = (params: { command: string; arguments: unknown[] }, token?: vscode.CancellationToken) => unknown;
@@ -11,6 +11,9 @@ export class FakeClient implements LanguageClientLike {
   stopped = false;
   requests: { method: string; params: { command: string; arguments: unknown[] }; token?: vscode.CancellationToken }[] = [];
   private listeners: ((s: ClientState) => void)[] = [];
+  private progressListeners: ((p: ServerProgress) => void)[] = [];
+  /** Tokens the extension sent `window/workDoneProgress/cancel` for. */
+  cancelledProgress: ProgressToken[] = [];
 
   constructor(
     readonly spec: ClientSpec,
@@ -49,6 +52,20 @@ export class FakeClient implements LanguageClientLike {
 
   isRunning(): boolean {
     return this.running;
+  }
+
+  onServerProgress(listener: (p: ServerProgress) => void): vscode.Disposable {
+    this.progressListeners.push(listener);
+    return { dispose: () => (this.progressListeners = this.progressListeners.filter((l) => l !== listener)) };
+  }
+
+  cancelServerProgress(token: ProgressToken): void {
+    this.cancelledProgress.push(token);
+  }
+
+  /** Plays the server sending `$/progress`. */
+  emitProgress(p: ServerProgress): void {
+    for (const l of [...this.progressListeners]) l(p);
   }
 
   private emit(s: ClientState): void {

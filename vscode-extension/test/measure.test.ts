@@ -251,6 +251,63 @@ describe('running a measurement', () => {
     assert.equal(h.ext.statusBarItem.text, '$(zap) Warp');
   });
 
+  it("shows the server's progress in the cancellable notification, and Cancel stops the server's run", async () => {
+    const h = await measuring({ before: (f) => (f.inputBoxAnswers = ['python3 a.py']) });
+    h.handlers.set(SERVER_COMMANDS.measure, async () => {
+      const c = h.client;
+      c.emitProgress({ token: 'm1', kind: 'begin', title: 'Measuring compile time', message: 'python3 a.py', cancellable: true, percentage: 0 });
+      c.emitProgress({ token: 'm1', kind: 'report', message: 'cold run', percentage: 25 });
+      c.emitProgress({ token: 'm1', kind: 'report', message: 'warm run 1/3', percentage: 50 });
+      const notification = h.fake.progress.at(-1)!;
+      assert.deepEqual(notification.reports, [
+        { message: 'python3 a.py', increment: undefined },
+        { message: 'cold run', increment: 25 },
+        { message: 'warm run 1/3', increment: 25 },
+      ]);
+      notification.tokenSource.cancel();
+      assert.deepEqual(c.cancelledProgress, ['m1']);
+      c.emitProgress({ token: 'm1', kind: 'end', message: 'cancelled' });
+      return { ok: false, summary: 'Measurement cancelled.', cancelled: true };
+    });
+    await run(h);
+    assert.equal(h.fake.progress.filter((p) => p.options.location === 10).length, 0, 'no second (status bar) progress');
+    assert.ok(h.fake.messagesOf('info').some((m) => m.message === 'Warp: measurement cancelled.'));
+  });
+
+  it('shows other server progress in the status bar', async () => {
+    const h = await measuring();
+    h.client.emitProgress({ token: 7, kind: 'begin', title: 'Linting', message: '3 files' });
+    h.client.emitProgress({ token: 7, kind: 'report', message: '2 files' });
+    const window = h.fake.progress.at(-1)!;
+    assert.equal(window.options.location, 10);
+    assert.equal(window.options.title, 'Linting');
+    assert.deepEqual(window.reports, [{ message: '3 files' }, { message: '2 files' }]);
+    h.client.emitProgress({ token: 7, kind: 'end' });
+    await new Promise((r) => setImmediate(r));
+    assert.ok(window.done);
+  });
+
+  it('a result marked cancelled is not an error and keeps the previous measurement', async () => {
+    const h = await measuring({
+      before: (f) => (f.inputBoxAnswers = ['python3 a.py']),
+      result: { ok: false, summary: 'Measurement cancelled.', cancelled: true, exitCode: 130, coldWallS: null },
+    });
+    await run(h);
+    assert.equal(h.fake.messagesOf('error').length, 0);
+    assert.ok(h.fake.messagesOf('info').some((m) => m.message === 'Warp: measurement cancelled.'));
+    assert.equal(h.ext.statusBarItem.text, '$(zap) Warp');
+  });
+
+  it('accepts nulls from the server', async () => {
+    const h = await measuring({
+      before: (f) => (f.inputBoxAnswers = ['python3 a.py']),
+      result: { ok: true, summary: 'measured; 0 modules', coldWallS: null, warmWallS: null, htmlPath: null, jsonPath: '/tmp/r.json' },
+    });
+    await run(h);
+    assert.equal(h.ext.statusBarItem.text, '$(zap) Warp');
+    assert.deepEqual(h.fake.messagesOf('info').at(-1)!.items, ['Change Command']);
+  });
+
   it('shows "measuring…" while the server works', async () => {
     const h = await measuring({ before: (f) => (f.inputBoxAnswers = ['python3 a.py']) });
     let seen = '';
