@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -404,3 +406,115 @@ async def test_unknown_document_requests_are_harmless(client: LanguageClient):
     assert await _actions(client, uri, types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))) is None
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert list(lenses) == []
+
+
+# ---------------------------------------------------------------------- measure
+MEASURED_PROGRAM = '''import warp as wp
+
+wp.config.quiet = True
+
+
+@wp.kernel
+def scale(a: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    a[i] = a[i] * s
+
+
+def main():
+    a = wp.zeros(16, dtype=float, device="cpu")
+    wp.launch(scale, dim=16, inputs=[a, 2.0], device="cpu")
+    wp.set_module_options({"enable_backward": False})
+    wp.launch(scale, dim=16, inputs=[a, 3.0], device="cpu")
+    wp.synchronize()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+SLEEPER = "import time\nprint('started', flush=True)\ntime.sleep(120)\n"
+
+
+def _progress_kinds(reports) -> list[str]:
+    return [r.kind for r in reports]
+
+
+async def test_measure_is_cancellable_and_never_blocks_diagnostics(client: LanguageClient):
+    workspace: Path = client.workspace  # type: ignore[attr-defined]
+    script = workspace / "sleeper.py"
+    script.write_text(SLEEPER)
+    before = set(client.progress_reports)
+    task = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="warp-ct.measure", arguments=[[sys.executable, str(script)], str(workspace), 1])
+        )
+    )
+    token = await wait_for(
+        lambda: next((t for t, r in client.progress_reports.items() if t not in before and r), None), what="progress begin"
+    )
+    assert client.progress_reports[token][0].kind == "begin" and client.progress_reports[token][0].cancellable
+    # a second measure is refused while one runs
+    busy = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="warp-ct.measure", arguments=[[sys.executable, str(script)], None, 1])
+    )
+    assert busy["ok"] is False and "already running" in busy["summary"]
+    # diagnostics keep flowing while the probe runs
+    uri = _uri(client, "during_measure.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    close_doc(client, uri)
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(task, 30)
+    assert result["ok"] is False and result["cancelled"] is True
+    await wait_for(lambda: client.progress_reports[token][-1].kind == "end", what="progress end")
+    script.unlink()
+
+
+@pytest.mark.warp
+async def test_measure_real_warp_program(client: LanguageClient):
+    from warp_ct.analyzer.rules import get_rule
+
+    workspace: Path = client.workspace  # type: ignore[attr-defined]
+    program = workspace / "measured_prog.py"
+    program.write_text(MEASURED_PROGRAM)
+    uri = from_fs_path(str(program))
+    diagnostics = await open_doc(client, uri, MEASURED_PROGRAM)
+    static_codes = {d.code for d in diagnostics}
+    before = set(client.progress_reports)
+    start = mark(client)
+    shown = len(client.shown_documents)
+    result = await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="warp-ct.measure", arguments=[[sys.executable, str(program)], str(workspace), 1])
+        ),
+        300,
+    )
+    assert result["ok"] is True, result
+    assert result["coldWallS"] > 0 and result["warmWallS"] > 0
+    assert Path(result["jsonPath"]).is_file() and Path(result["htmlPath"]).is_file()
+    assert any("rebuilt" in d for d in result["diagnoses"]), result["diagnoses"]
+    # $/progress: begin, at least one report, end
+    (token,) = [t for t in client.progress_reports if t not in before]
+    kinds = _progress_kinds(client.progress_reports[token])
+    assert kinds[0] == "begin" and "report" in kinds and kinds[-1] == "end"
+    # measured evidence where the code is: an Information diagnostic on the kernel ...
+    kernel_line = MEASURED_PROGRAM.splitlines().index("@wp.kernel")
+    published = await wait_publish(client, uri, after=start)
+    measured = [d for d in published.diagnostics if d.code == "WCT-measured"]
+    assert measured and measured[0].range.start.line == kernel_line
+    assert measured[0].severity == types.DiagnosticSeverity.Information
+    assert "rebuilt" in measured[0].message
+    # ... a code lens above it ...
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert [lens.range.start.line for lens in lenses] == [kernel_line]
+    assert re.fullmatch(r"built 2× · \d+\.\d\d s cold", lenses[0].command.title), lenses[0].command.title
+    # ... the static finding marked confirmed ...
+    if get_rule("WCT006") is not None and "WCT006" in static_codes:
+        wct006 = [d for d in published.diagnostics if d.code == "WCT006"]
+        assert wct006 and "confirmed:" in wct006[0].message and wct006[0].data["confirmed"] is True
+    # ... and a summary the client opened
+    assert len(client.shown_documents) > shown
+    summary_uri = client.shown_documents[-1].uri
+    assert summary_uri.endswith("summary.md") and Path(result["summaryPath"]).is_file()
+    if client.client_name == "visual-studio-code":  # type: ignore[attr-defined]
+        assert client.code_lens_refreshes >= 1  # type: ignore[attr-defined]
+    close_doc(client, uri)

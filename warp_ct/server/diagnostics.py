@@ -26,10 +26,19 @@ def docs_url(code: str) -> str | None:
     return rule.docs_url() if rule is not None else None
 
 
+def _evidence_text(summary: str) -> str:
+    # warp_ct.confirm already says "confirmed: ..." or "measured: ..."
+    return summary if summary.startswith(("confirmed", "measured")) else f"confirmed: {summary}"
+
+
+def is_confirmed(finding: Finding) -> bool:
+    return any(_evidence_text(e.summary).startswith("confirmed") for e in finding.evidence)
+
+
 def message_of(finding: Finding) -> str:
     if not finding.evidence:
         return finding.message
-    return f"{finding.message} (confirmed: {'; '.join(e.summary for e in finding.evidence)})"
+    return f"{finding.message} ({'; '.join(_evidence_text(e.summary) for e in finding.evidence)})"
 
 
 def to_diagnostic(finding: Finding, conv: Converter) -> types.Diagnostic:
@@ -37,7 +46,7 @@ def to_diagnostic(finding: Finding, conv: Converter) -> types.Diagnostic:
     data: dict = {"fixes": [fix.to_dict() for fix in finding.fixes], "name": finding.name}
     if finding.evidence:
         data["evidence"] = [e.to_dict() for e in finding.evidence]
-        data["confirmed"] = True
+        data["confirmed"] = is_confirmed(finding)
     return types.Diagnostic(
         range=conv.range(finding.range),
         message=message_of(finding),
