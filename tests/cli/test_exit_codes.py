@@ -97,3 +97,32 @@ def test_python_dash_m_entry_point_matches_console_script_behaviour(tmp_path):
                  "--cache-dir", "--config"):  # fmt: skip
         assert flag in run.out, flag
     assert sys.executable
+
+
+def test_jobs_and_cache_flags_reach_the_batch_runner(cli, project, monkeypatch):
+    from pathlib import Path
+
+    from warp_ct.analyzer import batch
+
+    project.write("pyproject.toml", "[tool.warp-ct]\n")
+    project.write("src/mod.py", "x = 1\n")
+    seen = []
+    real = batch.run_lint
+
+    def spy(paths, config, *, jobs=None, cache_dir=None, on_file=None):
+        seen.append((list(paths), jobs, cache_dir))
+        return real(paths, config, jobs=1, cache_dir=None, on_file=on_file)
+
+    monkeypatch.setattr(batch, "run_lint", spy)
+    monkeypatch.delenv("WARP_CT_CACHE_DIR")
+    os_chdir = project.root / "src"
+    monkeypatch.chdir(os_chdir)
+    assert cli("lint", "mod.py").rc == 0
+    assert seen[-1] == (["mod.py"], None, project.root / ".warp_ct_cache")  # beside the config
+    cli("lint", "-j", "3", "--cache-dir", "/tmp/somewhere", "mod.py")
+    assert seen[-1] == (["mod.py"], 3, Path("/tmp/somewhere"))
+    cli("lint", "--jobs", "0", "--no-cache", "mod.py")
+    assert seen[-1] == (["mod.py"], None, None)
+    monkeypatch.setenv("WARP_CT_CACHE_DIR", "/tmp/from-env")
+    cli("lint", "mod.py")
+    assert seen[-1][2] == Path("/tmp/from-env")
