@@ -193,8 +193,13 @@ class LateGlobalOption(Rule):
 def _saves_old_value(stmt: nodes.NodeNG, option: str, ctx: FileContext) -> bool:
     """The same flow reads ``wp.config.<option>`` (``old = wp.config.x`` ... restore)."""
     scope = stmt.scope()
-    for attr in scope.nodes_of_class(nodes.Attribute):
-        if attr.attrname != option or attr.scope() is not scope:
+    # In a method, the save may sit in a sibling method (setUpClass ... tearDownClass).
+    klass = next((a for a in stmt.node_ancestors() if isinstance(a, nodes.ClassDef)), None)
+    region = klass if klass is not None else scope
+    for attr in region.nodes_of_class(nodes.Attribute):
+        if attr.attrname != option:
+            continue
+        if klass is None and attr.scope() is not scope:
             continue
         if ctx.warp_name(attr.expr) == "warp.config":
             return True
@@ -294,7 +299,7 @@ def _kernel_module_imported(stmt: nodes.Import | nodes.ImportFrom, ctx: FileCont
     """The first project module this import brings in that creates kernels, if any."""
     project = ctx.project
     for name in _imported_names(stmt):
-        if name == ctx.module_name or name in ("warp", "warp.config"):
+        if name == ctx.module_name or name in ("warp", "warp.config") or name.startswith("warp._"):
             # ``import warp`` must come first to reach wp.config at all; even when the
             # linted project is Warp itself, its own modules are not the user's concern.
             continue

@@ -1,0 +1,155 @@
+"""WCT001 late-global-option: options copied at module creation, set after kernels exist."""
+
+from __future__ import annotations
+
+from warp_ct.analyzer.fixes import apply_fixes
+
+from .helpers import lint_files, lint_snippet
+
+KERNELS = """\
+import warp as wp
+
+@wp.kernel
+def step(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] + 1.0
+"""
+
+
+def _wct001(findings):
+    return [f for f in findings if f.rule == "WCT001"]
+
+
+def test_entry_point_sets_option_after_importing_kernel_module(tmp_path):
+    main = "import warp as wp\nfrom sim import kernels\n\nwp.config.enable_backward = False\n"
+    found = _wct001(lint_files(tmp_path, {"sim/__init__.py": "", "sim/kernels.py": KERNELS, "main.py": main}))
+    assert [(f.path, f.line) for f in found] == [("main.py", 4)]
+    assert "sim.kernels" in found[0].message and "line 2" in found[0].message
+    assert "CS-" not in found[0].message
+    fix = found[0].fixes[0]
+    assert not fix.is_safe
+    fixed = apply_fixes(main, found, unsafe=True).text
+    assert fixed == "import warp as wp\nwp.config.enable_backward = False\nfrom sim import kernels\n\n"
+
+
+def test_option_set_at_top_of_entry_point_is_fine(tmp_path):
+    main = "import warp as wp\n\nwp.config.enable_backward = False\nwp.config.max_unroll = 4\n\nimport sim.kernels\n"
+    assert _wct001(lint_files(tmp_path, {"sim/__init__.py": "", "sim/kernels.py": KERNELS, "main.py": main})) == []
+
+
+def test_only_importing_warp_is_fine(tmp_path):
+    # warp/examples/*: `import warp as wp` then `wp.config.enable_backward = False`.
+    text = "import numpy as np\n\nimport warp as wp\n\nwp.config.enable_backward = False\n\n" + KERNELS.split("\n", 1)[1]
+    assert _wct001(lint_snippet(tmp_path, text)) == []
+
+
+def test_transitive_import_through_project_module(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/kernels.py": KERNELS,
+        "app/pipeline.py": "from app import kernels\n\ndef run():\n    pass\n",
+        "main.py": "import warp as wp\nimport app.pipeline\nwp.config.lineinfo = True\n",
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 3)]
+
+
+def test_relative_import_in_package(tmp_path):
+    files = {
+        "pkg/__init__.py": "import warp as wp\nfrom . import kernels\n\nwp.config.max_unroll = 1\n",
+        "pkg/kernels.py": KERNELS,
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("pkg/__init__.py", 4)]
+
+
+def test_third_party_kernel_library_is_not_reported(tmp_path):
+    text = "import warp as wp\nimport newton\n\nwp.config.enable_backward = False\n"
+    assert _wct001(lint_snippet(tmp_path, text)) == []
+
+
+def test_hash_time_options_are_not_deadline_options(tmp_path):
+    text = KERNELS + '\nwp.config.mode = "debug"\nwp.config.optimization_level = 2\nwp.config.cpu_compiler_flags = ["-O1"]\n'
+    assert _wct001(lint_snippet(tmp_path, text)) == []
+
+
+def test_kernel_defined_earlier_in_same_file(tmp_path):
+    found = _wct001(lint_snippet(tmp_path, KERNELS + "\nwp.config.deterministic_max_records = 4\n"))
+    assert [f.line for f in found] == [8]
+    assert "step" in found[0].message
+
+
+def test_spellings_of_config(tmp_path):
+    text = (
+        "import warp\nfrom warp import config, kernel\n\n@kernel\ndef k(x: warp.array(dtype=float)):\n    pass\n\n"
+        "warp.config.enable_backward = False\nconfig.lineinfo = True\n"
+    )
+    assert [f.line for f in _wct001(lint_snippet(tmp_path, text))] == [8, 9]
+
+
+def test_config_reexported_through_project_module(tmp_path):
+    files = {
+        "common.py": "import warp as wp\nfrom warp import config as cfg\n",
+        "kernels.py": KERNELS,
+        "main.py": "from common import wp, cfg\nimport kernels\n\ncfg.enable_backward = False\nwp.config.max_unroll = 2\n",
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 4), ("main.py", 5)]
+
+
+def test_inside_main_function_after_imports(tmp_path):
+    main = "import warp as wp\nimport kernels\n\ndef main():\n    wp.config.enable_backward = False\n\nmain()\n"
+    found = _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main}))
+    assert [(f.path, f.line) for f in found] == [("main.py", 5)]
+    assert found[0].fixes == ()  # inside a function: no automatic move
+
+
+def test_function_defined_before_the_import_is_not_assumed_late(tmp_path):
+    main = "import warp as wp\n\ndef configure():\n    wp.config.enable_backward = False\n\nconfigure()\nimport kernels\n"
+    assert _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main})) == []
+
+
+def test_save_and_restore_in_tests_is_not_reported(tmp_path):
+    # warp/tests: old = wp.config.x; wp.config.x = ...; new unique kernel; finally restore.
+    text = KERNELS + (
+        "\ndef test_option(test, device):\n"
+        "    old = wp.config.deterministic_max_records\n"
+        "    try:\n"
+        "        wp.config.deterministic_max_records = 7\n"
+        "        @wp.kernel(module=\"unique\")\n"
+        "        def k(x: wp.array(dtype=float)):\n"
+        "            pass\n"
+        "    finally:\n"
+        "        wp.config.deterministic_max_records = old\n"
+        "\nclass T:\n"
+        "    @classmethod\n"
+        "    def setUpClass(cls):\n"
+        "        cls._old = wp.config.lineinfo\n"
+        "        wp.config.lineinfo = True\n"
+        "    @classmethod\n"
+        "    def tearDownClass(cls):\n"
+        "        wp.config.lineinfo = cls._old\n"
+    )
+    assert _wct001(lint_snippet(tmp_path, text)) == []
+
+
+def test_type_checking_imports_are_ignored(tmp_path):
+    main = "import typing\nimport warp as wp\nif typing.TYPE_CHECKING:\n    import kernels\n\nwp.config.enable_backward = False\n"
+    assert _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main})) == []
+
+
+def test_no_fix_when_value_is_computed_after_the_import(tmp_path):
+    main = "import warp as wp\nimport kernels\nflag = False\nwp.config.enable_backward = flag\n"
+    found = _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main}))
+    assert len(found) == 1 and found[0].fixes == ()
+
+
+def test_no_fix_when_warp_is_imported_after_the_kernel_module(tmp_path):
+    main = "import kernels\nimport warp as wp\nwp.config.enable_backward = False\n"
+    found = _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main}))
+    assert len(found) == 1 and found[0].fixes == ()
+
+
+def test_noqa(tmp_path):
+    main = "import warp as wp\nimport kernels\nwp.config.enable_backward = False  # noqa: WCT001\n"
+    assert _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main})) == []
