@@ -1,0 +1,190 @@
+"""WCT003 per-call-kernel: kernel factories that re-run without memoization."""
+
+from __future__ import annotations
+
+from warp_ct.analyzer.fixes import apply_fixes
+
+from .helpers import lint_files, lint_snippet
+
+FACTORY = """\
+def make(n: int):
+    @wp.kernel
+    def add(x: wp.array(dtype=int)):
+        i = wp.tid()
+        x[i] = x[i] + n
+
+    return add
+"""
+CALLER = "\ndef step(x, n):\n    wp.launch(make(n), dim=1, inputs=[x])\n"
+
+
+def _wct003(findings):
+    return [f for f in findings if f.rule == "WCT003"]
+
+
+def _src(*parts):
+    return "".join(parts)
+
+
+def test_factory_called_per_step_is_reported_with_unsafe_memoize_fix(tmp_path):
+    text = _src("import warp as wp\n\n", FACTORY, CALLER)
+    found = _wct003(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5]
+    assert "`n`" in found[0].message and "memoize" in found[0].message
+    fix = found[0].fixes[0]
+    assert not fix.is_safe
+    fixed = apply_fixes(text, found, unsafe=True).text
+    assert fixed.startswith("import functools\nimport warp as wp\n\n@functools.cache\ndef make(n: int):")
+
+
+def test_fix_reuses_existing_functools_import(tmp_path):
+    text = _src("import functools as ft\nimport warp as wp\n\n", FACTORY, CALLER)
+    fixed = apply_fixes(text, _wct003(lint_snippet(tmp_path, text)), unsafe=True).text
+    assert "@ft.cache\ndef make" in fixed and fixed.count("import functools") == 1
+
+
+def test_kernel_capturing_nothing_is_told_to_move_to_module_scope(tmp_path):
+    text = (
+        "import warp as wp\n\ndef run(x):\n    @wp.kernel\n    def inc(x: wp.array(dtype=int)):\n"
+        "        i = wp.tid()\n        x[i] = x[i] + 1\n\n    wp.launch(inc, dim=1, inputs=[x])\n\n"
+        "def loop(x):\n    for _ in range(10):\n        run(x)\n"
+    )
+    found = _wct003(lint_snippet(tmp_path, text))
+    assert len(found) == 1 and "module scope" in found[0].message
+    assert found[0].fixes == ()  # memoizing would skip the launch on later calls
+
+
+def test_standard_memoizers_silence_it(tmp_path):
+    for header, deco in [
+        ("import functools\n", "@functools.cache\n"),
+        ("import functools\n", "@functools.lru_cache(maxsize=None)\n"),
+        ("import functools\n", "@functools.lru_cache\n"),
+        ("from functools import lru_cache\n", "@lru_cache\n"),
+        ("from functools import lru_cache\n", "@lru_cache(maxsize=64)\n"),
+        ("from functools import cache\n", "@cache\n"),
+        ("from functools import cache as memo\n", "@memo\n"),
+    ]:
+        text = _src(header, "import warp as wp\n\n", deco, FACTORY, CALLER)
+        assert _wct003(lint_snippet(tmp_path, text)) == [], (header, deco)
+
+
+def test_project_dict_cache_decorator_in_another_file(tmp_path):
+    files = {
+        "utils/__init__.py": "",
+        "utils/caching.py": (
+            "def kernel_cache(fn):\n    cache = {}\n\n    def wrapper(*args):\n"
+            "        if args in cache:\n            return cache[args]\n"
+            "        result = fn(*args)\n        cache[args] = result\n        return result\n\n    return wrapper\n"
+        ),
+        "sim.py": _src("import warp as wp\nfrom utils.caching import kernel_cache\n\n@kernel_cache\n", FACTORY, CALLER),
+    }
+    assert _wct003(lint_files(tmp_path, files)) == []
+
+
+def test_project_decorator_factory_with_setdefault(tmp_path):
+    files = {
+        "cache.py": (
+            "import functools\n_CACHE = {}\n\ndef dynamic_kernel(suffix):\n    def deco(fn):\n"
+            "        @functools.wraps(fn)\n        def wrapper(*args):\n"
+            "            key = (suffix, args)\n            return _CACHE.setdefault(key, fn(*args))\n"
+            "        return wrapper\n    return deco\n"
+        ),
+        "sim.py": _src("import warp as wp\nimport cache\n\n@cache.dynamic_kernel(suffix='x')\n", FACTORY, CALLER),
+    }
+    assert _wct003(lint_files(tmp_path, files)) == []
+
+
+def test_project_decorator_that_does_not_cache_is_not_memoization(tmp_path):
+    files = {
+        "deco.py": "def traced(fn):\n    def wrapper(*args):\n        print(args)\n        return fn(*args)\n    return wrapper\n",
+        "sim.py": _src("import warp as wp\nfrom deco import traced\n\n@traced\n", FACTORY, CALLER),
+    }
+    assert len(_wct003(lint_files(tmp_path, files))) == 1
+
+
+def test_inline_module_dict_cache(tmp_path):
+    text = (
+        "import warp as wp\n\n_kernels = {}\n\ndef get(dtype):\n    if dtype not in _kernels:\n"
+        "        @wp.kernel\n        def fill(x: wp.array(dtype=dtype)):\n            x[wp.tid()] = dtype(0)\n\n"
+        "        _kernels[dtype] = fill\n    return _kernels[dtype]\n\ndef run(x):\n    wp.launch(get(x.dtype), dim=1, inputs=[x])\n"
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_instance_cache_in_method(tmp_path):
+    text = (
+        "import warp as wp\n\nclass Solver:\n    def __init__(self):\n        self._kernels = {}\n\n"
+        "    def _kernel(self, n):\n        k = self._kernels.get(n)\n        if k is None:\n"
+        "            @wp.kernel\n            def add(x: wp.array(dtype=int)):\n                x[wp.tid()] += n\n\n"
+        "            k = self._kernels[n] = add\n        return k\n\n"
+        "    def step(self, x, n):\n        wp.launch(self._kernel(n), dim=1, inputs=[x])\n"
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_caller_that_caches_results(tmp_path):
+    text = _src(
+        "import warp as wp\n\n", FACTORY,
+        "\n_cache = {}\n\ndef get(n):\n    if n not in _cache:\n        _cache[n] = make(n)\n    return _cache[n]\n",
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_factory_only_called_at_module_level(tmp_path):
+    text = _src("import warp as wp\n\n", FACTORY, "\nadd_one = make(1)\nkernels = {n: make(n) for n in range(4)}\n")
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_main_and_tests_run_once(tmp_path):
+    text = (
+        "import warp as wp\n\ndef main():\n    @wp.kernel\n    def k(x: wp.array(dtype=int)):\n        x[0] = 1\n\n"
+        "def test_k(test, device):\n    @wp.kernel\n    def k2(x: wp.array(dtype=int)):\n        x[0] = 2\n\n"
+        "class TestK:\n    def test_k3(self):\n        @wp.kernel\n        def k3(x: wp.array(dtype=int)):\n            x[0] = 3\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_helpers_called_only_from_tests(tmp_path):
+    text = _src("import warp as wp\n\n", FACTORY, "\ndef test_add(test, device):\n    for n in range(3):\n        make(n)\n")
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_unique_or_explicit_module_is_the_intent(tmp_path):
+    text = (
+        "import uuid\nimport warp as wp\n\ndef make(n):\n    @wp.kernel(module='unique')\n    def a(x: wp.array(dtype=int)):\n        x[0] = n\n    return a\n\n"
+        "def make2(n):\n    name = f'm_{uuid.uuid4().hex}'\n    @wp.kernel(module=name)\n    def b(x: wp.array(dtype=int)):\n        x[0] = n\n    return b\n\n"
+        "def run(x):\n    wp.launch(make(1), dim=1, inputs=[x])\n    wp.launch(make2(1), dim=1, inputs=[x])\n"
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_private_helper_without_callers_is_unknown(tmp_path):
+    # warp/tests: helpers run in a subprocess by name (`m._run_block_dim_mismatch(...)`).
+    text = "import warp as wp\n\ndef _run(mode):\n    @wp.kernel\n    def k(x: wp.array(dtype=int)):\n        x[0] = 1\n    wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=int)])\n"
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_public_factory_without_callers_is_reported(tmp_path):
+    # A library API: other code calls it, as often as it likes.
+    assert len(_wct003(lint_snippet(tmp_path, _src("import warp as wp\n\n", FACTORY)))) == 1
+
+
+def test_factory_passed_around_then_called_in_a_loop(tmp_path):
+    # warp/examples/benchmarks: CREATORS = {1: create_1d}; create = CREATORS[n]; create(...) per size.
+    text = _src("import warp as wp\n\n", FACTORY, "\nCREATORS = {1: make}\n\ndef bench(sizes):\n    for s in sizes:\n        CREATORS[1](4)\n")
+    assert len(_wct003(lint_snippet(tmp_path, text))) == 1
+
+
+def test_module_and_class_scope_kernels_are_fine(tmp_path):
+    text = "import warp as wp\n\n@wp.kernel\ndef a(x: wp.array(dtype=int)):\n    x[0] = 1\n\nclass K:\n    @wp.kernel\n    def b(x: wp.array(dtype=int)):\n        x[0] = 2\n"
+    assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_nested_factory_chain_memoized_at_the_top(tmp_path):
+    text = (
+        "import functools\nimport warp as wp\n\n@functools.cache\ndef outer(n):\n    def inner():\n"
+        "        @wp.kernel\n        def k(x: wp.array(dtype=int)):\n            x[0] = n\n        return k\n    return inner()\n\n"
+        "def run(x):\n    wp.launch(outer(1), dim=1, inputs=[x])\n"
+    )
+    assert _wct003(lint_snippet(tmp_path, text)) == []
