@@ -1,0 +1,84 @@
+"""WCT006 options-after-load: module options changed after a launch of that module."""
+
+from __future__ import annotations
+
+from .helpers import lint_files, lint_snippet
+
+HEAD = "import warp as wp\n\n@wp.kernel\ndef step(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] + 1.0\n"
+
+
+def _wct006(findings):
+    return [f for f in findings if f.rule == "WCT006"]
+
+
+def test_set_module_options_after_launch_in_function(tmp_path):
+    text = HEAD + "\ndef run(x):\n    wp.launch(step, dim=1, inputs=[x])\n    wp.set_module_options({'enable_backward': False})\n"
+    found = _wct006(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [10]
+    assert "line 9" in found[0].message and "built again" in found[0].message
+
+
+def test_module_level_script(tmp_path):
+    text = HEAD + "\nx = wp.zeros(4)\nwp.launch(step, dim=4, inputs=[x])\nwp.get_module(__name__).options['max_unroll'] = 1\n"
+    assert [f.line for f in _wct006(lint_snippet(tmp_path, text))] == [10]
+
+
+def test_get_module_options_update_and_force_load(tmp_path):
+    text = HEAD + (
+        "\ndef warm():\n    wp.force_load()\n    wp.get_module(__name__).options.update({'fast_math': True})\n"
+        "\ndef query():\n    wp.get_suggested_block_size(step)\n    wp.set_module_options({'block_dim': 128}, module=__name__)\n"
+    )
+    assert [f.line for f in _wct006(lint_snippet(tmp_path, text))] == [10, 14]
+
+
+def test_kernel_of_another_project_module(tmp_path):
+    files = {
+        "sim/__init__.py": "",
+        "sim/kernels.py": HEAD,
+        "main.py": (
+            "import warp as wp\nfrom sim import kernels\nfrom sim.kernels import step\n\n"
+            "def run(x):\n    wp.launch(kernels.step, dim=1, inputs=[x])\n"
+            "    wp.get_module('sim.kernels').options.update({'enable_backward': False})\n"
+            "    wp.set_module_options({'enable_backward': False})\n"  # this file's module: not launched
+            "\ndef run2(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
+            "    wp.set_module_options({'enable_backward': False}, module=kernels)\n"
+        ),
+    }
+    found = _wct006(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 7), ("main.py", 12)]
+
+
+def test_options_before_launch_are_fine(tmp_path):
+    text = "import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n" + HEAD.split("\n", 2)[2] + (
+        "\ndef run(x):\n    wp.get_module(__name__).options.update({'max_unroll': 2})\n    wp.launch(step, dim=1, inputs=[x])\n"
+    )
+    assert _wct006(lint_snippet(tmp_path, text)) == []
+
+
+def test_other_module_and_conditional_launch(tmp_path):
+    text = HEAD + (
+        "\ndef run(x, warm):\n    wp.launch(step, dim=1, inputs=[x])\n    wp.get_module('other.mod').options.update({'x': 1})\n"
+        "\ndef run2(x, warm):\n    if warm:\n        wp.launch(step, dim=1, inputs=[x])\n    wp.set_module_options({'enable_backward': False})\n"
+    )
+    assert _wct006(lint_snippet(tmp_path, text)) == []
+
+
+def test_save_and_restore_is_not_churn(tmp_path):
+    # warp/tests/test_fast_math.py, test_options.py, test_static.py.
+    text = HEAD + (
+        "\ndef test_fast_math(test, device):\n    wp.set_module_options({'fast_math': True})\n    try:\n"
+        "        wp.launch(step, dim=1, inputs=[None], device=device)\n    finally:\n"
+        "        wp.set_module_options({'fast_math': False})\n"
+        "\ndef test_unroll(test, device):\n    original = dict(wp.get_module_options())\n"
+        "    wp.set_module_options({'max_unroll': 3})\n    wp.launch(step, dim=1, inputs=[None], device=device)\n"
+        "    wp.set_module_options(original)\n"
+    )
+    assert _wct006(lint_snippet(tmp_path, text)) == []
+
+
+def test_unique_kernel_launch_does_not_load_the_file_module(tmp_path):
+    text = (
+        "import warp as wp\n\n@wp.kernel(module='unique')\ndef own(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
+        "\ndef run(x):\n    wp.launch(own, dim=1, inputs=[x])\n    wp.set_module_options({'enable_backward': False})\n"
+    )
+    assert _wct006(lint_snippet(tmp_path, text)) == []
