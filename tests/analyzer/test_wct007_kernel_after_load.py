@@ -1,0 +1,58 @@
+"""WCT007 kernel-after-load: definitions join a module after it was loaded."""
+
+from __future__ import annotations
+
+from .helpers import lint_snippet
+
+HEAD = "import warp as wp\n\n@wp.kernel\ndef init(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
+
+
+def _wct007(findings):
+    return [f for f in findings if f.rule == "WCT007"]
+
+
+def test_kernel_defined_after_launch_inside_a_test_function(tmp_path):
+    # warp/tests/test_static.py: one kernel launched, then the next one defined.
+    text = HEAD + (
+        "\ndef test_two(test, device):\n    x = wp.zeros(1, device=device)\n    wp.launch(init, 1, [x], device=device)\n"
+        "\n    @wp.kernel\n    def second(x: wp.array(dtype=float)):\n        x[0] = 2.0\n\n    wp.launch(second, 1, [x], device=device)\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [12]
+    assert "`second`" in found[0].message and "line 9" in found[0].message
+
+
+def test_func_struct_and_overload_after_load(tmp_path):
+    text = HEAD + (
+        "\n@wp.kernel\ndef generic(x: wp.array(dtype=float), v: wp.Any):\n    x[0] = 1.0\n"
+        "\nwp.force_load()\n"
+        "\n@wp.func\ndef helper(a: float):\n    return a\n"
+        "\n@wp.struct\nclass State:\n    x: float\n"
+        "\nwp.overload(generic, {'v': int})\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [14, 18, 21]
+
+
+def test_definitions_before_launch_are_fine(tmp_path):
+    text = HEAD + "\n@wp.func\ndef helper(a: float):\n    return a\n\nx = wp.zeros(4)\nwp.launch(init, 4, [x])\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_unique_kernel_and_conditional_launch(tmp_path):
+    text = HEAD + (
+        "\nif __name__ == '__main__':\n    wp.launch(init, 1, [wp.zeros(1)])\n"
+        "\n@wp.kernel\ndef later(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
+        "\ndef run(x):\n    wp.launch(init, 1, [x])\n\n    @wp.kernel(module='unique')\n    def own(x: wp.array(dtype=float)):\n        x[0] = 1.0\n"
+    )
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_launch_of_an_imported_kernel_does_not_load_this_module(tmp_path):
+    text = "import warp as wp\nfrom newton import kernels\n\nwp.launch(kernels.step, 1, [])\n\n@wp.kernel\ndef mine(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_launch_inside_another_function_is_a_different_flow(tmp_path):
+    text = HEAD + "\ndef run(x):\n    wp.launch(init, 1, [x])\n\n@wp.kernel\ndef later(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
