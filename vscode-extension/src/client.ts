@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import {
   LanguageClient,
   State,
-  TransportKind,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
   WorkDoneProgressCreateRequest,
@@ -21,7 +20,8 @@ export function serverOptions(spec: ClientSpec): ServerOptions {
     command: spec.launch.command,
     args: spec.launch.args,
     options: { cwd: spec.launch.cwd },
-    transport: TransportKind.stdio,
+    // No `transport`: stdio all the same, but TransportKind.stdio would append `--stdio`, which
+    // `warp-ct serve` does not take.
   };
 }
 

@@ -136,6 +136,8 @@ export interface FakeOutputChannel {
   clear(): void;
   replace(s: string): void;
   dispose(): void;
+  logLevel: number;
+  onDidChangeLogLevel(): Disposable;
 }
 
 export interface FakeTextDocument {
@@ -231,7 +233,7 @@ export function resetFake(): FakeState {
 function withNoopEvents<T extends object>(target: T): T {
   return new Proxy(target, {
     get(obj, prop, receiver) {
-      if (typeof prop === 'string' && !(prop in obj) && /^on(Did|Will)/.test(prop)) return () => new Disposable();
+      if (typeof prop === 'string' && !(prop in obj) && /^(on(Did|Will)|register)/.test(prop)) return () => new Disposable();
       return Reflect.get(obj, prop, receiver);
     },
   });
@@ -349,6 +351,8 @@ export const window = withNoopEvents({
         ch.lines = [s];
       },
       dispose: () => undefined,
+      logLevel: 3,
+      onDidChangeLogLevel: () => new Disposable(),
     };
     fake.outputChannels.push(ch);
     return ch;
@@ -408,6 +412,11 @@ export const extensions = {
 };
 
 export const env = {
+  appName: 'Visual Studio Code (fake)',
+  language: 'en',
+  machineId: 'fake-machine',
+  sessionId: 'fake-session',
+  uiKind: 1,
   clipboard: {
     async writeText(text: string): Promise<void> {
       fake.clipboard = text;
@@ -496,6 +505,15 @@ export class CodeActionKind {
   static readonly SourceFixAll = new CodeActionKind('source.fixAll');
   static readonly Notebook = new CodeActionKind('notebook');
   constructor(readonly value: string) {}
+  append(part: string): CodeActionKind {
+    return new CodeActionKind(this.value ? `${this.value}.${part}` : part);
+  }
+  contains(other: CodeActionKind): boolean {
+    return this.value === other.value || other.value.startsWith(`${this.value}.`);
+  }
+  intersects(other: CodeActionKind): boolean {
+    return this.contains(other) || other.contains(this);
+  }
 }
 
 /** The VS Code version the fake pretends to be: the lowest one `engines.vscode` allows. */
