@@ -188,3 +188,11 @@ def test_nested_factory_chain_memoized_at_the_top(tmp_path):
         "def run(x):\n    wp.launch(outer(1), dim=1, inputs=[x])\n"
     )
     assert _wct003(lint_snippet(tmp_path, text)) == []
+
+
+def test_caller_called_in_a_loop_by_the_script(tmp_path):
+    # examples/lint/per_call_kernel.py: step() runs every frame and re-creates the kernel.
+    text = _src("import warp as wp\n\n", FACTORY, CALLER, "\nif __name__ == '__main__':\n    for n in range(4):\n        step(None, n)\n")
+    assert len(_wct003(lint_snippet(tmp_path, text))) == 1
+    once = _src("import warp as wp\n\n", FACTORY, CALLER, "\nif __name__ == '__main__':\n    step(None, 1)\n")
+    assert _wct003(lint_snippet(tmp_path, once)) == []

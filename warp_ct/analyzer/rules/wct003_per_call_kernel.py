@@ -137,17 +137,19 @@ class PerCallKernel(Rule):
             return
         captured = _captures(node, chain)
         if captured:
-            advice = (
-                f"memoize `{factory.name}` (e.g. `@functools.cache`) so each distinct "
-                f"{', '.join(f'`{n}`' for n in captured[:3])} builds its kernel once"
+            names = ", ".join(f"`{n}`" for n in captured[:3])
+            message = (
+                f"The kernel `{node.name}` is re-created on every call of `{factory.name}` and joins this "
+                f"file's Warp module: each call makes the module hash again, and each new value of {names} "
+                f"rebuilds all of its kernels. Memoize `{factory.name}` (e.g. `@functools.cache`); with many "
+                'distinct values, also give the kernel `module="unique"` so each variant builds alone.'
             )
         else:
-            advice = "it captures nothing from the function: define it once at module scope"
-        message = (
-            f"The kernel `{node.name}` is re-created on every call of `{factory.name}`: each call adds "
-            f"a new kernel to this file's Warp module, which is hashed again and rebuilt when the "
-            f"captured values differ; {advice}."
-        )
+            message = (
+                f"The kernel `{node.name}` is re-created on every call of `{factory.name}` although it "
+                "captures nothing from it: each call makes this file's Warp module hash again. "
+                "Define it once at module scope."
+            )
         fix = _memoize_fix(dec, factory, ctx)
         ctx.report(node, message, fixes=[fix] if fix else [])
 
@@ -208,12 +210,18 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
             return True  # passed around: may be called anywhere
         callers = _enclosing_functions(call)
         if not callers:
-            continue  # module level: once per import
+            if depth > 0 and _in_loop(call):
+                return True  # a caller of the factory, called over and over by the script
+            continue  # module level: once per import (a loop there makes its kernels up front)
         if any(_runs_once(f) or is_memoized(f, ctx) for f in callers):
             continue
         if _may_run_repeatedly(callers[-1], ctx, depth + 1):
             return True
     return False
+
+
+def _in_loop(node: nodes.NodeNG) -> bool:
+    return any(isinstance(a, (nodes.For, nodes.While, nodes.ComprehensionScope)) for a in node.node_ancestors())
 
 
 def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeNG]:
