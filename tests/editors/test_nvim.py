@@ -185,15 +185,25 @@ def test_ready_to_copy_config_with_real_server(nvim: str, real_server: None, tmp
     result = run_nvim(
         nvim,
         HERE / "nvim_config.lua",
-        {"WARP_CT_CONFIG_DIR": str(CONFIG_DIR), "WARP_CT_FILE": str(source)},
+        {
+            "WARP_CT_CONFIG_DIR": str(CONFIG_DIR),
+            "WARP_CT_FILE": str(source),
+            "WARP_CT_MEASURE_CMD": f"{sys.executable} -c pass",
+        },
         tmp_path,
-        pre=[f"lua vim.g.warp_ct_python = {lua_string(sys.executable)}"],
+        pre=[
+            f"lua vim.g.warp_ct_python = {lua_string(sys.executable)}",
+            "lua vim.g.warp_ct_settings = { samples = 1 }",
+        ],
     )
     assert "error" not in result, json.dumps(result, indent=2)
     assert result["cmd"] == [sys.executable, "-m", "warp_ct", "serve"]
     assert result["got_diagnostics"] and "WCT005" in result["codes"]
     assert result["lint_done"], result["notifications"]
     assert result["lint"]["files"] >= 1 and result["lint"]["findings"] >= 1
+    assert result["measure_done"], result["notifications"]
+    assert result["measure"]["summary"], result["measure"]
+    assert any(n.startswith("warp-ct: ") for n in result["notifications"]), result["notifications"]
 
 
 def test_configs_share_the_user_commands() -> None:
