@@ -30,7 +30,7 @@ def test_factory_called_per_step_is_reported_with_unsafe_memoize_fix(tmp_path):
     text = _src("import warp as wp\n\n", FACTORY, CALLER)
     found = _wct003(lint_snippet(tmp_path, text))
     assert [f.line for f in found] == [5]
-    assert "`n`" in found[0].message and "memoize" in found[0].message
+    assert "`n`" in found[0].message and "Memoize" in found[0].message
     fix = found[0].fixes[0]
     assert not fix.is_safe
     fixed = apply_fixes(text, found, unsafe=True).text
