@@ -56,3 +56,8 @@ def test_launch_of_an_imported_kernel_does_not_load_this_module(tmp_path):
 def test_launch_inside_another_function_is_a_different_flow(tmp_path):
     text = HEAD + "\ndef run(x):\n    wp.launch(init, 1, [x])\n\n@wp.kernel\ndef later(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
     assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_force_load_before_any_warp_code_of_this_file(tmp_path):
+    text = "import warp as wp\nimport other_lib\n\nwp.force_load()\n\n@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[0] = 1.0\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []

@@ -180,11 +180,26 @@ def loads_in(ctx: FileContext, owner: nodes.NodeNG) -> list[Load]:
     return [load for load in found if definitely_runs(load.node, owner)]
 
 
-def loaded_before(loads: list[Load], module: str, node: nodes.NodeNG) -> Load | None:
+def loaded_before(loads: list[Load], module: str, node: nodes.NodeNG, ctx: FileContext | None = None) -> Load | None:
     for load in loads:
-        if load.module in (module, ANY_MODULE) and precedes(load.node, node) and not _inside(node, load.node):
-            return load
+        if load.module not in (module, ANY_MODULE) or not precedes(load.node, node) or _inside(node, load.node):
+            continue
+        if load.module == ANY_MODULE and ctx is not None and module == ctx.module_name:
+            # wp.force_load() only built this file's module if it had Warp code by then.
+            if not _file_code_before(ctx, load.node):
+                continue
+        return load
     return None
+
+
+def _file_code_before(ctx: FileContext, node: nodes.NodeNG) -> bool:
+    for func in ctx.tree.nodes_of_class(nodes.FunctionDef):
+        if func.fromlineno >= node.fromlineno:
+            continue
+        dec = ctx.kernel_decorator(func, kinds=("kernel", "func", "func_native"))
+        if dec is not None and not (dec.kind == "kernel" and "module" in dec.keywords):
+            return True
+    return False
 
 
 def _inside(node: nodes.NodeNG, ancestor: nodes.NodeNG) -> bool:
@@ -286,7 +301,7 @@ class OptionsAfterLoad(Rule):
             for change, module in changes:
                 if _in_finally(change, owner) or any(precedes(s, change) for s in saves):
                     continue  # save ... restore: putting the old options back, not churn
-                load = loaded_before(loads, module, change)
+                load = loaded_before(loads, module, change, ctx)
                 if load is None:
                     continue
                 ctx.report(

@@ -120,7 +120,7 @@ class KernelAfterLoad(Rule):
             if not loads:
                 continue
             for added, module, what in additions:
-                load = loaded_before(loads, module, added)
+                load = loaded_before(loads, module, added, ctx)
                 if load is None:
                     continue
                 ctx.report(
