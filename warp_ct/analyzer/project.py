@@ -138,6 +138,14 @@ class Project:
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
+        else:
+            # A module of the same name from another project (an earlier lint in this
+            # process) must not answer inference for this one. Warp's stubs stay.
+            cached = MANAGER.astroid_cache.get(summary.module_name)
+            name = summary.module_name
+            if cached is not None and not (name == "warp" or name.startswith("warp.")):
+                if getattr(cached, "file", None) != path:
+                    MANAGER.astroid_cache.pop(name, None)
         return summary
 
     def remove(self, path: str) -> None:

@@ -8,6 +8,7 @@ from astroid.exceptions import AstroidError
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct006_options_after_load import callee_label as _callee_label
 from warp_ct.analyzer.rules.wct006_options_after_load import flow_nodes, flows, is_warp_code
 
 # Per-kernel options that only take effect in a module of the kernel's own.
@@ -116,7 +117,7 @@ class UniqueStableKernel(Rule):
 
     def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
         stable = {dec.funcdef.name: dec for dec in ctx.kernel_decorators() if _is_stable(dec.funcdef)}
-        if len(stable) < 2:
+        if len(stable) < 2 or not any(dec.is_unique for dec in stable.values()):
             return
         reported: set[str] = set()
         for owner in flows(node):
@@ -151,7 +152,7 @@ def _launch_groups(owner: nodes.NodeNG, stable: dict[str, KernelDecorator], ctx:
     """Kernels of ``stable`` launched in ``owner``'s flow, grouped by block_dim text."""
     groups: dict[str, list[str]] = {}
     for call in flow_nodes(owner):
-        if not isinstance(call, nodes.Call):
+        if not isinstance(call, nodes.Call) or _callee_label(call) not in ("launch", "launch_tiled"):
             continue
         name = ctx.call_name(call)
         if name not in ("warp.launch", "warp.launch_tiled"):

@@ -229,18 +229,24 @@ def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeN
     key = ("uses", id(func))
     if key in cache:
         return cache[key]
+    index = cache.get("index")
+    if index is None:
+        index = {}
+        for node in ctx.tree.nodes_of_class((nodes.Name, nodes.Attribute)):
+            label = node.name if isinstance(node, nodes.Name) else "." + node.attrname
+            index.setdefault(label, []).append(node)
+        cache["index"] = index
     uses: list[nodes.NodeNG] = []
-    is_method = isinstance(func.parent, nodes.ClassDef)
-    for node in ctx.tree.nodes_of_class((nodes.Name, nodes.Attribute)):
-        if isinstance(node, nodes.Name) and node.name == func.name and not is_method:
+    if isinstance(func.parent, nodes.ClassDef):
+        uses.extend(index.get("." + func.name, []))
+    else:
+        for node in index.get(func.name, []):
             try:
                 _scope, bindings = node.lookup(node.name)
             except AstroidError:
                 continue
             if any(b is func for b in bindings):
                 uses.append(node)
-        elif isinstance(node, nodes.Attribute) and node.attrname == func.name and is_method:
-            uses.append(node)
     cache[key] = uses
     return uses
 

@@ -15,6 +15,17 @@ from warp_ct.analyzer.rules.base import Rule
 # Calls that load (build, on a cold cache) the module of the kernel they get.
 KERNEL_LOADERS = {"warp.launch": 0, "warp.launch_tiled": 0, "warp.get_suggested_block_size": 0}
 ANY_MODULE = "*"  # wp.force_load(): every module that exists so far
+_LOADER_LABELS = frozenset({"launch", "launch_tiled", "get_suggested_block_size", "force_load", "load_module"})
+
+
+def callee_label(call: nodes.Call) -> str | None:
+    """The last name of a call's callee (``wp.launch`` -> ``launch``): a cheap pre-filter."""
+    func = call.func
+    if isinstance(func, nodes.Attribute):
+        return func.attrname
+    if isinstance(func, nodes.Name):
+        return func.name
+    return None
 
 
 @dataclass(frozen=True)
@@ -155,7 +166,7 @@ def loads_in(ctx: FileContext, owner: nodes.NodeNG) -> list[Load]:
     """Calls in ``owner``'s flow that certainly load a known module."""
     found: list[Load] = []
     for node in flow_nodes(owner):
-        if not isinstance(node, nodes.Call):
+        if not isinstance(node, nodes.Call) or callee_label(node) not in _LOADER_LABELS:
             continue
         name = ctx.call_name(node)
         if name is None:
@@ -323,6 +334,8 @@ def _in_finally(node: nodes.NodeNG, owner: nodes.NodeNG) -> bool:
 def _option_changes(ctx: FileContext, owner: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
     for node in flow_nodes(owner):
         if isinstance(node, nodes.Call):
+            if callee_label(node) not in ("set_module_options", "update", "__setitem__", "setdefault"):
+                continue
             name = ctx.call_name(node)
             if name == "warp.set_module_options":
                 module = module_ref(ctx, ctx.keyword(node, "module", 1))
