@@ -10,12 +10,13 @@ from __future__ import annotations
 import io
 import os
 import tokenize
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 import astroid
-from astroid import nodes
+from astroid import MANAGER, nodes
 
 from warp_ct.analyzer import warp_stub
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
@@ -38,6 +39,20 @@ MAX_FILE_BYTES = 10 * 1024 * 1024  # larger "source" files are almost surely gen
 # Hard wall-clock limit for running the rules on one file (enforced with SIGALRM where the
 # analysis runs on a main thread: CLI, workers); see ``deadline.py``.
 DEFAULT_FILE_BUDGET_S = 30.0
+# Project module trees kept in astroid's cache between files (memory bound for big runs).
+MAX_HELD_TREES = 64
+
+
+def clear_inference_caches() -> None:
+    """Drop astroid's inference memos (they keep every tree they saw alive)."""
+    try:
+        from astroid.context import _invalidate_cache
+        from astroid.inference_tip import clear_inference_tip_cache
+
+        _invalidate_cache()
+        clear_inference_tip_cache()
+    except ImportError:  # pragma: no cover - other astroid versions
+        pass
 
 
 @dataclass
@@ -121,6 +136,7 @@ class Linter:
         self.project = project or Project()
         self.project.target_warp_version = self.config.target_warp_version
         self.inference_budget_s = inference_budget_s
+        self._held_trees: OrderedDict[str, None] = OrderedDict()
         self.file_budget_s = file_budget_s
         for rule in self.rules:
             if type(rule).summarize is not Rule.summarize:
@@ -184,14 +200,39 @@ class Linter:
         active = [r for r in self.rules if self._enabled(r.code, path) and r.triggered_by(text)]
         if not active:
             return
-        tree = self._parse(path, text, summary.module_name, result)
+        cached_before = set(MANAGER.astroid_cache)
+        shadowed = MANAGER.astroid_cache.get(summary.module_name)
+        try:
+            self._lint_tree(path, text, summary.module_name, active, noqa, result)
+        finally:
+            self._release_trees(summary.module_name, shadowed, cached_before)
+
+    def _release_trees(self, module_name: str, shadowed: nodes.Module | None, cached_before: set[str]) -> None:
+        """Keep memory bounded over a long run: astroid caches every tree it builds (the
+        linted file's and each project module inference imported) and memoises inference.
+        Project trees stay cached for later files' inference, up to ``MAX_HELD_TREES``."""
+        cache = MANAGER.astroid_cache
+        if shadowed is not None:
+            cache[module_name] = shadowed  # a file named like a stdlib/stub module must not replace it
+        for name in cache.keys() - cached_before:
+            if name in self.project.by_module:
+                self._held_trees[name] = None
+                self._held_trees.move_to_end(name)
+        while len(self._held_trees) > MAX_HELD_TREES:
+            name, _ = self._held_trees.popitem(last=False)
+            cache.pop(name, None)
+        clear_inference_caches()
+
+    def _lint_tree(self, path: str, text: str, module_name: str, active: list[Rule], noqa, result: FileResult) -> None:
+        summary_module = module_name
+        tree = self._parse(path, text, summary_module, result)
         if tree is None:
             return
         activate(self.project)
         ctx = FileContext(
             path=path,
             text=text,
-            module_name=summary.module_name,
+            module_name=summary_module,
             tree=tree,
             project=self.project,
             target_warp_version=self.config.target_warp_version,

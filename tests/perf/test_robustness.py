@@ -1,0 +1,139 @@
+"""Bad or huge input never stalls or crashes a run: time limits, 50k-line files, odd files."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from astroid import MANAGER, nodes
+from astroid import inference_tip
+
+from tests.perf.generate import warp_like_source
+from warp_ct.analyzer import deadline
+from warp_ct.analyzer.batch import run_lint
+from warp_ct.analyzer.engine import Linter
+from warp_ct.analyzer.rules import get_rule
+from warp_ct.analyzer.rules.base import Rule
+from warp_ct.config import Config
+
+needs_timer = pytest.mark.skipif(not deadline.available(), reason="needs SIGALRM on the main thread")
+
+
+# ---------------------------------------------------------------------- pathological inference
+def _endless_inference(node, context=None):  # an astroid inference tip that never finishes
+    while True:
+        time.sleep(0.01)
+    yield  # pragma: no cover
+
+
+def _is_trap(node: nodes.Call) -> bool:
+    return isinstance(node.func, nodes.Name) and node.func.name == "pathological_trap"
+
+
+class InferEveryCall(Rule):
+    """A test rule that infers every call (as real rules do through ctx.infer)."""
+
+    code = "WCT990"
+    name = "infer-every-call"
+    summary = "test"
+    docs = ""
+
+    def visit_call(self, node, ctx) -> None:
+        ctx.infer(node)
+
+
+@pytest.fixture
+def trap():
+    tip = inference_tip(_endless_inference)
+    MANAGER.register_transform(nodes.Call, tip, _is_trap)
+    yield
+    MANAGER.unregister_transform(nodes.Call, tip, _is_trap)
+
+
+@needs_timer
+def test_one_endless_inference_is_cut_off_and_other_files_proceed(tmp_path: Path, trap) -> None:
+    bad = tmp_path / "a_bad.py"
+    bad.write_text("import warp as wp\nx = pathological_trap()\ny = pathological_trap()\n", encoding="utf-8")
+    good = tmp_path / "b_good.py"
+    good.write_text(
+        'import warp as wp\n\n@wp.kernel(module_options={"enable_backward": False})\ndef k(a: float):\n    pass\n',
+        encoding="utf-8",
+    )
+    linter = Linter(Config(select=("ALL",), root=tmp_path), rules=[InferEveryCall(), get_rule("WCT005")], inference_budget_s=0.5)
+    start = time.monotonic()
+    results = linter.lint_paths([str(tmp_path)])
+    assert time.monotonic() - start < 20
+    by_name = {Path(r.path).name: r for r in results}
+    assert any("inference budget" in n for n in by_name["a_bad.py"].notes)
+    assert [f.rule for f in by_name["b_good.py"].findings] == ["WCT005"]
+
+
+class EndlessRule(Rule):
+    code = "WCT991"
+    name = "endless"
+    summary = "test"
+    docs = ""
+
+    def visit_module(self, node, ctx) -> None:
+        while True:
+            time.sleep(0.01)
+
+
+@needs_timer
+def test_file_time_limit_stops_a_stuck_rule_and_keeps_the_others(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        'import warp as wp\n\n@wp.kernel(module_options={"enable_backward": False})\ndef k(a: float):\n    pass\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "b.py").write_text((tmp_path / "a.py").read_text(), encoding="utf-8")
+    linter = Linter(Config(select=("ALL",), root=tmp_path), rules=[get_rule("WCT005"), EndlessRule()], file_budget_s=0.5)
+    results = linter.lint_paths([str(tmp_path)])
+    assert len(results) == 2
+    for result in results:
+        assert any("time budget" in n and "WCT991" in n for n in result.notes), result.notes
+    assert not deadline._active  # no timer left armed
+
+
+def test_deadline_is_a_no_op_off_the_main_thread() -> None:
+    import threading
+
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(deadline.hard_deadline(0.01, "x").__enter__()))
+    t.start()
+    t.join()
+    assert seen == [False]
+
+
+# ---------------------------------------------------------------------- big and odd files
+def test_fifty_thousand_line_file_lints(tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    big.write_text(warp_like_source(50_000), encoding="utf-8")
+    (result,) = run_lint([str(big)], Config(select=("ALL",), root=tmp_path))
+    assert not [f for f in result.findings if f.rule in ("WCT900", "WCT901")], result.findings[:3]
+    assert result.findings  # it is full of antipatterns
+    # The linted tree does not stay in astroid's cache.
+    assert "big" not in MANAGER.astroid_cache
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("binary.py", b"import warp\x00\x01\x02"),
+        ("latin.py", b"# -*- coding: latin-1 -*-\nimport warp as wp\nx = '\xe9'\n"),
+        ("bad_utf8.py", b"import warp as wp\nx = '\xff\xfe'\n"),
+        ("bad_coding.py", b"# -*- coding: no-such-codec -*-\nimport warp\n"),
+        ("syntax.py", b"import warp as wp\n@wp.kernel\ndef f(:\n"),
+        ("deep.py", b"import warp as wp\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n"),
+        ("empty.py", b""),
+        ("bom.py", b"\xef\xbb\xbfimport warp as wp\n"),
+        ("warp.py", b"import warp as wp\n@wp.kernel(module_options={})\ndef k():\n    pass\n"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_bad_files_get_a_note_or_a_finding_never_a_crash(tmp_path: Path, name: str, data: bytes) -> None:
+    (tmp_path / name).write_bytes(data)
+    (result,) = run_lint([str(tmp_path / name)], Config(select=("ALL",), root=tmp_path))
+    assert not [f for f in result.findings if f.rule == "WCT901"]
+    # A file named like the stubbed warp package must not replace the stub for later files.
+    assert "stub of warp" in (MANAGER.astroid_cache["warp"].doc_node.value or "").lower()
