@@ -122,6 +122,8 @@ class WarpCtServer(LanguageServer):
         self.published_closed: set[str] = set()  # URIs of closed files we published for
         self._generations = itertools.count(1)
         self._raw_settings: dict[str, Any] = {}
+        # WARP_CT_LSP_TIMINGS=1: one window/logMessage (type Log) per analysis with its timing
+        self.trace_timings = os.environ.get("WARP_CT_LSP_TIMINGS", "") not in ("", "0")
 
     # ------------------------------------------------------------------ plumbing
     def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -358,8 +360,16 @@ class WarpCtServer(LanguageServer):
         doc = self.docs.get(job.uri)
         if doc is None or doc.generation != job.generation:
             return  # closed meanwhile
+        started = _now()
         analysis = self.analyze(job.uri, job.path, job.text, job.version, job.generation)
         diagnostics = self.diagnostics_for(analysis)
+        if self.trace_timings:
+            done = _now()
+            self.log(
+                f"timing {job.uri} v{job.version} ({job.reason}): waited {1000 * (started - job.scheduled):.1f} ms, "
+                f"analysis {1000 * (done - started):.1f} ms, {len(diagnostics)} diagnostics",
+                types.MessageType.Log,
+            )
         self.call_soon(self._publish_if_current, job, analysis, diagnostics)
 
     # ------------------------------------------------------------------ publishing (loop thread)
