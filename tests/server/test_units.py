@@ -1,0 +1,121 @@
+"""Unit tests of the server's pure parts (no subprocess)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from warp_ct.analyzer.model import Position, Range
+from warp_ct.server import positions
+from warp_ct.server.settings import Settings, SettingsError, build_config, parse_settings, unwrap
+from warp_ct.server.worker import Job, Worker
+
+
+@pytest.mark.parametrize(
+    ("encoding", "expected"),
+    [("utf-16", 15), ("utf-8", 18), ("utf-32", 14)],
+)
+def test_char_to_client_units(encoding, expected):
+    line = 's = "é😀"; x = foo'
+    char = line.index("foo")
+    assert char == 14
+    assert positions.char_to_client(line, char, encoding) == expected
+    assert positions.client_to_char(line, expected, encoding) == char
+
+
+def test_converter_line_breaks_and_clamping():
+    conv = positions.Converter("a\r\nb\x0cc\rd\n", "utf-16")
+    assert conv.lines == ["a", "b\x0cc", "d", ""]  # form feed is not a line break in LSP
+    assert conv.position(Position(1, 2)).character == 2
+    assert conv.position(Position(9, 0)) == conv.end()
+    assert conv.to_char_range(conv.range(Range.from_coords(0, 0, 2, 1))) == Range.from_coords(0, 0, 2, 1)
+
+
+def test_settings_parse_and_merge(tmp_path):
+    settings = parse_settings({"select": ["wct0"], "severity": {"WCT005": "hint"}, "probeCommand": "python app.py",
+                               "samples": 2, "lintOnChange": False, "debounceMs": 50, "interpreter": "/x/python"})  # fmt: skip
+    assert settings.select == ("WCT0",) and settings.probe_command == ("python", "app.py")
+    assert settings.samples == 2 and settings.lint_on_change is False and settings.debounce_ms == 50
+    (tmp_path / "pyproject.toml").write_text('[tool.warp-ct]\nignore = ["WCT003"]\nselect = ["WCT"]\n')
+    config, problems = build_config(tmp_path, settings)
+    assert not problems
+    assert config.select == ("WCT0",) and config.ignore == ("WCT003",)  # editor overrides, pyproject stays
+    assert dict(config.severity)["WCT005"].label == "hint"
+    # empty values mean "not set": the pyproject's select stays
+    config, _ = build_config(tmp_path, parse_settings({"select": [], "ignore": []}))
+    assert config.select == ("WCT",) and config.ignore == ("WCT003",)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"select": ["NOPE1"]}, {"samples": 0}, {"samples": True}, {"lintOnChange": "yes"}, {"severity": {"WCT005": "loud"}},
+     {"targetWarpVersion": "latest"}, {"debounceMs": -1}, {"probeCommand": [1, 2]}],
+)  # fmt: skip
+def test_bad_settings_are_refused(bad):
+    with pytest.raises(SettingsError):
+        parse_settings(bad)
+
+
+def test_unwrap():
+    assert unwrap({"warpCt": {"samples": 2}}) == {"samples": 2}
+    assert unwrap({"samples": 2}) == {"samples": 2}
+    assert unwrap(None) is None
+    assert parse_settings(None, Settings(samples=5)).samples == 5
+
+
+def test_worker_coalesces_a_burst_and_keeps_the_newest():
+    seen: list[int] = []
+    done = threading.Event()
+
+    def process(job: Job) -> None:
+        seen.append(job.version)
+        if job.version == 1000:
+            done.set()
+
+    worker = Worker(process, on_error=lambda what, exc: None)
+    try:
+        now = time.monotonic()
+        for version in range(1, 1001):
+            worker.schedule(Job("file:///a.py", "/a.py", f"text {version}", version, 1, now + 0.05))
+        assert done.wait(5)
+        assert seen == [1000]
+        assert worker.jobs_run == 1
+        # tasks run in order on the same thread, and errors reach the caller
+        assert worker.submit(lambda: threading.current_thread().name).result(5) == "warp-ct-analysis"
+        with pytest.raises(ZeroDivisionError):
+            worker.submit(lambda: 1 / 0).result(5)
+    finally:
+        worker.stop()
+
+
+def test_worker_survives_a_crashing_job():
+    errors = []
+    ran = threading.Event()
+
+    def process(job: Job) -> None:
+        if job.uri.endswith("bad.py"):
+            raise RuntimeError("boom")
+        ran.set()
+
+    worker = Worker(process, on_error=lambda what, exc: errors.append((what, exc)))
+    try:
+        worker.schedule(Job("file:///bad.py", "/bad.py", "", 1, 1, 0.0))
+        worker.schedule(Job("file:///good.py", "/good.py", "", 1, 1, 0.0))
+        assert ran.wait(5)
+        assert errors and "bad.py" in errors[0][0]
+    finally:
+        worker.stop()
+
+
+def test_lint_path_does_not_import_pygls():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, warp_ct.server, warp_ct.cli\n"
+        "warp_ct.cli.build_parser()\n"
+        "assert 'pygls' not in sys.modules and 'lsprotocol' not in sys.modules, sorted(m for m in sys.modules if 'pygls' in m)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
