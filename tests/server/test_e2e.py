@@ -310,6 +310,21 @@ async def test_configuration_change_relints(client: LanguageClient):
     close_doc(client, uri)
 
 
+async def test_configuration_pulled_when_settings_are_null(client: LanguageClient):
+    uri = _uri(client, "config_pull.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    client.set_configuration({"ignore": ["WCT005"], "debounceMs": DEBOUNCE_MS}, section="warpCt")
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    published = await wait_publish(client, uri, after=start)
+    assert not _wct005(published.diagnostics)
+    client.set_configuration({"ignore": [], "debounceMs": DEBOUNCE_MS}, section="warpCt")
+    start = mark(client)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert _wct005((await wait_publish(client, uri, after=start)).diagnostics)
+    close_doc(client, uri)
+
+
 async def test_pyproject_change_relints(client: LanguageClient):
     uri = _uri(client, "pyproject_user.py")
     assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
