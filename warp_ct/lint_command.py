@@ -216,8 +216,8 @@ def _lint(paths: list[str], config: Config, args: argparse.Namespace) -> list["F
         cache_dir = Path(args.cache_dir)
     elif os.environ.get(CACHE_DIR_ENV):
         cache_dir = Path(os.environ[CACHE_DIR_ENV])
-    else:
-        cache_dir = config.root / DEFAULT_CACHE_DIR
+    else:  # beside the pyproject.toml in use; without one, in the working directory
+        cache_dir = (config.source.parent if config.source else Path.cwd()) / DEFAULT_CACHE_DIR
     return batch_run_lint(paths, config, jobs=args.jobs, cache_dir=cache_dir)
 
 

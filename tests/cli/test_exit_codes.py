@@ -126,3 +126,15 @@ def test_jobs_and_cache_flags_reach_the_batch_runner(cli, project, monkeypatch):
     monkeypatch.setenv("WARP_CT_CACHE_DIR", "/tmp/from-env")
     cli("lint", "mod.py")
     assert seen[-1][2] == Path("/tmp/from-env")
+
+
+def test_default_cache_dir_without_pyproject_is_the_working_directory(cli, project, monkeypatch):
+    from warp_ct.analyzer import batch
+
+    project.write("src/mod.py", "x = 1\n")
+    seen = []
+    real = batch.run_lint
+    monkeypatch.setattr(batch, "run_lint", lambda paths, config, **kw: seen.append(kw["cache_dir"]) or real(paths, config))
+    monkeypatch.delenv("WARP_CT_CACHE_DIR")
+    cli("lint", "src")
+    assert seen == [project.root / ".warp_ct_cache"]

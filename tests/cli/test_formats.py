@@ -247,3 +247,17 @@ def test_quiet_drops_summary_and_notes(cli, two_files):
     run = cli("lint", "-q", "pkg/b.py", "blob.py")
     assert run.out.splitlines() == [run.out.splitlines()[0]] and run.out.startswith("pkg/b.py:3:12")
     assert run.err == ""
+
+
+def test_sarif_paths_outside_the_working_directory_are_file_uris():
+    from warp_ct.output import sarif
+
+    assert sarif._artifact_location("/elsewhere/my file.py") == {"uri": "file:///elsewhere/my%20file.py"}
+    assert sarif._artifact_location("pkg/a.py") == {"uri": "pkg/a.py", "uriBaseId": "%SRCROOT%"}
+
+
+def test_paths_outside_the_working_directory_are_shown_as_given(cli, project, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")
+    (other / "m.py").write_text(WCT005_SOURCE)
+    run = cli("lint", str(other / "m.py"))
+    assert run.out.startswith(f"{other.as_posix()}/m.py:3:12: WCT005")
