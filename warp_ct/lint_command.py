@@ -446,7 +446,7 @@ def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
         text = renderer(opts.fmt)(report, color)
         if args.quiet and opts.fmt in ("concise", "full"):
             text = _without_summary(text)
-    if opts.fmt not in ("concise", "full") and report.fixed is not None and not args.quiet:
+    if opts.fmt not in ("concise", "full") and report.fixed and not args.quiet:
         print(f"Fixed {report.fixed} finding{'s' if report.fixed != 1 else ''} ({len(report.findings)} remaining).", file=sys.stderr)
     if args.output_file:
         Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)

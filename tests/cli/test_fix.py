@@ -198,3 +198,20 @@ def test_fix_leaves_undecodable_files_alone(cli, project):
     run = cli("lint", "--fix", "bad.py")
     assert target.read_bytes() == raw
     assert run.rc == 1 and "WCT900" in run.out
+
+
+def test_fix_with_nothing_fixable_reports_like_lint(cli, project, unsafe_rule):
+    project.write("mod.py", "import warp as wp\n")
+    run = cli("lint", "--no-cache", "-j", "1", "--fix", "mod.py")
+    assert run.rc == 1
+    assert run.out.splitlines()[-1] == "Found 1 finding (1 more with --fix --unsafe-fixes)."
+
+
+def test_fix_with_machine_format_keeps_stdout_clean(cli, project):
+    import json
+
+    target = project.write("bad.py", WCT005_SOURCE)
+    run = cli("lint", "--fix", "--output-format", "json", "bad.py")
+    assert json.loads(run.out)["summary"] == {"findings": 0, "fixable": 0, "fixed": 1}
+    assert run.err == "Fixed 1 finding (0 remaining).\n"
+    assert target.read_text() == FIXED_WCT005_SOURCE

@@ -11,7 +11,7 @@ def plural(count: int, word: str) -> str:
 
 def summary_line(report: Report) -> str:
     total = len(report.findings)
-    if report.fixed is not None:
+    if report.fixed:  # --fix changed something
         return f"Fixed {plural(report.fixed, 'finding')} ({total} remaining)."
     if total == 0:
         return "All checks passed!"
