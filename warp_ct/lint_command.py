@@ -23,7 +23,7 @@ from warp_ct.config import Config, ConfigError, load_config, parse_selectors
 from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, renderer, use_color
 
 if TYPE_CHECKING:
-    from warp_ct.analyzer.engine import Linter, SourceFile
+    from warp_ct.analyzer.engine import Linter
     from warp_ct.analyzer.model import FileResult, Finding
 
 STDIN = "-"
