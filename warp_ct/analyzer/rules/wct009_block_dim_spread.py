@@ -305,8 +305,13 @@ def _on_cpu(device: nodes.NodeNG | None) -> bool:
 
 
 def _varies(expr: nodes.NodeNG) -> bool:
-    """The expression reads a parameter of its function or a loop variable."""
+    """The expression reads a parameter of its function or a loop variable directly (not an
+    attribute of one: ``cfg.block_dim`` is usually fixed for the run)."""
     for name in expr.nodes_of_class(nodes.Name):
+        if isinstance(name.parent, (nodes.Attribute, nodes.Subscript)) or (
+            isinstance(name.parent, nodes.Call) and name is name.parent.func
+        ):
+            continue
         try:
             _scope, bindings = name.lookup(name.name)
         except AstroidError:
@@ -319,6 +324,4 @@ def _varies(expr: nodes.NodeNG) -> bool:
                     getattr(binding.parent, "parent", None), (nodes.For, nodes.Comprehension)
                 ):
                     return True
-                if isinstance(binding.parent, nodes.Assign) and isinstance(binding.parent.value, nodes.Call):
-                    continue
     return False

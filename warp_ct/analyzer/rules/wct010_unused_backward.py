@@ -20,19 +20,33 @@ from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
 if TYPE_CHECKING:
-    from warp_ct.analyzer.project import FileSummary, Project
+    from warp_ct.analyzer.project import FileSummary, Project  # noqa: F401
 
 _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
+_LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
+_FIRST_ARG_RE = re.compile(r"\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)\s*(?:,|\)|$)")
 _DIFF_HINT_RE = re.compile(
     r"\bTape\b|adjoint\s*=|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=|gradcheck|jacobian|"
-    r"torch\.autograd|autograd\.Function|jax\.(?:grad|vjp|value_and_grad)|\bvjp\b|func_grad|enable_backward"
+    r"autograd|jax\.(?:grad|vjp|value_and_grad)|enable_backward"
 )
+# Always "gradients flow through code we do not follow".
+_OPAQUE_RE = re.compile(r"gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(")
+# Hints that gradients are wanted somewhere (a tape may live in a caller).
+_WANTS_GRAD_RE = re.compile(r"\bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=")
+_TAPE_ASSIGN_RE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]*Tape[ \t]*\(", re.MULTILINE)
+_WITH_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?with[ \t]+(.+?):[ \t]*(?:#.*)?$", re.MULTILINE)
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
+_GLOBAL_OFF_RE = re.compile(r"config\.enable_backward\s*=\s*False\b")
+_SET_OPTIONS_RE = re.compile(r"\bset_module_options\s*\(")
+_GET_MODULE_UPDATE_RE = re.compile(r"\bget_module\s*\((?P<name>[^()]*)\)\s*\.options\.update\s*\(")
 # Calls inside a ``with wp.Tape():`` body that cannot launch project kernels.
 _HARMLESS_CALLS = {
     "print", "len", "range", "float", "int", "zip", "enumerate", "min", "max", "abs", "sum", "list", "tuple",
     "dict", "isinstance", "str", "numpy", "zero_", "fill_", "zeros", "zeros_like", "empty", "empty_like",
     "ones", "full", "array", "from_numpy", "synchronize", "ScopedTimer", "assign", "copy", "clone", "append",
+    "reshape", "flatten", "view", "contiguous", "type", "getattr", "hasattr", "super", "iter", "next",
 }  # fmt: skip
+_HARMLESS_ROOTS = {"wp", "warp", "np", "numpy", "math", "tape", "self.assert", "test", "os", "time"}
 
 
 @dataclass
@@ -46,32 +60,130 @@ class BackwardFacts:
     self_backward_unknown: bool = False  # bare set_module_options with a non-literal dict
     by_name: dict[str, bool | None] = field(default_factory=dict)  # module name -> enable_backward set elsewhere
     global_off: bool = False  # wp.config.enable_backward = False
-    kernels_off: set[str] = field(default_factory=set)  # @wp.kernel(enable_backward=False)
+
+
+class LazyFacts:
+    """Stored in the project summary; computed only when WCT010 actually decides something."""
+
+    __slots__ = ("text", "_facts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._facts: BackwardFacts | None = None
+
+    def get(self) -> BackwardFacts:
+        if self._facts is None:
+            self._facts = file_facts(self.text)
+        return self._facts
+
+
+def _balanced(text: str, open_index: int, limit: int = 4000) -> str | None:
+    """The text between the parenthesis at ``open_index`` and its match (None if unbalanced)."""
+    depth = 0
+    quote = None
+    end = min(len(text), open_index + limit)
+    i = open_index
+    while i < end:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[open_index + 1 : i]
+        i += 1
+    return None
+
+
+def _parse_args(args: str) -> ast.Call | None:
+    try:
+        expr = ast.parse(f"f({args})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return expr if isinstance(expr, ast.Call) else None
 
 
 def file_facts(text: str) -> BackwardFacts:
+    """Cheap, syntax-free facts: regular expressions plus tiny parses of call arguments."""
     facts = BackwardFacts()
     facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in _LAUNCH_RE.finditer(text)}
     if not _DIFF_HINT_RE.search(text):
         return facts
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    facts.global_off = bool(_GLOBAL_OFF_RE.search(text))
+    if "enable_backward" in text:
+        _options(text, facts)
+    if _OPAQUE_RE.search(text):
         facts.opaque = True
-        return facts
-    _Collector(facts).run(tree)
+    tape_blocks = _tape_blocks(text)
+    for block in tape_blocks:
+        _tape_body(block, facts)
+    for match in _LAUNCH_CALL_RE.finditer(text):
+        args = _balanced(text, match.end() - 1)
+        if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
+            _differentiate(args, facts)
+    if not tape_blocks and not facts.differentiated and _WANTS_GRAD_RE.search(text):
+        facts.opaque = True  # gradients are requested, through code we do not follow
     return facts
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
+def _tape_blocks(text: str) -> list[str]:
+    tapes = {m.group(1) for m in _TAPE_ASSIGN_RE.finditer(text)}
+    lines = text.splitlines()
+    starts = {}
+    offset = 0
+    for number, line in enumerate(lines):
+        starts[offset] = number
+        offset += len(line) + 1
+    blocks = []
+    for match in _WITH_RE.finditer(text):
+        items = match.group(2)
+        names = {part.strip().split(" as ")[0].strip() for part in items.split(",")}
+        if not ("Tape(" in items or names & tapes or "tape" in items.lower()):
+            continue
+        first = starts.get(match.start())
+        if first is None:
+            continue
+        indent = len(match.group(1).expandtabs())
+        body = []
+        for line in lines[first + 1 :]:
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            if len(line) - len(line.lstrip()) <= indent:
+                break
+            body.append(line)
+        blocks.append("\n".join(body))
+    return blocks
+
+
+def _tape_body(body: str, facts: BackwardFacts) -> None:
+    for match in _CALL_RE.finditer(body):
+        callee = match.group(1)
+        last = callee.rsplit(".", 1)[-1]
+        if last in ("launch", "launch_tiled"):
+            args = _balanced(body, match.end() - 1)
+            _differentiate(args, facts)
+            continue
+        root = callee.split(".", 1)[0]
+        if last in _HARMLESS_CALLS or root in _HARMLESS_ROOTS or last.startswith("assert") or last[:1].isupper() and "." not in callee:
+            continue  # builtins, Warp/NumPy API, asserts, constructors of value types
+        facts.opaque = True
+
+
+def _differentiate(args: str | None, facts: BackwardFacts) -> None:
+    match = _FIRST_ARG_RE.match(args or "")
+    if match is None or match.group(1).split(".")[0] in ("self", "cls"):
+        facts.opaque = True  # ``kernels[i]``, ``self.kernel``: cannot tell which
+        return
+    facts.differentiated.add(match.group(1).rsplit(".", 1)[-1])
 
 
 def _const_bool(node: ast.AST | None) -> bool | None:
@@ -89,137 +201,52 @@ def _kw(call: ast.Call, name: str, pos: int | None = None) -> ast.AST | None:
     return None
 
 
-def _dict_bool(node: ast.AST | None, key: str) -> tuple[bool, bool | None]:
-    """(is a literal dict, value of ``key`` in it if a bool literal)."""
+def _dict_bool(node: ast.AST | None, key: str) -> tuple[bool, bool | None, bool]:
+    """(is a literal dict, value of ``key`` if a bool literal, ``key`` present)."""
     if not isinstance(node, ast.Dict) or any(k is None for k in node.keys):
-        return False, None
+        return False, None, False
     for k, v in zip(node.keys, node.values):
         if isinstance(k, ast.Constant) and k.value == key:
-            return True, _const_bool(v)
-    return True, None
+            return True, _const_bool(v), True
+    return True, None, False
 
 
-class _Collector:
-    """Syntax-only pass (``ast``) over a file that mentions differentiation."""
-
-    def __init__(self, facts: BackwardFacts) -> None:
-        self.facts = facts
-        self.tapes: set[str] = set()
-        self.tape_bodies = 0
-
-    def run(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-                callee = _dotted(node.value.func) or ""
-                if callee.endswith("Tape"):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for t in targets:
-                        if (d := _dotted(t)) is not None:
-                            self.tapes.add(d)
-            self._options(node)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.With, ast.AsyncWith)) and any(self._is_tape(i.context_expr) for i in node.items):
-                self.tape_bodies += 1
-                self._tape_body(node.body)
-            elif isinstance(node, ast.Call):
-                callee = (_dotted(node.func) or "").rsplit(".", 1)[-1]
-                if callee in ("launch", "launch_tiled") and _const_bool(_kw(node, "adjoint")) is not False and _kw(
-                    node, "adjoint"
-                ) is not None:
-                    self._differentiate(_kw(node, "kernel", 0))
-                elif callee in ("gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jvp", "vjp", "grad",
-                                "value_and_grad", "Function"):  # fmt: skip
-                    self.facts.opaque = True
-        text_hints = self.tape_bodies == 0 and not self.facts.differentiated
-        if text_hints and self._mentions_differentiation(tree):
-            self.facts.opaque = True  # gradients are requested, but through code we do not follow
-
-    def _mentions_differentiation(self, tree: ast.Module) -> bool:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.keyword) and node.arg in ("requires_grad", "adj_inputs", "adj_outputs"):
-                if _const_bool(node.value) is not False:
-                    return True
-            if isinstance(node, ast.Attribute) and node.attr in ("backward", "Tape", "autograd"):
-                return True
-            if isinstance(node, ast.Name) and node.id == "Tape":
-                return True
-        return False
-
-    def _is_tape(self, expr: ast.AST) -> bool:
-        if isinstance(expr, ast.Call):
-            return (_dotted(expr.func) or "").endswith("Tape")
-        name = _dotted(expr)
-        return name is not None and (name in self.tapes or "tape" in name.lower())
-
-    def _tape_body(self, body: list[ast.stmt]) -> None:
-        for stmt in body:
-            for node in ast.walk(stmt):
-                if not isinstance(node, ast.Call):
-                    continue
-                callee = _dotted(node.func)
-                last = (callee or "").rsplit(".", 1)[-1]
-                if last in ("launch", "launch_tiled"):
-                    self._differentiate(_kw(node, "kernel", 0))
-                elif callee is None or last not in _HARMLESS_CALLS:
-                    self.facts.opaque = True
-
-    def _differentiate(self, kernel: ast.AST | None) -> None:
-        name = _dotted(kernel) if kernel is not None else None
-        if name is None:
-            self.facts.opaque = True  # e.g. ``kernels[i]``: cannot tell which
-            return
-        self.facts.differentiated.add(name.rsplit(".", 1)[-1])
-        if "." in name and name.split(".")[0] in ("self", "cls"):
-            self.facts.opaque = True
-
-    def _options(self, node: ast.AST) -> None:
-        facts = self.facts
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                if (_dotted(t) or "").endswith("config.enable_backward") and _const_bool(node.value) is False:
-                    facts.global_off = True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for dec in node.decorator_list:
-                if isinstance(dec, ast.Call) and (_dotted(dec.func) or "").endswith("kernel"):
-                    if _const_bool(_kw(dec, "enable_backward")) is False:
-                        facts.kernels_off.add(node.name)
-                    is_dict, value = _dict_bool(_kw(dec, "module_options"), "enable_backward")
-                    if value is False:
-                        facts.kernels_off.add(node.name)
-        if not isinstance(node, ast.Call):
-            return
-        callee = _dotted(node.func) or ""
-        if callee.endswith("set_module_options"):
-            options = _kw(node, "options", 0)
-            target = _kw(node, "module", 1)
-            is_dict, value = _dict_bool(options, "enable_backward")
-            if target is None or (isinstance(target, ast.Constant) and target.value is None) or (
-                isinstance(target, ast.Name) and target.id == "__name__"
-            ):
-                if not is_dict:
-                    facts.self_backward_unknown = True
-                elif value is not None:
-                    facts.self_backward = value
-                elif any(isinstance(k, ast.Constant) and k.value == "enable_backward" for k in options.keys):
-                    facts.self_backward_unknown = True
-            else:
-                name = _module_target(target)
-                if name is not None and (not is_dict or value is not None or "enable_backward" in ast.unparse(options)):
-                    facts.by_name[name] = value
-        elif callee.endswith("options.update") and isinstance(node.func, ast.Attribute):
-            # wp.get_module("pkg.mod").options.update({...})
-            owner = node.func.value.value if isinstance(node.func.value, ast.Attribute) else None
-            if isinstance(owner, ast.Call) and (_dotted(owner.func) or "").endswith("get_module") and owner.args:
-                name = _module_target(owner.args[0])
-                is_dict, value = _dict_bool(node.args[0] if node.args else None, "enable_backward")
-                if name is not None and (not is_dict or value is not None):
-                    facts.by_name[name] = value
+def _options(text: str, facts: BackwardFacts) -> None:
+    for match in _SET_OPTIONS_RE.finditer(text):
+        args = _balanced(text, match.end() - 1)
+        call = _parse_args(args) if args is not None else None
+        if call is None:
+            continue
+        options = _kw(call, "options", 0)
+        target = _kw(call, "module", 1)
+        is_dict, value, present = _dict_bool(options, "enable_backward")
+        if target is None or (isinstance(target, ast.Constant) and target.value is None) or (
+            isinstance(target, ast.Name) and target.id == "__name__"
+        ):
+            if not is_dict or (present and value is None):
+                facts.self_backward_unknown = True
+            elif value is not None:
+                facts.self_backward = value
+        else:
+            name = _module_target(target)
+            if name is not None and (not is_dict or present):
+                facts.by_name[name] = value
+    for match in _GET_MODULE_UPDATE_RE.finditer(text):
+        target = _parse_args(match.group("name"))
+        args = _balanced(text, match.end() - 1)
+        call = _parse_args(args) if args is not None else None
+        if target is None or call is None or not target.args:
+            continue
+        name = _module_target(target.args[0])
+        is_dict, value, present = _dict_bool(call.args[0] if call.args else None, "enable_backward")
+        if name is not None and (not is_dict or present):
+            facts.by_name[name] = value
 
 
 def _module_target(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if isinstance(node, ast.Call) and (_dotted(node.func) or "").endswith("get_module") and node.args:
+    if isinstance(node, ast.Call) and node.args and getattr(node.func, "attr", getattr(node.func, "id", "")) == "get_module":
         return _module_target(node.args[0])
     return None
 
@@ -230,16 +257,17 @@ def _module_target(node: ast.AST) -> str | None:
 @dataclass
 class _Verdict:
     differentiated: set[str]  # module names something differentiates (or may)
-    global_off: bool
+    global_off: set[str]  # modules an entry point turned backward off for (wp.config before imports)
     configured: dict[str, bool | None]  # module name -> enable_backward set from another file
+    launchers: dict[str, list["FileSummary"]]  # kernel name -> files that launch a kernel of that name
 
 
 def _facts(summary: "FileSummary") -> BackwardFacts:
-    facts = summary.extra.get(UnusedBackward.code)
-    if not isinstance(facts, BackwardFacts):
-        facts = file_facts(summary.text)
-        summary.extra[UnusedBackward.code] = facts
-    return facts
+    lazy = summary.extra.get(UnusedBackward.code)
+    if not isinstance(lazy, LazyFacts) or lazy.text is not summary.text:
+        lazy = LazyFacts(summary.text)
+        summary.extra[UnusedBackward.code] = lazy
+    return lazy.get()
 
 
 def _reachable(project: "Project", summary: "FileSummary") -> list["FileSummary"]:
@@ -264,10 +292,14 @@ def project_verdict(project: "Project") -> _Verdict:
         return cached[1]
     differentiated: set[str] = set()
     configured: dict[str, bool | None] = {}
-    global_off = False
+    global_off: set[str] = set()
+    launchers: dict[str, list[FileSummary]] = {}
     for summary in project.files.values():
         facts = _facts(summary)
-        global_off = global_off or facts.global_off
+        for name in facts.launched:
+            launchers.setdefault(name, []).append(summary)
+        if facts.global_off:
+            global_off.update(s.module_name for s in _reachable(project, summary))
         for name, value in facts.by_name.items():
             configured[name] = value if configured.get(name, value) == value else None
         if not facts.opaque and not facts.differentiated:
@@ -279,19 +311,19 @@ def project_verdict(project: "Project") -> _Verdict:
         for dep in reach:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)
-    verdict = _Verdict(differentiated, global_off, configured)
+    verdict = _Verdict(differentiated, global_off, configured, launchers)
     _CACHE[id(project)] = (key, verdict)
     return verdict
 
 
-def _consumers(project: "Project", summary: "FileSummary") -> list["FileSummary"]:
+def _consumers(project: "Project", summary: "FileSummary", verdict: _Verdict) -> list["FileSummary"]:
     """Project files that launch a kernel of ``summary``'s module by name."""
-    names = set(summary.kernel_names)
+    candidates: dict[str, FileSummary] = {}
+    for name in summary.kernel_names:
+        for other in verdict.launchers.get(name, ()):
+            candidates[other.path] = other
     out = []
-    for other in project.files.values():
-        launched = _facts(other).launched & names
-        if not launched:
-            continue
+    for other in candidates.values():
         if other is summary or any(dep.module_name == summary.module_name for dep in project.imported_project_modules(other)):
             out.append(other)
     return out
@@ -413,8 +445,8 @@ class UnusedBackward(Rule):
     default and suppress with `# noqa: WCT010`.
     '''
 
-    def summarize(self, summary: "FileSummary") -> BackwardFacts:
-        return file_facts(summary.text)
+    def summarize(self, summary: "FileSummary") -> LazyFacts:
+        return LazyFacts(summary.text)
 
     def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
         project = ctx.project
@@ -442,15 +474,15 @@ class UnusedBackward(Rule):
                 "project differentiates its kernels (no wp.Tape or adjoint launch reaches them): every build "
                 "compiles adjoint code nobody uses",
                 fixes=[fix] if fix else [],
-                severity=Severity.INFO if not _consumers(project, summary) else None,
+                severity=Severity.INFO if not _consumers(project, summary, verdict) else None,
             )
             return
-        if facts.self_backward is False or configured is True or verdict.global_off:
+        if facts.self_backward is False or configured is True or ctx.module_name in verdict.global_off:
             return
-        live = [d for d in kernels if d.keyword_const("enable_backward") is not False and d.funcdef.name not in facts.kernels_off]
+        live = [d for d in kernels if d.keyword_const("enable_backward") is not False]
         if not live:
             return
-        consumers = _consumers(project, summary)
+        consumers = _consumers(project, summary, verdict)
         if not consumers:
             return  # nobody in view launches these kernels: callers elsewhere may differentiate them
         where = ", ".join(sorted({c.module_name for c in consumers})[:3])

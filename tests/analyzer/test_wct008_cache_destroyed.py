@@ -1,0 +1,149 @@
+"""WCT008 cache-destroyed: caches cleared, disabled or made per-run."""
+
+from __future__ import annotations
+
+from warp_ct.analyzer.fixes import apply_fixes
+from warp_ct.analyzer.model import Severity
+
+from .helpers import lint_files, lint_snippet
+
+
+def _only(findings):
+    return [f for f in findings if f.rule == "WCT008"]
+
+
+def test_clear_calls_and_config(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "from warp import config\n"
+        "wp.clear_kernel_cache()\n"
+        "wp.clear_lto_cache()\n"
+        "config.cache_kernels = False\n"
+        "wp.config.cache_kernels = True\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="bench.py"))
+    assert [(f.line, f.severity) for f in found] == [(3, Severity.WARNING), (4, Severity.WARNING), (5, Severity.WARNING)]
+    assert all(f.fixes and not f.fixes[0].is_safe for f in found)
+
+
+def test_temporary_and_timestamped_cache_dirs(tmp_path):
+    text = (
+        "import os, tempfile, time, uuid\n"
+        "from datetime import datetime\n"
+        "import warp as wp\n"
+        "wp.config.kernel_cache_dir = tempfile.mkdtemp(prefix='warp')\n"
+        "run_dir = os.path.join('/scratch', f'run-{uuid.uuid4().hex}')\n"
+        "wp.config.kernel_cache_dir = os.path.join(run_dir, 'kernels')\n"
+        "wp.config.kernel_cache_dir = f'/tmp/wc_{os.getpid()}'\n"
+        "wp.config.kernel_cache_dir = '/tmp/' + datetime.now().strftime('%Y%m%d')\n"
+        "wp.config.kernel_cache_dir = os.path.join(tempfile.gettempdir(), 'warp-cache')\n"  # stable: fine
+        "wp.config.kernel_cache_dir = os.path.expanduser('~/.cache/myproj/warp')\n"  # stable: fine
+        "with tempfile.TemporaryDirectory() as d:\n"
+        "    wp.config.kernel_cache_dir = d\n"
+        "    wp.load_module(device='cpu')\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="app.py"))
+    assert [f.line for f in found] == [4, 6, 7, 8, 12]
+    assert "temporary directory" in found[0].message
+    assert "changes every run" in found[1].message
+
+
+def test_rmtree_of_cache_and_cuda_cache_disable(tmp_path):
+    text = (
+        "import os, shutil, subprocess\n"
+        "import warp as wp\n"
+        "shutil.rmtree(wp.config.kernel_cache_dir, ignore_errors=True)\n"
+        "cache = os.path.join(wp.config.kernel_cache_dir, 'wp_mod')\n"
+        "shutil.rmtree(cache)\n"
+        "shutil.rmtree('/tmp/scratch')\n"  # unrelated directory
+        "os.environ['CUDA_CACHE_DISABLE'] = '1'\n"
+        "os.environ['CUDA_CACHE_DISABLE'] = '0'\n"
+        "os.putenv('CUDA_CACHE_DISABLE', '1')\n"
+        "os.environ.setdefault('CUDA_CACHE_DISABLE', '1')\n"
+        "subprocess.run(['python', 'x.py'], env={**os.environ, 'CUDA_CACHE_DISABLE': '1'})\n"
+        "env = dict(os.environ, CUDA_CACHE_DISABLE=1)\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="tool.py"))
+    assert [f.line for f in found] == [3, 5, 7, 9, 10, 11, 12]
+
+
+def test_deliberate_maintenance_paths_are_info_without_fix(tmp_path):
+    text = (
+        "import argparse\n"
+        "import warp as wp\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--clear-kernel-cache', action='store_true')\n"
+        "args = parser.parse_args()\n"
+        "if args.clear_kernel_cache:\n"
+        "    wp.clear_kernel_cache()\n"
+        "def reset_warp_caches():\n"
+        "    wp.clear_kernel_cache()\n"
+        "    wp.clear_lto_cache()\n"
+        "# start from an empty cache so the benchmark measures a cold compile\n"
+        "wp.clear_kernel_cache()\n"
+        "def main():\n"
+        "    wp.clear_kernel_cache()\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="bench.py"))
+    assert [(f.line, f.severity) for f in found] == [
+        (7, Severity.INFO), (9, Severity.INFO), (10, Severity.INFO), (12, Severity.INFO), (14, Severity.WARNING),
+    ]  # fmt: skip
+    assert all(not f.fixes for f in found if f.severity == Severity.INFO)
+
+
+def test_test_harness_code(tmp_path):
+    # Warp's own runners clear the cache at start-up; tests isolate with a private dir.
+    files = {
+        "tests/unittest_serial.py": "import warp as wp\nwp.clear_kernel_cache()\n",
+        "tests/test_cache.py": (
+            "import tempfile\nimport warp as wp\n"
+            "class T:\n    def setUp(self):\n        self.tmp = tempfile.mkdtemp()\n"
+            "        wp.config.kernel_cache_dir = self.tmp\n"
+        ),
+    }
+    found = _only(lint_files(tmp_path, files))
+    assert [(f.path, f.line, f.severity) for f in found] == [("tests/unittest_serial.py", 2, Severity.INFO)]
+
+
+def test_scoped_override_with_restore_is_info(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "def build_uncached(module):\n"
+        "    saved = wp.config.cache_kernels\n"
+        "    wp.config.cache_kernels = False\n"
+        "    try:\n"
+        "        wp.load_module(module)\n"
+        "    finally:\n"
+        "        wp.config.cache_kernels = saved\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="tool.py"))
+    assert [(f.line, f.severity) for f in found] == [(4, Severity.INFO)]
+
+
+def test_fix_removes_statement_and_keeps_block_valid(tmp_path):
+    text = (
+        "import warp as wp\n\n"
+        "def main():\n"
+        "    wp.clear_kernel_cache()\n"
+        "\n"
+        "def other():\n"
+        "    wp.config.cache_kernels = False\n"
+        "    return 1\n"
+        "x = 1; wp.clear_lto_cache()\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="tool.py"))
+    assert [len(f.fixes) for f in found] == [1, 1, 0]  # no fix when the line holds other code
+    out = apply_fixes(text, found, unsafe=True).text
+    assert out == "import warp as wp\n\ndef main():\n    pass\n\ndef other():\n    return 1\nx = 1; wp.clear_lto_cache()\n"
+    assert apply_fixes(text, found, unsafe=False).text == text  # unsafe only
+
+
+def test_not_warp_and_lookalikes(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "def clear_kernel_cache():\n    pass\n"
+        "clear_kernel_cache()\n"  # a local function of the same name
+        "cfg = {'cache_kernels': False}\n"
+        "settings.kernel_cache_dir = tempfile.mkdtemp()\n"  # not warp.config
+    )
+    assert _only(lint_snippet(tmp_path, text, name="x.py")) == []

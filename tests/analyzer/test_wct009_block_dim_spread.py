@@ -1,0 +1,128 @@
+"""WCT009 block-dim-spread: one module built at several block_dims."""
+
+from __future__ import annotations
+
+from warp_ct.analyzer.model import Severity
+
+from .helpers import lint_files, lint_snippet
+
+KERNELS = (
+    "import warp as wp\n"
+    "BLOCK = 64\n"
+    "TILE = 8\n"
+    "@wp.kernel\n"
+    "def a(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+    "@wp.kernel\n"
+    "def b(x: wp.array(dtype=float)):\n    x[wp.tid()] = 2.0\n"
+)  # a at line 4-6, b at 7-9; user code starts at line 10
+
+
+def _only(findings):
+    return [f for f in findings if f.rule == "WCT009"]
+
+
+def test_two_kernels_two_block_dims(tmp_path):
+    text = KERNELS + (
+        "def run(x):\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+        "    wp.launch_tiled(b, dim=[1], inputs=[x], block_dim=BLOCK)\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=64)\n"  # same value again: no new build
+        "    wp.launch(a, dim=4, inputs=[x], block_dim=TILE * TILE)\n"  # 64 again
+        "    wp.launch(a, dim=4, inputs=[x], block_dim=32)\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    assert [f.line for f in found] == [12, 15]
+    assert "block_dim 64" in found[0].message and "256" in found[0].message
+
+
+def test_same_block_dim_everywhere_is_fine(tmp_path):
+    text = KERNELS + (
+        "def run(x):\n"
+        "    wp.launch(a, dim=4, inputs=[x], block_dim=BLOCK)\n"
+        "    wp.launch_tiled(b, dim=[1], inputs=[x], block_dim=64)\n"
+    )
+    assert _only(lint_snippet(tmp_path, text, name="sim.py")) == []
+
+
+def test_module_default_from_set_module_options(tmp_path):
+    text = KERNELS.replace("TILE = 8\n", "TILE = 8\nwp.set_module_options({'block_dim': 64})\n") + (
+        "def run(x):\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=64)\n"
+    )
+    assert _only(lint_snippet(tmp_path, text, name="sim.py")) == []
+
+
+def test_cpu_unique_and_single_kernel_modules_are_silent(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "@wp.kernel(module='unique')\n"
+        "def t(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        "@wp.kernel\n"
+        "def a(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        "@wp.kernel\n"
+        "def b(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        "def run(x):\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+        "    wp.launch(t, dim=4, inputs=[x], block_dim=32)\n"  # own module
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=32, device='cpu')\n"  # cpu: always 1
+    )
+    assert _only(lint_snippet(tmp_path, text, name="sim.py")) == []
+    single = (
+        "import warp as wp\n@wp.kernel\ndef s(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        "def sweep(x):\n    for bd in (32, 64, 128):\n        wp.launch(s, dim=4, inputs=[x], block_dim=bd)\n"
+        "    wp.launch(s, dim=4, inputs=[x], block_dim=512)\n"
+    )
+    assert _only(lint_snippet(tmp_path / "s", single, name="bench.py")) == []
+
+
+def test_runtime_block_dim_in_shared_module(tmp_path):
+    text = KERNELS + (
+        "def run(x, block_dim):\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=block_dim)\n"
+        "class Solver:\n"
+        "    def __init__(self):\n        self.bd = 128\n"
+        "    def step(self, x):\n"
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=self.bd)\n"  # inferred: 128, a real spread
+        "    def step2(self, x, cfg):\n"
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=cfg.block_dim)\n"  # attribute: fixed per run
+    )
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO), (17, Severity.WARNING)]
+    assert "run time" in found[0].message
+
+
+def test_get_suggested_block_size_then_other_block_dim(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "@wp.kernel\n"
+        "def k(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        "def tuned(x, device):\n"
+        "    size, _ = wp.get_suggested_block_size(k, device)\n"
+        "    wp.launch(k, dim=x.shape, inputs=[x], block_dim=size, device=device)\n"
+        "def fixed(x):\n"
+        "    wp.get_suggested_block_size(k)\n"
+        "    wp.launch(k, dim=x.shape, inputs=[x])\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="occ.py"))
+    assert [f.line for f in found] == [6, 9]  # both queries load at 256; line 7 launches at `size`
+    assert "default block_dim 256" in found[0].message and "block_dim=size" in found[0].message
+    ok = text.replace("block_dim=size, ", "")
+    assert _only(lint_snippet(tmp_path / "ok", ok, name="occ.py")) == []
+
+
+def test_kernels_imported_from_a_project_module(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": KERNELS,
+        "main.py": (
+            "import warp as wp\nfrom pkg.kernels import a\nimport pkg.kernels as pk\n"
+            "def run(x):\n"
+            "    wp.launch(a, dim=4, inputs=[x], block_dim=128)\n"
+            "    wp.launch(pk.b, dim=4, inputs=[x])\n"
+        ),
+    }
+    found = _only(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 6)]
+    assert "pkg.kernels" in found[0].message

@@ -1,0 +1,109 @@
+"""WCT010 unused-backward: decided per Warp module from the whole project."""
+
+from __future__ import annotations
+
+from warp_ct.analyzer.fixes import apply_fixes
+from warp_ct.analyzer.model import Severity
+
+from .helpers import lint_files
+
+K = "@wp.kernel\ndef {name}(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] * 2.0\n"
+
+
+def kernels(*names, head="import warp as wp\n\n"):
+    return head + "\n".join(K.format(name=n) for n in names)
+
+
+def _only(findings):
+    return [(f.path, f.line) for f in findings if f.rule == "WCT010"]
+
+
+def test_tape_over_one_module_says_nothing_about_another(tmp_path):
+    files = {
+        "sim/__init__.py": "",
+        "sim/physics.py": kernels("integrate"),
+        "sim/render.py": kernels("shade", "blit"),
+        "train.py": (
+            "import warp as wp\nfrom sim.physics import integrate\nfrom sim import render\n\n"
+            "def step(x, loss):\n"
+            "    tape = wp.Tape()\n"
+            "    with tape:\n"
+            "        wp.launch(integrate, dim=x.shape, inputs=[x])\n"
+            "        y = wp.zeros_like(x)\n"
+            "    tape.backward(loss)\n"
+            "    wp.launch(render.shade, dim=x.shape, inputs=[x])\n"
+        ),
+    }
+    findings = lint_files(tmp_path, files)
+    assert _only(findings) == [("sim/render.py", 3)]
+    f = next(f for f in findings if f.rule == "WCT010")
+    assert f.severity == Severity.WARNING and "sim.render" in f.message and "2 kernel" in f.message
+    out = apply_fixes(files["sim/render.py"], [f], unsafe=True).text
+    assert out.startswith('import warp as wp\n\nwp.set_module_options({"enable_backward": False})\n\n@wp.kernel')
+
+
+def test_opaque_tape_body_counts_for_every_reachable_module(tmp_path):
+    files = {
+        "lib/__init__.py": "",
+        "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
+        "lib/viz.py": kernels("paint") + "\ndef show(x):\n    wp.launch(paint, dim=x.shape, inputs=[x])\n",
+        "fit.py": (
+            "import warp as wp\nfrom lib import ops\n\n"
+            "def fit(x, loss):\n    with wp.Tape() as tape:\n        ops.apply(x)\n    tape.backward(loss)\n"
+        ),
+    }
+    assert _only(lint_files(tmp_path, files)) == [("lib/viz.py", 3)]
+
+
+def test_adjoint_launch_and_requires_grad_count_as_differentiation(tmp_path):
+    files = {
+        "a.py": kernels("k") + "\ndef back(x, adj):\n    wp.launch(k, dim=1, inputs=[x], adj_inputs=[adj], adjoint=True)\n",
+        "b.py": kernels("m") + "\ndef run(model):\n    wp.launch(m, dim=1, inputs=[model.x])\n",
+        "c.py": "import warp as wp\nimport b\n\ndef build():\n    return wp.zeros(3, requires_grad=True)\n",
+    }
+    assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_library_nobody_launches_is_silent(tmp_path):
+    files = {"mylib/__init__.py": "", "mylib/kernels.py": kernels("k1", "k2")}
+    assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_backward_already_off(tmp_path):
+    launch = "\ndef run(x):\n    wp.launch(k, dim=1, inputs=[x])\n"
+    files = {
+        "own.py": kernels("k", head='import warp as wp\n\nwp.set_module_options({"enable_backward": False})\n') + launch,
+        "deco.py": "import warp as wp\n\n@wp.kernel(enable_backward=False)\ndef k(x: wp.array(dtype=float)):\n    pass\n" + launch,
+        "pkg/__init__.py": "import warp as wp\nwp.get_module('pkg.sub').options.update({'enable_backward': False})\n",
+        "pkg/sub.py": kernels("k") + launch,
+        "entry.py": "import warp as wp\nwp.config.enable_backward = False\nimport late\n",
+        "late.py": kernels("k") + launch,
+    }
+    assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_explicit_enable_backward_true_without_differentiation(tmp_path):
+    files = {
+        "solver.py": kernels("k", head='import warp as wp\n\nwp.set_module_options({"enable_backward": True})\n')
+        + "\ndef run(x):\n    wp.launch(k, dim=1, inputs=[x])\n",
+        "lib.py": kernels("j", head='import warp as wp\n\nwp.set_module_options({"enable_backward": True})\n'),
+    }
+    findings = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.line, f.severity) for f in findings] == [
+        ("lib.py", 3, Severity.INFO), ("solver.py", 3, Severity.WARNING),
+    ]  # fmt: skip
+    out = apply_fixes(files["lib.py"], [findings[0]], unsafe=True).text
+    assert '{"enable_backward": False}' in out
+
+
+def test_launch_through_self_inside_tape_is_opaque(tmp_path):
+    files = {
+        "model.py": kernels("fwd") + "\nclass M:\n    kernel = fwd\n",
+        "opt.py": (
+            "import warp as wp\nimport model\n\n"
+            "def grad(m, x, loss):\n    tape = wp.Tape()\n    with tape:\n"
+            "        wp.launch(m.kernel, dim=1, inputs=[x])\n        wp.launch(model.fwd, dim=1, inputs=[x])\n"
+            "    tape.backward(loss)\n"
+        ),
+    }
+    assert _only(lint_files(tmp_path, files)) == []

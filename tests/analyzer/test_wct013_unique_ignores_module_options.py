@@ -1,0 +1,69 @@
+"""WCT013 unique-ignores-module-options."""
+
+from __future__ import annotations
+
+import ast
+
+from warp_ct.analyzer.fixes import apply_fixes
+
+from .helpers import lint_snippet
+
+BODY = "(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
+
+
+def _only(findings):
+    return [f for f in findings if f.rule == "WCT013"]
+
+
+def test_unique_kernels_without_the_files_options(tmp_path):
+    text = (
+        "import warp as wp\n"
+        "wp.set_module_options({'enable_backward': False, 'max_unroll': 4})\n"
+        "@wp.kernel(module='unique')\ndef a" + BODY +  # 3
+        "@wp.kernel(module='unique', enable_backward=False)\ndef b" + BODY +  # 6: max_unroll missing
+        "@wp.kernel(module='unique', module_options={'enable_backward': False, 'max_unroll': 4})\ndef c" + BODY +
+        "@wp.kernel\ndef d" + BODY +  # shares the file's module: gets the options
+        "def factory(n):\n    @wp.kernel(module='unique')\n    def e" + BODY.replace("\n    x", "\n        x") +  # 16
+        "    return e\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    assert [f.line for f in found] == [3, 6, 16]
+    assert '"enable_backward", "max_unroll"' in found[0].message and "backward code" in found[0].message
+    assert '"max_unroll"' in found[1].message and "enable_backward" not in found[1].message.split("(line")[1]
+    out = apply_fixes(text, found, unsafe=True).text
+    ast.parse(out)
+    assert "@wp.kernel(module='unique', module_options={'enable_backward': False, 'max_unroll': 4})\ndef a" in out
+    assert "@wp.kernel(module='unique', enable_backward=False, module_options={'max_unroll': 4})\ndef b" in out
+
+
+def test_merges_into_existing_module_options(tmp_path):
+    text = (
+        "import warp as wp\nwp.set_module_options({'fast_math': True})\n"
+        "@wp.kernel(\n    module='unique',\n    module_options={'max_unroll': 1},\n)\ndef a" + BODY
+    )
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    assert [f.line for f in found] == [3]
+    out = apply_fixes(text, found, unsafe=True).text
+    assert "module_options={'max_unroll': 1, 'fast_math': True}" in out
+
+
+def test_silent_cases(tmp_path):
+    # options targeted at another module; no options at all; unique kernel passes computed options
+    text = (
+        "import warp as wp\nOPTS = {'enable_backward': False}\n"
+        "wp.set_module_options({'enable_backward': False}, module='other.mod')\n"
+        "@wp.kernel(module='unique')\ndef a" + BODY +
+        "@wp.kernel(module='unique', module_options=OPTS)\ndef b" + BODY
+    )
+    assert _only(lint_snippet(tmp_path, text, name="sim.py")) == []
+    computed = (
+        "import warp as wp\nOPTS = {'enable_backward': False}\nwp.set_module_options(OPTS)\n"
+        "@wp.kernel(module='unique', module_options=OPTS)\ndef a" + BODY
+    )
+    assert _only(lint_snippet(tmp_path / "c", computed, name="sim.py")) == []
+
+
+def test_non_literal_file_options_reported_without_fix(tmp_path):
+    text = "import warp as wp\nOPTS = {'enable_backward': False}\nwp.set_module_options(OPTS)\n@wp.kernel(module='unique')\ndef a" + BODY
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    assert [(f.line, len(f.fixes)) for f in found] == [(4, 0)]
