@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import Iterable
 
 from warp_ct.analyzer.model import Finding, Fix, TextEdit
-
-# Python's own line breaks: the lines ast (and so every Range) counts. str.splitlines()
-# also breaks at form feeds and other separators, which would shift later lines.
-_LINE_END_RE = re.compile(r"\r\n|\r|\n")
+from warp_ct.analyzer.positions import LINE_BREAK_RE as _LINE_END_RE
 
 
 @dataclass

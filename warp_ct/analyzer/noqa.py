@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from warp_ct.analyzer.model import Finding
+from warp_ct.analyzer.positions import split_lines
 
 # Codes after "noqa:" in flake8's shape; other tools' codes are kept so edits can merge.
 _LINE_NOQA_RE = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -15,9 +16,6 @@ _FILE_NOQA_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _CODE_SPLIT_RE = re.compile(r"[\s,]+")
-# Python's own line breaks (what ast line numbers count); str.splitlines() would also
-# split at form feeds and other separators and shift every later line.
-_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 ALL = None  # blanket suppression
 
@@ -54,7 +52,7 @@ def parse_noqa(text: str) -> NoqaMap:
             break
         assert result.file_codes is not None
         result.file_codes |= codes
-    for line0, line in enumerate(_LINE_BREAK_RE.split(text)):
+    for line0, line in enumerate(split_lines(text)):
         if "#" not in line or "noqa" not in line.lower():
             continue
         if _FILE_NOQA_RE.match(line):

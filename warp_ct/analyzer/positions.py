@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
+# Python's own line breaks: the lines ast (and so every Range) counts. str.splitlines()
+# also breaks at form feeds and other separators, which would shift every later line.
+LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """Lines as Python's tokenizer counts them (``\\n``, ``\\r\\n``, ``\\r`` only)."""
+    if not keepends:
+        return LINE_BREAK_RE.split(text)
+    lines, start = [], 0
+    for match in LINE_BREAK_RE.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text) or not lines:
+        lines.append(text[start:])
+    return lines
+
 
 class LineIndex:
     """Maps (1-based line, byte column) from ast/astroid to 0-based (line, character).
@@ -9,11 +28,12 @@ class LineIndex:
     Built once per file; conversion is O(1) for ASCII lines and O(line length) otherwise.
     """
 
-    __slots__ = ("lines", "_ascii")
+    __slots__ = ("lines", "_ascii", "_starts")
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines(keepends=True) or [""]
+        self.lines = split_lines(text, keepends=True)
         self._ascii = [line.isascii() for line in self.lines]
+        self._starts: list[int] | None = None
 
     def line_text(self, line0: int) -> str:
         if 0 <= line0 < len(self.lines):
@@ -35,5 +55,13 @@ class LineIndex:
 
     def offset(self, line0: int, char_col: int) -> int:
         """Absolute str offset of a (line, character) position, for applying edits."""
-        total = sum(len(line) for line in self.lines[:line0])
-        return total + char_col
+        if self._starts is None:
+            starts, total = [], 0
+            for line in self.lines:
+                starts.append(total)
+                total += len(line)
+            starts.append(total)
+            self._starts = starts
+        if line0 >= len(self.lines):
+            return self._starts[-1]
+        return self._starts[line0] + char_col

@@ -18,12 +18,7 @@ UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
 
-_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines without their terminators; a trailing newline gives a last empty line."""
-    return _LINE_BREAK_RE.split(text)
+from warp_ct.analyzer.positions import split_lines  # noqa: E402,F401 - re-exported for the server
 
 
 def normalize_encoding(encoding: object) -> str:
