@@ -196,3 +196,21 @@ def test_caller_called_in_a_loop_by_the_script(tmp_path):
     assert len(_wct003(lint_snippet(tmp_path, text))) == 1
     once = _src("import warp as wp\n\n", FACTORY, CALLER, "\nif __name__ == '__main__':\n    step(None, 1)\n")
     assert _wct003(lint_snippet(tmp_path, once)) == []
+
+
+def test_module_global_cache_in_project_decorator_two_space_indent(tmp_path):
+    # mujoco_warp/_src/warp_util.py shape: a wrapper keyed into a module-level dict.
+    files = {
+        "mjw/__init__.py": "",
+        "mjw/util.py": (
+            "import functools\n\n_KERNELS = {}\n\ndef cache_kernel(func):\n  @functools.wraps(func)\n"
+            "  def wrapper(*args):\n    key = tuple(args) + (func.__name__,)\n    if key not in _KERNELS:\n"
+            "      _KERNELS[key] = func(*args)\n    return _KERNELS[key]\n\n  return wrapper\n"
+        ),
+        "mjw/solver.py": (
+            "import warp as wp\n\nfrom . import util\n\n@util.cache_kernel\ndef make(n: int):\n  @wp.kernel\n"
+            "  def add(x: wp.array(dtype=int)):\n    x[wp.tid()] += n\n\n  return add\n\n"
+            "def step(x, n):\n  wp.launch(make(n), dim=1, inputs=[x])\n"
+        ),
+    }
+    assert _wct003(lint_files(tmp_path, files)) == []
