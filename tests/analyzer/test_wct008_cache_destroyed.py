@@ -53,7 +53,7 @@ def test_rmtree_of_cache_and_cuda_cache_disable(tmp_path):
         "import os, shutil, subprocess\n"
         "import warp as wp\n"
         "shutil.rmtree(wp.config.kernel_cache_dir, ignore_errors=True)\n"
-        "cache = os.path.join(wp.config.kernel_cache_dir, 'wp_mod')\n"
+        "cache = wp.config.kernel_cache_dir\n"
         "shutil.rmtree(cache)\n"
         "shutil.rmtree('/tmp/scratch')\n"  # unrelated directory
         "os.environ['CUDA_CACHE_DISABLE'] = '1'\n"
@@ -147,3 +147,32 @@ def test_not_warp_and_lookalikes(tmp_path):
         "settings.kernel_cache_dir = tempfile.mkdtemp()\n"  # not warp.config
     )
     assert _only(lint_snippet(tmp_path, text, name="x.py")) == []
+
+
+def test_rmtree_of_a_build_folder_below_the_cache_is_cleanup(tmp_path):
+    # shaped like Warp's own module build: a per-process folder inside the cache is removed
+    text = (
+        "import os, shutil\nimport warp as wp\n"
+        "def build(name):\n"
+        "    module_dir = os.path.join(wp.config.kernel_cache_dir, f'wp_{name}')\n"
+        "    build_dir = os.path.join(wp.config.kernel_cache_dir, f'{module_dir}_p{os.getpid()}')\n"
+        "    shutil.rmtree(build_dir, ignore_errors=True)\n"
+    )
+    assert _only(lint_snippet(tmp_path, text, name="builder.py")) == []
+
+
+def test_runner_clearing_after_an_explaining_paragraph_is_info(tmp_path):
+    # shaped like a parallel unittest runner: the comment heads the paragraph, not the line
+    text = (
+        "import os\nimport warp as wp\n"
+        "def main():\n"
+        "    # Clear the Warp cache so every test run compiles from scratch.\n"
+        "    base = os.environ.get('WARP_CACHE_PATH')\n"
+        "    if base is not None:\n"
+        "        wp.config.kernel_cache_dir = base\n"
+        "    wp.clear_kernel_cache()\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="runner.py"))
+    assert [(f.line, f.severity) for f in found] == [(8, Severity.INFO)]
+    files = {"unittest_parallel.py": "import warp as wp\ndef main():\n    wp.clear_kernel_cache()\n"}
+    assert [f.severity for f in _only(lint_files(tmp_path / "r", files))] == [Severity.INFO]

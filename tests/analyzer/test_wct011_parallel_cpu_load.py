@@ -48,3 +48,9 @@ def test_config_default_workers(tmp_path):
     assert [(f.line, bool(f.fixes)) for f in found] == [(3, False)]
     serial = "import warp as wp\nwp.config.load_module_max_workers = 0\nwp.force_load()\nwp.force_load(max_workers=None)\n"
     assert _only(lint_snippet(tmp_path / "s", serial, name="main.py")) == []
+
+
+def test_tests_of_parallel_loading_are_info(tmp_path):
+    text = "import warp as wp\ndef test_parallel(modules):\n    wp.force_load(device='cpu', modules=modules, max_workers=len(modules))\n"
+    found = _only(lint_snippet(tmp_path, text, name="tests/test_module_parallel_load.py"))
+    assert [(f.line, f.severity, len(f.fixes)) for f in found] == [(3, Severity.INFO, 0)]

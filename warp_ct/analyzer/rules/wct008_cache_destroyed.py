@@ -55,10 +55,11 @@ def qualified_name(node: nodes.NodeNG | None, depth: int = 0) -> str | None:
 
 
 def is_test_harness(path: str) -> bool:
-    """Test code: ``test_*.py``, ``*_test.py``, ``conftest.py`` or a file under a tests folder."""
+    """Test code: ``test_*.py``, ``*_test.py``, ``unittest_*.py`` runners, ``conftest.py``, or a
+    file under a tests folder."""
     p = PurePath(path)
     name = p.name
-    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+    if name.startswith(("test_", "unittest_")) or name.endswith("_test.py") or name == "conftest.py":
         return True
     return any(part in ("tests", "test", "testing") for part in p.parts[:-1])
 
@@ -101,12 +102,16 @@ def _explaining_comment(node: nodes.NodeNG, ctx: FileContext) -> bool:
     trailing = ctx.index.line_text(last)
     if "#" in trailing:
         comments.append(trailing.split("#", 1)[1])
+    # comment lines in the paragraph the statement belongs to (up to a blank line)
+    own_indent = len(ctx.line_indent(first))
     line = first - 1
-    while line >= 0:
-        text = ctx.index.line_text(line).strip()
-        if not text.startswith("#"):
-            break
-        comments.append(text[1:])
+    while line >= 0 and first - line <= 8:
+        raw = ctx.index.line_text(line)
+        text = raw.strip()
+        if not text or len(ctx.line_indent(line)) < own_indent:
+            break  # a blank line or the start of the enclosing block ends the paragraph
+        if text.startswith("#"):
+            comments.append(text[1:])
         line -= 1
     for comment in comments:
         stripped = comment.strip()
@@ -218,14 +223,25 @@ def _temporary_reason(value: nodes.NodeNG, ctx: FileContext) -> str | None:
     return None
 
 
-def _mentions_warp_cache_dir(value: nodes.NodeNG, ctx: FileContext) -> bool:
-    for sub in walk_values(value, ctx):
-        if isinstance(sub, nodes.Attribute) and ctx.warp_name(sub) in (
-            "warp.config.kernel_cache_dir", "warp.build.kernel_cache_dir",
-        ):  # fmt: skip
+def _is_warp_cache_dir(value: nodes.NodeNG, ctx: FileContext, depth: int = 0) -> bool:
+    """The expression IS the kernel cache root (``wp.config.kernel_cache_dir``, a name bound
+    to it, ``$WARP_CACHE_PATH``), not a path below it such as a per-process build folder."""
+    if depth > 3:
+        return False
+    if isinstance(value, nodes.Attribute):
+        return ctx.warp_name(value) in ("warp.config.kernel_cache_dir", "warp.build.kernel_cache_dir")
+    if isinstance(value, nodes.Subscript):  # os.environ["WARP_CACHE_PATH"]
+        return isinstance(value.slice, nodes.Const) and value.slice.value == "WARP_CACHE_PATH"
+    if isinstance(value, nodes.Call):  # os.environ.get("WARP_CACHE_PATH") / os.getenv(...) / Path(cache_dir)
+        args = value.args or []
+        if args and isinstance(args[0], nodes.Const) and args[0].value == "WARP_CACHE_PATH":
             return True
-        if isinstance(sub, nodes.Const) and sub.value == "WARP_CACHE_PATH":
-            return True
+        if qualified_name(value.func) in ("pathlib.Path", "os.path.abspath", "os.path.realpath", "os.fspath"):
+            return len(args) == 1 and _is_warp_cache_dir(args[0], ctx, depth + 1)
+        return False
+    if isinstance(value, nodes.Name):
+        values = _bound_values(value)
+        return len(values) == 1 and _is_warp_cache_dir(values[0], ctx, depth + 1)
     return False
 
 
@@ -352,7 +368,7 @@ class CacheDestroyed(Rule):
         qname = qualified_name(node.func)
         if qname == "shutil.rmtree":
             target = ctx.keyword(node, "path", 0)
-            if target is not None and _mentions_warp_cache_dir(target, ctx):
+            if target is not None and _is_warp_cache_dir(target, ctx):
                 self._report(
                     node, ctx,
                     "this deletes Warp's kernel cache directory: the next run compiles every module from scratch",

@@ -289,15 +289,54 @@ def _file_default_block_dim(ctx: FileContext) -> int:
     return value
 
 
-def _int_value(node: nodes.NodeNG, ctx: FileContext) -> int | None:
-    value = ctx.const_value(node, None)
-    if value is None and isinstance(node, (nodes.BinOp, nodes.Attribute)):
-        inferred = ctx.infer_one(node)
-        if isinstance(inferred, nodes.Const):
-            value = inferred.value
-    if isinstance(value, bool) or not isinstance(value, int):
+_INT_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": lambda a, b: a // b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "**": lambda a, b: a**b if b < 64 else None,
+}  # fmt: skip
+
+
+def _int_value(node: nodes.NodeNG | None, ctx: FileContext, depth: int = 0) -> int | None:
+    """An int the expression has on every path: literals, names assigned exactly once to
+    such an expression, arithmetic on them, and constants of imported modules. Anything
+    else (``self.x``, a name assigned in two branches) is a run-time value."""
+    if node is None or depth > 6:
         return None
-    return value
+    if isinstance(node, nodes.Const):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+        value = _int_value(node.operand, ctx, depth + 1)
+        return -value if value is not None else None
+    if isinstance(node, nodes.BinOp) and node.op in _INT_OPS:
+        left, right = _int_value(node.left, ctx, depth + 1), _int_value(node.right, ctx, depth + 1)
+        if left is None or right is None:
+            return None
+        try:
+            return _INT_OPS[node.op](left, right)
+        except (ArithmeticError, ValueError):
+            return None
+    if isinstance(node, nodes.Name):
+        try:
+            _scope, bindings = node.lookup(node.name)
+        except AstroidError:
+            return None
+        if len(bindings) != 1 or not isinstance(bindings[0], nodes.AssignName):
+            return None
+        assign = bindings[0].parent
+        if isinstance(assign, (nodes.Assign, nodes.AnnAssign)) and assign.value is not None:
+            targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+            if any(t is bindings[0] for t in targets):
+                return _int_value(assign.value, ctx, depth + 1)
+        return None
+    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name):
+        try:
+            _scope, bindings = node.expr.lookup(node.expr.name)
+        except AstroidError:
+            return None
+        if len(bindings) == 1 and isinstance(bindings[0], (nodes.Import, nodes.ImportFrom)):
+            value = ctx.infer_one(node)  # a constant of another module, e.g. ``cfg.BLOCK_DIM``
+            if isinstance(value, nodes.Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+                return value.value
+    return None
 
 
 def _on_cpu(device: nodes.NodeNG | None) -> bool:

@@ -7,7 +7,7 @@ from astroid import nodes
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name
+from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name, is_test_harness
 
 _UNKNOWN = object()
 
@@ -58,7 +58,8 @@ class ParallelCpuLoad(Rule):
 
     ## When not to apply
     On a machine with many cores and many CPU modules, parallel loading can still win on
-    Warp 1.17 and newer: measure a cold start both ways. Loading a single module (no
+    Warp 1.17 and newer: measure a cold start both ways. Tests of parallel loading itself
+    (test code) are reported only as information. Loading a single module (no
     `recursive=True`) never runs in parallel and is not reported:
     ```python
     import warp as wp
@@ -127,6 +128,10 @@ class ParallelCpuLoad(Rule):
         fixes = []
         if workers_node is not None and not (isinstance(workers_node, nodes.Const) and workers_node.value is None):
             fixes.append(ctx.fix("Load serially (`max_workers=0`)", ctx.replace_node(workers_node, "0"), safe=False))
+        if is_test_harness(ctx.path):
+            # tests of parallel loading do this on purpose
+            message += " (test code: reported as information)"
+            severity, fixes = Severity.INFO, []
         ctx.report(workers_node if workers_node is not None else node, message, fixes=fixes, severity=severity)
 
 
