@@ -141,3 +141,9 @@ def test_name_assigned_in_two_branches_is_runtime(tmp_path):
         "    wp.launch(b, dim=(4, tile_size), inputs=[x], block_dim=tile_size)\n"
     )
     assert _only(lint_snippet(tmp_path, text, name="solver.py")) == []
+
+
+def test_test_code_is_information(tmp_path):
+    text = KERNELS + "def test_launch(x):\n    wp.launch(a, dim=4, inputs=[x])\n    wp.launch(b, dim=4, inputs=[x], block_dim=64)\n"
+    found = _only(lint_files(tmp_path, {"tests/test_launch.py": text}))
+    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO)]

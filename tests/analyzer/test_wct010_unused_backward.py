@@ -107,3 +107,15 @@ def test_launch_through_self_inside_tape_is_opaque(tmp_path):
         ),
     }
     assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_tape_over_a_factory_made_kernel_counts_as_opaque(tmp_path):
+    # shaped like a cast test: kernels come from a helper, the tape launches the variable
+    text = kernels("cast16") + (
+        "\ndef getkernel(f, suffix):\n    return wp.Kernel(f, key=f.__name__ + suffix)\n"
+        "\ndef test_cast(a, b, grads):\n"
+        "    kernel_16 = getkernel(cast16, suffix='f')\n"
+        "    tape = wp.Tape()\n    with tape:\n        wp.launch(kernel=kernel_16, dim=1, inputs=[a])\n"
+        "    tape.backward(grads=grads)\n    wp.launch(cast16, dim=1, inputs=[a])\n"
+    )
+    assert _only(lint_files(tmp_path, {"test_vec.py": text})) == []

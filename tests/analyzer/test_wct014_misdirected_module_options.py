@@ -43,3 +43,12 @@ def test_files_that_own_warp_code_are_silent(tmp_path):
         "named.py": "import warp as wp\nwp.set_module_options({'fast_math': True}, module='kern')\n",
     }
     assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_fem_integrands_belong_to_the_file(tmp_path):
+    # warp.fem builds kernels in the module of the file that defines the integrand
+    text = (
+        "import warp as wp\nimport warp.fem as fem\n\n@fem.integrand\ndef mass(s: fem.Sample, u: fem.Field):\n"
+        "    return u(s)\n\nif __name__ == '__main__':\n    wp.set_module_options({'enable_backward': False})\n"
+    )
+    assert _only(lint_files(tmp_path, {"example_fem.py": text})) == []

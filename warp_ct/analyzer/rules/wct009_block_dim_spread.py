@@ -12,6 +12,7 @@ from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.project import _resolve_relative
 from warp_ct.analyzer.rules.base import Rule
+from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
 DEFAULT_BLOCK_DIM = 256
@@ -162,7 +163,8 @@ class BlockDimSpread(Rule):
 
     ## When not to apply
     Sweeping block_dims on purpose (a benchmark) builds the module once per value by
-    design; a module with a single kernel is not reported, since every build is needed
+    design; in test code (`test_*.py`, files under `tests/`) findings are information
+    only, since tests exercise block_dims on purpose; a module with a single kernel is not reported, since every build is needed
     anyway. CPU launches never matter:
     ```python
     import warp as wp
@@ -216,6 +218,8 @@ class BlockDimSpread(Rule):
                     launch = _Launch(call, kernel, value, ctx.source_of(block))
             modules.setdefault(key, _ModuleLaunches(count)).launches.append(launch)
 
+        if is_test_harness(ctx.path):
+            ctx.state[self.code] = Severity.INFO  # tests exercise block_dims on purpose
         for key, group in modules.items():
             if group.kernels < 2 or key.startswith("unique:"):
                 continue
@@ -250,6 +254,7 @@ class BlockDimSpread(Rule):
                 f"module {module} is launched at block_dim {launch.value} here and at {first.value} for "
                 f"`{first.kernel}` (line {first.call.lineno}): each block_dim compiles the whole module again, all "
                 f"{group.kernels} kernels; give kernels that need another block_dim a module of their own",
+                severity=ctx.state.get(self.code),
             )
 
     def _check_query(self, call: nodes.Call, key: str, group: _ModuleLaunches | None, default: int,
@@ -266,6 +271,7 @@ class BlockDimSpread(Rule):
                 f"ask the driver; the launch at line {launch.call.lineno} uses block_dim={shown}, a second build "
                 "of the whole module; set the module's default block_dim to the value you launch with, or keep "
                 "the suggested size from an earlier run",
+                severity=ctx.state.get(self.code),
             )
             return
 

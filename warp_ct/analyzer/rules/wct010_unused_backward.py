@@ -308,6 +308,11 @@ def project_verdict(project: "Project") -> _Verdict:
         if facts.opaque:
             differentiated.update(s.module_name for s in reach)
             continue
+        known = set().union(*(dep.kernel_names for dep in reach))
+        if facts.differentiated - known:
+            # a tape launches ``kernel_16 = make_kernel(...)`` or similar: cannot tell which module
+            differentiated.update(s.module_name for s in reach)
+            continue
         for dep in reach:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)

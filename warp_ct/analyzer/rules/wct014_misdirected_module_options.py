@@ -126,7 +126,8 @@ def _defines_warp_code(tree: nodes.Module, ctx: FileContext) -> bool:
         for decorator in node.decorators.nodes if node.decorators else ():
             target = decorator.func if isinstance(decorator, nodes.Call) else decorator
             name = ctx.warp_name(target)
-            if name and name.rsplit(".", 1)[-1] in _DEFINERS:
+            if name and (name.rsplit(".", 1)[-1] in _DEFINERS or name.startswith("warp.fem.")):
+                # ``@fem.integrand``: warp.fem builds its kernels in the integrand's module
                 return True
     for call in tree.nodes_of_class(nodes.Call):
         name = ctx.call_name(call)
