@@ -176,3 +176,9 @@ def test_runner_clearing_after_an_explaining_paragraph_is_info(tmp_path):
     assert [(f.line, f.severity) for f in found] == [(8, Severity.INFO)]
     files = {"unittest_parallel.py": "import warp as wp\ndef main():\n    wp.clear_kernel_cache()\n"}
     assert [f.severity for f in _only(lint_files(tmp_path / "r", files))] == [Severity.INFO]
+
+
+def test_comment_that_only_names_the_action_is_not_a_reason(tmp_path):
+    text = "import warp as wp\n# clear cache\nwp.clear_kernel_cache()\nwp.clear_lto_cache()  # every run starts cold\n"
+    found = _only(lint_snippet(tmp_path, text, name="app.py"))
+    assert [f.severity for f in found] == [Severity.WARNING, Severity.WARNING]

@@ -67,3 +67,19 @@ def test_non_literal_file_options_reported_without_fix(tmp_path):
     text = "import warp as wp\nOPTS = {'enable_backward': False}\nwp.set_module_options(OPTS)\n@wp.kernel(module='unique')\ndef a" + BODY
     found = _only(lint_snippet(tmp_path, text, name="sim.py"))
     assert [(f.line, len(f.fixes)) for f in found] == [(4, 0)]
+
+
+def test_only_options_that_differ_and_severity(tmp_path):
+    # shaped like a physics engine: kernels pass enable_backward=False themselves but not grid-stride
+    text = (
+        "import warp as wp\nfrom warp_ext import cache_kernel\n"
+        "wp.set_module_options({'enable_backward': False, 'default_grid_stride': False, 'fast_math': False})\n"
+        "@cache_kernel\ndef make(n: int):\n"
+        "    @wp.kernel(module='unique', enable_backward=False)\n"  # 6
+        "    def kernel(x: wp.array(dtype=float)):\n        x[wp.tid()] = float(n)\n"
+        "    return kernel\n"
+        "@wp.kernel(module='unique')\ndef g" + BODY  # 10: backward missing
+    )
+    found = _only(lint_snippet(tmp_path, text, name="solver.py"))
+    assert [(f.line, f.severity.label) for f in found] == [(6, "info"), (10, "warning")]
+    assert "fast_math" not in found[0].message and "default_grid_stride" in found[0].message

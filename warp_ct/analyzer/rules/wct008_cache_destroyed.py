@@ -67,8 +67,10 @@ def is_test_harness(path: str) -> bool:
 _MAINTENANCE_WORD = r"(?:clear|clean|reset|purge|wipe|flush|invalidat|nuke|fresh|cold|rebuild|recompil)"
 _MAINTENANCE_NAME_RE = re.compile(rf"{_MAINTENANCE_WORD}|(?:^|_)(?:rm|delete|remove)_?\w*cache", re.IGNORECASE)
 _CONDITION_RE = re.compile(rf"{_MAINTENANCE_WORD}|cache", re.IGNORECASE)
+# A comment that gives a reason (not one that only names the action, like "# clear cache").
 _EXPLAINING_COMMENT_RE = re.compile(
-    r"cache|cold|fresh|scratch|rebuild|recompil|benchmark|measur|timing|deliberate|intentional|on purpose",
+    r"\bso (?:that|we|the|every|each|it)\b|\bto (?:measure|test|force|ensure|make sure|start|exercise|avoid|isolate)\b"
+    r"|because|deliberate|intentional|on purpose|measur|benchmark|from scratch|\bfresh\b|ensure|make sure",
     re.IGNORECASE,
 )
 

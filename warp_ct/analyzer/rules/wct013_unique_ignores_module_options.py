@@ -42,6 +42,16 @@ def dict_items(node: nodes.NodeNG | None) -> list[tuple[nodes.NodeNG, nodes.Node
     return items
 
 
+# What a unique kernel's module gets when the option does not reach it (Warp 1.19 defaults).
+# An option set to exactly this value changes nothing for the unique kernel.
+_DEFAULTS = {
+    "enable_backward": True, "max_unroll": 16, "fast_math": False, "fuse_fp": True, "lineinfo": False,
+    "block_dim": 256, "strip_hash": False, "default_grid_stride": True, "compile_time_trace": False,
+}  # fmt: skip
+# Options whose loss costs compile time (the rest change the generated code only).
+_COMPILE_TIME = {"enable_backward", "max_unroll", "optimization_level", "mode", "lineinfo", "compile_time_trace"}
+
+
 class UniqueIgnoresModuleOptions(Rule):
     code = "WCT013"
     name = "unique-ignores-module-options"
@@ -136,8 +146,11 @@ class UniqueIgnoresModuleOptions(Rule):
                 unknown_call = unknown_call or call
                 continue
             for key, value in items:
-                if key.value not in own_keys:
-                    missing.setdefault(key.value, (key, value))
+                if key.value in own_keys:
+                    continue
+                if isinstance(value, nodes.Const) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
+                    continue  # the unique module gets this value anyway
+                missing.setdefault(key.value, (key, value))
         if not missing:
             if unknown_call is None or own is not None or "enable_backward" in keywords:
                 return
@@ -170,4 +183,7 @@ class UniqueIgnoresModuleOptions(Rule):
         empty = before.endswith("(") or before.endswith("{")
         prefix = "" if empty else (" " if before.endswith(",") else ", ")
         fixes.append(ctx.fix(title, ctx.insert_at(end.line, end.character - 1, prefix + text), safe=False))
-        ctx.report(decorator.decorator, message, fixes=fixes)
+        costly = any(k in _COMPILE_TIME for k in missing)
+        if not costly:
+            message += " (these options change the generated code, not the compile time)"
+        ctx.report(decorator.decorator, message, fixes=fixes, severity=None if costly else Severity.INFO)
