@@ -83,3 +83,12 @@ def test_only_options_that_differ_and_severity(tmp_path):
     found = _only(lint_snippet(tmp_path, text, name="solver.py"))
     assert [(f.line, f.severity.label) for f in found] == [(6, "info"), (10, "warning")]
     assert "fast_math" not in found[0].message and "default_grid_stride" in found[0].message
+
+
+def test_grid_stride_keyword_covers_default_grid_stride(tmp_path):
+    text = (
+        "import warp as wp\nwp.set_module_options({'enable_backward': False, 'default_grid_stride': False})\n"
+        "@wp.kernel(module='unique', grid_stride=False)\ndef m" + BODY
+    )
+    found = _only(lint_snippet(tmp_path, text, name="support.py"))
+    assert len(found) == 1 and "default_grid_stride" not in found[0].message and found[0].severity.label == "warning"

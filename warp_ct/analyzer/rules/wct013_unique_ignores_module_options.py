@@ -136,6 +136,8 @@ class UniqueIgnoresModuleOptions(Rule):
         own_keys = {k.value for k, _ in own_items or []}
         if "enable_backward" in keywords:
             own_keys.add("enable_backward")
+        if "grid_stride" in keywords:  # the per-kernel form of "default_grid_stride"
+            own_keys.add("default_grid_stride")
 
         missing: dict[str, tuple[nodes.NodeNG, nodes.NodeNG]] = {}
         unknown_call = None
