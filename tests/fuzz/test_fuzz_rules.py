@@ -11,7 +11,7 @@ from tests.fuzz.harness import assert_no_crash, lint_everything
 hypothesmith = pytest.importorskip("hypothesmith")
 
 SETTINGS = settings(
-    max_examples=120,
+    max_examples=int(__import__("os").environ.get("WARP_CT_FUZZ_EXAMPLES", "60")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
     derandomize=True,  # CI sees the same examples every run; widen locally with --hypothesis-seed
@@ -24,7 +24,7 @@ def test_any_python_from_the_grammar(source: str) -> None:
     assert_no_crash(lint_everything(source), source)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=max(5, SETTINGS.max_examples // 4))  # ~1 s an example to generate
 @given(hypothesmith.from_node())
 def test_any_python_from_ast_nodes(source: str) -> None:
     assert_no_crash(lint_everything(source), source)
@@ -109,7 +109,7 @@ def warp_module(draw) -> str:
     return source.replace("try:\n", "if True:\n")
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=2 * int(__import__("os").environ.get("WARP_CT_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(warp_module())
 def test_warp_shaped_sources(source: str) -> None:
     try:

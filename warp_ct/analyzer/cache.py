@@ -69,7 +69,31 @@ def _canonical(value: Any) -> Any:
         return [type(value).__name__, _canonical({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})]
     if hasattr(value, "pattern"):  # compiled regex
         return repr(value.pattern)
+    state = _public_state(value)
+    if state is not None:
+        # A plain object (e.g. lazily computed facts): its public attributes, long strings
+        # (the file text a lazy summary keeps) by their hash. Private attributes are caches.
+        return [type(value).__name__, _canonical(state)]
     return repr(value)
+
+
+def _public_state(value: Any) -> dict[str, Any] | None:
+    names: list[str] = []
+    for klass in type(value).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    names.extend(getattr(value, "__dict__", {}) or {})
+    if not names:
+        return None
+    state = {}
+    for name in dict.fromkeys(names):
+        if name.startswith("_") or not hasattr(value, name):
+            continue
+        attr = getattr(value, name)
+        if isinstance(attr, str) and len(attr) > 256:
+            attr = "sha256:" + hashlib.sha256(attr.encode("utf-8", "surrogatepass")).hexdigest()
+        state[name] = attr
+    return state
 
 
 def project_digest(summaries: Iterable[Any]) -> str:

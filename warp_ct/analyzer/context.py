@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # Older Warp re-exported its API from these modules; user code still imports from them.
 _WARP_ALIAS_PREFIXES = ("warp._src.context.", "warp.context.", "warp._src.types.", "warp._src.")
 
-# Inference is where pathological files hide: cap the wall time one file may spend in it.
+# Inference is where pathological files hide: cap the CPU time one file may spend in it.
 DEFAULT_INFERENCE_BUDGET_S = 2.0
 
 _NO_VALUE = object()
@@ -242,7 +242,7 @@ class FileContext:
         if self._inference_spent_s >= self.inference_budget_s:
             self._note_budget()
             return []
-        start = time.perf_counter()
+        start = time.process_time()
         values: list[Any] = []
         remaining = self.inference_budget_s - self._inference_spent_s
         try:
@@ -263,7 +263,7 @@ class FileContext:
         except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code; unknown is the answer
             values = []
         finally:
-            self._inference_spent_s += time.perf_counter() - start
+            self._inference_spent_s += time.process_time() - start
         return values
 
     def infer_one(self, node: nodes.NodeNG) -> Any:

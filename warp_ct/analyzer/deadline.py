@@ -1,10 +1,12 @@
-"""Hard wall-clock limits for analysis of one file.
+"""Hard CPU-time limits for analysis of one file.
 
 The cooperative budget in ``FileContext.infer`` stops *starting* inference once a file has
 spent its share, but one astroid inference call can itself run for minutes on a
 pathological file. Where POSIX interval timers exist and we are on the main thread (the
-CLI, the crash sweep, lint worker processes), ``hard_deadline`` arms ``SIGALRM`` and raises
-``DeadlineExceeded`` inside whatever is running when the time is up. Elsewhere (the
+CLI, the crash sweep, lint worker processes), ``hard_deadline`` arms ``ITIMER_PROF`` and
+raises ``DeadlineExceeded`` from the ``SIGPROF`` handler inside whatever is running when
+the time is up. Limits count CPU time of the process (user + system), not wall time, so
+a busy CI machine does not make results depend on its load. Elsewhere (the
 language server analyses on a worker thread, where signals cannot be delivered; Windows)
 it does nothing and the cooperative checks are the only limit.
 
@@ -34,10 +36,13 @@ class DeadlineExceeded(BaseException):
         self.seconds = seconds
 
 
-# Stack of active deadlines: (absolute monotonic time, kind, seconds, token).
+# Stack of active deadlines: (absolute process CPU time, kind, seconds, token).
 _active: list[tuple[float, str, float, object]] = []
 _previous_handler: Any = None
-_HAS_TIMER = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+_HAS_TIMER = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
+_TIMER = getattr(signal, "ITIMER_PROF", 2)
+_SIGNAL = getattr(signal, "SIGPROF", 27)
+_clock = time.process_time
 
 
 def available() -> bool:
@@ -47,15 +52,15 @@ def available() -> bool:
 
 def _arm() -> None:
     if not _active:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(_TIMER, 0)
         return
     earliest = min(entry[0] for entry in _active)
-    signal.setitimer(signal.ITIMER_REAL, max(earliest - time.monotonic(), 1e-4))
+    signal.setitimer(_TIMER, max(earliest - _clock(), 1e-3))
 
 
 def _on_alarm(signum: int, frame: Any) -> None:  # noqa: ARG001 - signal handler signature
-    now = time.monotonic()
-    expired = [entry for entry in _active if entry[0] <= now + 1e-4]
+    now = _clock()
+    expired = [entry for entry in _active if entry[0] <= now + 1e-3]
     if not expired:
         _arm()  # early or stale signal: wait for the earliest one again
         return
@@ -65,7 +70,7 @@ def _on_alarm(signum: int, frame: Any) -> None:  # noqa: ARG001 - signal handler
 
 @contextmanager
 def hard_deadline(seconds: float | None, kind: str) -> Iterator[bool]:
-    """Raise ``DeadlineExceeded(kind)`` in this block after ``seconds`` of wall time.
+    """Raise ``DeadlineExceeded(kind)`` in this block after ``seconds`` of CPU time.
 
     Yields whether the limit is really enforced (False: cooperative checks only).
     """
@@ -74,10 +79,10 @@ def hard_deadline(seconds: float | None, kind: str) -> Iterator[bool]:
         yield False
         return
     token = object()
-    entry = (time.monotonic() + seconds, kind, seconds, token)
+    entry = (_clock() + seconds, kind, seconds, token)
     outermost = not _active
     if outermost:
-        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        previous = signal.signal(_SIGNAL, _on_alarm)
         _previous_handler = previous if previous is not None else signal.SIG_DFL
     _active.append(entry)
     try:
@@ -94,10 +99,10 @@ def hard_deadline(seconds: float | None, kind: str) -> Iterator[bool]:
 
 def _release(token: object) -> None:
     global _previous_handler
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(_TIMER, 0)
     _active[:] = [e for e in _active if e[3] is not token]
     if _active:
         _arm()
     elif _previous_handler is not None:
-        signal.signal(signal.SIGALRM, _previous_handler)
+        signal.signal(_SIGNAL, _previous_handler)
         _previous_handler = None
