@@ -46,16 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    # Many LSP clients append --stdio by convention; it is already the default.
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     serve.set_defaults(handler=_cmd_serve)
 
-    try:
-        from warp_ct.probe import commands as probe_commands
-    except ModuleNotFoundError as exc:  # the probe commands are optional at development time
-        if exc.name not in ("warp_ct.probe", "warp_ct.probe.commands"):
-            raise
-        probe_commands = None
-    if probe_commands is not None:
-        probe_commands.register(sub)
+    from warp_ct.probe import commands as probe_commands
+
+    probe_commands.register(sub)
     return parser
 
 
