@@ -218,7 +218,9 @@ class FileContext:
                     continue
                 if binding.level in (None, 0) and (modname == "warp" or modname.startswith("warp.")):
                     return f"{modname}.{original}"
-                return self._infer_warp_qname(name)
+                if len(bindings) != 1:
+                    return self._infer_warp_qname(name)
+                return self._imported_qname(binding, original, name)
             return None
         if isinstance(binding, nodes.AssignName):
             assign = binding.parent
@@ -227,6 +229,23 @@ class FileContext:
                 if isinstance(assign.value, (nodes.Name, nodes.Attribute)):
                     return self._resolve_warp_name(assign.value, depth + 1)
         return None
+
+    def _imported_qname(self, binding: nodes.ImportFrom, original: str, name: nodes.Name) -> str | None:
+        """``_infer_warp_qname`` of a name bound only by ``from X import original``: its value
+        depends on module X alone, so the answer is shared by every file of the project
+        (many files import the same names from the same modules)."""
+        try:
+            absolute = binding.root().relative_to_absolute_name(binding.modname or "", binding.level)
+        except Exception:  # noqa: BLE001 - too many dots and the like: no sharing
+            return self._infer_warp_qname(name)
+        cache = self.project.__dict__.setdefault("_imported_qnames", {})
+        key = (absolute, original)
+        if key in cache:
+            return cache[key]
+        result = self._infer_warp_qname(name)
+        if not self._budget_note_added and self._inference_spent_s < self.inference_budget_s:
+            cache[key] = result  # never share an answer the budget cut short
+        return result
 
     def _infer_warp_qname(self, node: nodes.NodeNG) -> str | None:
         for value in self.infer(node):

@@ -163,6 +163,7 @@ class Linter:
         self.project.target_warp_version = self.config.target_warp_version
         self.inference_budget_s = inference_budget_s
         self._held_trees: OrderedDict[str, None] = OrderedDict()
+        self._enabled_cache: dict[tuple[str, str], bool] = {}
         self.file_budget_s = file_budget_s
         for rule in self.rules:
             if type(rule).summarize is not Rule.summarize:
@@ -206,7 +207,12 @@ class Linter:
 
     # ------------------------------------------------------------------ one file
     def _enabled(self, code: str, path: str) -> bool:
-        return self.config.is_enabled(code, path)
+        # Memoised: the config is immutable and is_enabled resolves paths (syscalls) each time.
+        key = (code, path)
+        cached = self._enabled_cache.get(key)
+        if cached is None:
+            cached = self._enabled_cache[key] = self.config.is_enabled(code, path)
+        return cached
 
     def active_rules(self, path: str, text: str) -> list[Rule]:
         """The rules that will run on this text (empty: no astroid tree is built for it)."""

@@ -120,6 +120,9 @@ class Project:
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
         self.target_warp_version: tuple[int, ...] | None = None
         self._reexporters: frozenset[str] | None = None  # cache of warp_reexporters()
+        # (absolute module, imported name) -> what inference resolved it to (FileContext);
+        # valid until any file changes.
+        self._imported_qnames: dict[tuple[str, str], str | None] = {}
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -135,6 +138,7 @@ class Project:
         self.files[path] = summary
         self.by_module[summary.module_name] = summary
         self._reexporters = None
+        self._imported_qnames.clear()
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
@@ -153,6 +157,7 @@ class Project:
         if summary is not None and self.by_module.get(summary.module_name) is summary:
             del self.by_module[summary.module_name]
         self._reexporters = None
+        self._imported_qnames.clear()
 
     def module(self, name: str) -> FileSummary | None:
         return self.by_module.get(name)
@@ -207,7 +212,11 @@ def _install_import_hook(project: Project) -> None:
         for proj in _active_projects:
             summary = proj.by_module.get(modname)
             if summary is not None:
-                return astroid.parse(summary.text, module_name=modname, path=summary.path)
+                from warp_ct.analyzer import engine  # same tree-building choices as linted files
+
+                return astroid.parse(
+                    summary.text, module_name=modname, path=summary.path, apply_transforms=engine.BRAIN_TRANSFORMS
+                )
         raise AstroidBuildingError(f"{modname} is not a module of the linted project")
 
     MANAGER.register_failed_import_hook(find_in_project)
