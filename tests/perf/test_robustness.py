@@ -112,7 +112,9 @@ def test_fifty_thousand_line_file_lints(tmp_path: Path) -> None:
     big.write_text(warp_like_source(50_000), encoding="utf-8")
     (result,) = run_lint([str(big)], Config(select=("ALL",), root=tmp_path))
     assert not [f for f in result.findings if f.rule in ("WCT900", "WCT901")], result.findings[:3]
-    assert result.findings  # it is full of antipatterns
+    # It is full of antipatterns; on a very slow machine the per-file CPU limit may stop the
+    # rules first, which must then be said in a note (never silently).
+    assert result.findings or any("budget" in n for n in result.notes)
 
 
 @pytest.mark.parametrize(
