@@ -258,9 +258,14 @@ class FileContext:
     # ------------------------------------------------------------------ inference
     def infer(self, node: nodes.NodeNG, limit: int = 8) -> list[Any]:
         """Inferred values of ``node`` (uninferable ones dropped), within the file's budget."""
+        return self._infer(node, limit)[0]
+
+    def _infer(self, node: nodes.NodeNG, limit: int) -> tuple[list[Any], bool]:
+        """(inferred values, whether some branch was uninferable)."""
+        uninferable = False
         if self._inference_spent_s >= self.inference_budget_s:
             self._note_budget()
-            return []
+            return [], True
         start = time.process_time()
         values: list[Any] = []
         remaining = self.inference_budget_s - self._inference_spent_s
@@ -269,6 +274,7 @@ class FileContext:
             with hard_deadline(remaining, "inference"):
                 for value in node.infer():
                     if value.__class__.__name__ == "UninferableBase" or value is None:
+                        uninferable = True
                         continue
                     values.append(value)
                     if len(values) >= limit:
@@ -278,17 +284,18 @@ class FileContext:
                 raise  # the engine's per-file limit: let it unwind the whole file
             self._inference_spent_s = self.inference_budget_s
             self._note_budget()
-            return []
+            return [], True
         except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code; unknown is the answer
-            values = []
+            return [], True
         finally:
             self._inference_spent_s += time.process_time() - start
-        return values
+        return values, uninferable
 
     def infer_one(self, node: nodes.NodeNG) -> Any:
-        """The single inferred value, or None when ambiguous/unknown (pylint's safe_infer)."""
-        values = self.infer(node, limit=2)
-        return values[0] if len(values) == 1 else None
+        """The single inferred value, or None when ambiguous or partly unknown (pylint's
+        safe_infer): a name assigned in two branches, one uninferable, is not "one value"."""
+        values, uninferable = self._infer(node, limit=2)
+        return values[0] if len(values) == 1 and not uninferable else None
 
     def const_value(self, node: nodes.NodeNG | None, default: Any = _NO_VALUE) -> Any:
         """A literal's value (Const, or a name bound once to a Const); ``default`` otherwise."""
