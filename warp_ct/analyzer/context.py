@@ -75,7 +75,9 @@ class FileContext:
     current_rule: "Rule | None" = None
     # Per-file scratch space for rules that collect before deciding (keyed by rule code).
     state: dict[str, Any] = field(default_factory=dict)
-    _name_cache: dict[int, str | None] = field(default_factory=dict)
+    # id(node) -> (node, answer). The node is kept so that its id cannot be reused by a
+    # temporary node (a rule's view object) and answer for it: that made findings flaky.
+    _name_cache: dict[int, tuple[Any, str | None]] = field(default_factory=dict)
     _inference_spent_s: float = 0.0
     _budget_note_added: bool = False
 
@@ -166,10 +168,11 @@ class FileContext:
         if node is None:
             return None
         key = id(node)
-        if key in self._name_cache:
-            return self._name_cache[key]
+        cached = self._name_cache.get(key)
+        if cached is not None and cached[0] is node:
+            return cached[1]
         result = self._resolve_warp_name(node, depth=0)
-        self._name_cache[key] = result
+        self._name_cache[key] = (node, result)
         return result
 
     def call_name(self, call: nodes.NodeNG) -> str | None:
