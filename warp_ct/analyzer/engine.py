@@ -8,6 +8,7 @@ Warp file builds an astroid tree only when some active rule's text trigger match
 from __future__ import annotations
 
 import gc
+import importlib
 import io
 import os
 import tokenize
@@ -15,7 +16,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import astroid
 from astroid import MANAGER, nodes
@@ -79,6 +80,19 @@ def clear_inference_caches() -> None:
         clear_inference_tip_cache()
     except ImportError:  # pragma: no cover - other astroid versions
         pass
+    # Bounded lru_caches keyed by nodes: each entry keeps a whole tree alive (up to 1,024).
+    for owner, name in (
+        ("astroid.nodes._base_nodes", "LookupMixIn.lookup"),
+        ("astroid.nodes.scoped_nodes", "ClassDef._metaclass_lookup_attribute"),
+        ("astroid.interpreter.objectmodel", "ObjectModel.attributes"),
+    ):
+        try:
+            target: Any = importlib.import_module(owner)
+            for part in name.split("."):
+                target = getattr(target, part)
+            target.cache_clear()
+        except (ImportError, AttributeError):  # pragma: no cover - other astroid versions
+            pass
 
 
 @dataclass
