@@ -42,8 +42,10 @@ MAX_FILE_BYTES = 10 * 1024 * 1024  # larger "source" files are almost surely gen
 # Hard CPU-time limit for running the rules on one file (enforced with a SIGPROF timer where
 # the analysis runs on a main thread: CLI, workers); see ``deadline.py``.
 DEFAULT_FILE_BUDGET_S = 30.0
-# Project module trees kept in astroid's cache between files (memory bound for big runs).
+# Project module trees kept in astroid's cache between files (memory bound for big runs):
+# at most this many, and at most this much source (an astroid tree costs ~200x its source).
 MAX_HELD_TREES = 64
+MAX_HELD_SOURCE_BYTES = 2_000_000
 # astroid's brain transforms (namedtuple, dataclasses, enum, six, Qt, ...) visit every node of
 # every tree with ~100 predicates: about a third of astroid.parse. The rules look for Warp
 # API shapes, not what those transforms model, so the linted file is built without them
@@ -176,7 +178,7 @@ class Linter:
         self.project = project or Project()
         self.project.target_warp_version = self.config.target_warp_version
         self.inference_budget_s = inference_budget_s
-        self._held_trees: OrderedDict[str, None] = OrderedDict()
+        self._held_trees: OrderedDict[str, int] = OrderedDict()  # module -> source size
         self._enabled_cache: dict[tuple[str, str], bool] = {}
         self.file_budget_s = file_budget_s
         for rule in self.rules:
@@ -263,11 +265,14 @@ class Linter:
         if shadowed is not None:
             cache[module_name] = shadowed  # a file named like a stdlib/stub module must not replace it
         for name in cache.keys() - cached_before:
-            if name in self.project.by_module:
-                self._held_trees[name] = None
+            summary = self.project.by_module.get(name)
+            if summary is not None:
+                self._held_trees[name] = len(summary.text)
                 self._held_trees.move_to_end(name)
-        while len(self._held_trees) > MAX_HELD_TREES:
-            name, _ = self._held_trees.popitem(last=False)
+        held = sum(self._held_trees.values())
+        while self._held_trees and (len(self._held_trees) > MAX_HELD_TREES or held > MAX_HELD_SOURCE_BYTES):
+            name, size = self._held_trees.popitem(last=False)
+            held -= size
             cache.pop(name, None)
         clear_inference_caches()
 
