@@ -7,11 +7,13 @@ Warp file builds an astroid tree only when some active rule's text trigger match
 
 from __future__ import annotations
 
+import ast
 import gc
 import importlib
 import io
 import os
 import tokenize
+import warnings
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +28,7 @@ from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
 from warp_ct.analyzer.noqa import parse_noqa
-from warp_ct.analyzer.project import Project, activate, module_name_for
+from warp_ct.analyzer.project import FileSummary, Project, activate, module_name_for
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -182,7 +184,8 @@ class Linter:
         self._enabled_cache: dict[tuple[str, str], bool] = {}
         self.file_budget_s = file_budget_s
         for rule in self.rules:
-            if type(rule).summarize is not Rule.summarize:
+            # Only selected rules pay for their project facts on every file.
+            if type(rule).summarize is not Rule.summarize and self.config.is_enabled(rule.code):
                 self.project.rule_summarizers[rule.code] = rule.summarize
 
     # ------------------------------------------------------------------ entry points
@@ -237,7 +240,14 @@ class Linter:
             return []
         if parse_noqa(text).file_codes is None:
             return []
-        return [r for r in self.rules if self._enabled(r.code, path) and r.triggered_by(text)]
+        return self._rules_needing_tree(summary, path, text)
+
+    def _rules_needing_tree(self, summary: FileSummary, path: str, text: str) -> list[Rule]:
+        return [
+            r
+            for r in self.rules
+            if self._enabled(r.code, path) and r.triggered_by(text) and r.needs_tree(summary, self.project)
+        ]
 
     def _lint_text(self, path: str, text: str, result: FileResult) -> None:
         summary = self.project.files.get(path) or self.project.add(path, text)
@@ -246,8 +256,10 @@ class Linter:
         noqa = parse_noqa(text)
         if noqa.file_codes is None:
             return
-        active = [r for r in self.rules if self._enabled(r.code, path) and r.triggered_by(text)]
+        active = self._rules_needing_tree(summary, path, text)
         if not active:
+            # No rule needs a tree, but a broken Warp file must still say so (ast is cheap).
+            self._check_syntax(path, text, result)
             return
         cached_before = set(MANAGER.astroid_cache)
         shadowed = MANAGER.astroid_cache.get(summary.module_name)
@@ -298,6 +310,22 @@ class Linter:
                 continue
             severity = self.config.severity_for(finding.rule, finding.severity)
             result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
+
+    def _check_syntax(self, path: str, text: str, result: FileResult) -> None:
+        if not self._enabled(PARSE_ERROR, path):
+            return
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
+                compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as error:
+            line = max((error.lineno or 1) - 1, 0)
+            col = max((error.offset or 1) - 1, 0)
+            rng = Range.from_coords(line, col, line, col)
+            result.findings.append(self._meta(PARSE_ERROR, path, rng, f"could not parse: {error.msg}"))
+        except (ValueError, RecursionError, MemoryError) as exc:
+            message = "the file is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            result.findings.append(self._meta(PARSE_ERROR, path, Range.from_coords(0, 0, 0, 0), f"could not parse: {message}"))
 
     def _parse(self, path: str, text: str, module_name: str, result: FileResult) -> nodes.Module | None:
         try:

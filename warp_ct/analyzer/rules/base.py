@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Pattern
 from warp_ct.analyzer.model import Applicability, Severity
 
 if TYPE_CHECKING:
-    from warp_ct.analyzer.project import FileSummary
+    from warp_ct.analyzer.project import FileSummary, Project
 
 DOCS_URL = "https://github.com/warp-ct/warp-ct/blob/main/docs/rules/{code}.md"
 
@@ -72,6 +72,12 @@ class Rule:
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
         return None
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        """Second, project-aware gate after ``triggers``: False when the project view
+        already shows this file cannot produce a finding, so no astroid tree is built
+        for this rule. It must never be False for a file the check would report."""
+        return True
 
     @classmethod
     def triggered_by(cls, text: str) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+import re
+from typing import TYPE_CHECKING, Iterator
 
 from astroid import nodes
 
@@ -18,6 +19,15 @@ from warp_ct.analyzer.rules.wct006_options_after_load import (
     loaded_before,
     loads_in,
 )
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
+# Text shapes for the tree gate (supersets of what the check resolves).
+_LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
+_DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
+_NESTED_DEFINITION_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
+_FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
 
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
@@ -109,6 +119,22 @@ class KernelAfterLoad(Rule):
     types at run time (`warp-ct probe measure` shows the extra builds).
     '''
 
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # A finding needs a load and, later in the same flow, a definition. Library files
+        # define kernels first and launch them inside functions: no tree for those.
+        text = summary.text
+        first_load = _LOAD_CALL_RE.search(text)
+        if first_load is None:
+            return False
+        nested = (m.start() for m in _NESTED_DEFINITION_RE.finditer(text))
+        if any(start > first_load.start() for start in nested):
+            return True  # a definition inside a block: its function may have launched first
+        definitions = [m.start() for m in _DEFINITION_RE.finditer(text)]
+        for load in _LOAD_CALL_RE.finditer(text):
+            if not _in_function(text, load.start()) and any(d > load.start() for d in definitions):
+                return True  # module-level code loads, and a definition follows
+        return False
+
     def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
         for owner in flows(node):
             if isinstance(owner, nodes.FunctionDef) and is_warp_code(owner, ctx):
@@ -157,3 +183,16 @@ def _additions(ctx: FileContext, owner: nodes.NodeNG) -> Iterator[tuple[nodes.No
             module = kernel_module(ctx, kernel)
             if module is not None:
                 yield node, module, f"The overload of `{ctx.source_of(kernel)}`"
+
+
+def _in_function(text: str, offset: int) -> bool:
+    """Whether the top-level statement around ``offset`` is a function (by indentation).
+    Class bodies run at import, so they count as module-level code."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    while True:
+        line_end = text.find("\n", line_start)
+        line = text[line_start : line_end if line_end != -1 else len(text)]
+        top_level = line[:1] not in ("", " ", "\t", "#", ")", "]", "}")
+        if top_level or line_start == 0:
+            return bool(top_level and _FUNCTION_HEAD_RE.match(line))
+        line_start = text.rfind("\n", 0, line_start - 1) + 1

@@ -254,6 +254,9 @@ def _module_target(node: ast.AST) -> str | None:
 # ---------------------------------------------------------------------- project decision
 
 
+_EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*[:=]\s*True")
+
+
 @dataclass
 class _Verdict:
     differentiated: set[str]  # module names something differentiates (or may)
@@ -452,6 +455,26 @@ class UnusedBackward(Rule):
 
     def summarize(self, summary: "FileSummary") -> LazyFacts:
         return LazyFacts(summary.text)
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # The same decisions as leave_module, taken on the project view alone: most kernel
+        # files of a library are differentiated, configured, or launched by nobody in view.
+        if not summary.kernel_names:
+            return False
+        verdict = project_verdict(project)
+        if summary.module_name in verdict.differentiated:
+            return False
+        facts = _facts(summary)
+        if facts.self_backward_unknown:
+            return False
+        configured = verdict.configured.get(summary.module_name, "unset")
+        if configured is None or configured is False:
+            return False
+        if _EXPLICIT_TRUE_RE.search(summary.text):
+            return True
+        if facts.self_backward is False or configured is True or summary.module_name in verdict.global_off:
+            return False
+        return bool(_consumers(project, summary, verdict))
 
     def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
         project = ctx.project
