@@ -1,3 +1,3 @@
-from warp_ct.cli import main
+from warp_ct.cli import console_main
 
-raise SystemExit(main())
+console_main()
