@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Iterator
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
+from warp_ct.analyzer.context import imported_qname
+
 if TYPE_CHECKING:
     from warp_ct.analyzer.context import FileContext
 
@@ -45,42 +47,6 @@ _READ_METHODS = frozenset({"get", "setdefault", "__getitem__", "__contains__", "
 def decorator_target(decorator: nodes.NodeNG) -> nodes.NodeNG:
     """``@x`` -> x, ``@x(...)`` -> x."""
     return decorator.func if isinstance(decorator, nodes.Call) else decorator
-
-
-def imported_qname(node: nodes.NodeNG) -> str | None:
-    """The dotted name a Name/Attribute denotes through plain imports (no inference).
-
-    ``functools.cache`` with ``import functools``, ``cache`` with ``from functools import
-    cache``, ``ft.lru_cache`` with ``import functools as ft``. None when not an import.
-    """
-    attrs: list[str] = []
-    base = node
-    while isinstance(base, nodes.Attribute):
-        attrs.append(base.attrname)
-        base = base.expr
-    if not isinstance(base, nodes.Name):
-        return None
-    try:
-        _scope, bindings = base.lookup(base.name)
-    except AstroidError:
-        return None
-    if not bindings:
-        return None
-    binding = bindings[-1]
-    root: str | None = None
-    if isinstance(binding, nodes.Import):
-        for modname, alias in binding.names:
-            if alias == base.name:
-                root = modname
-            elif alias is None and modname.split(".")[0] == base.name:
-                root = base.name
-    elif isinstance(binding, nodes.ImportFrom) and not binding.level:
-        for original, alias in binding.names:
-            if (alias or original) == base.name:
-                root = f"{binding.modname}.{original}"
-    if root is None:
-        return None
-    return ".".join([root, *reversed(attrs)])
 
 
 def is_standard_memo_decorator(decorator: nodes.NodeNG) -> bool:

@@ -12,46 +12,11 @@ from pathlib import PurePath
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
 from warp_ct.analyzer.rules.base import Rule
 
 # ---------------------------------------------------------------------- shared helpers
-
-
-def qualified_name(node: nodes.NodeNG | None, depth: int = 0) -> str | None:
-    """Dotted name of a Name/Attribute resolved through imports (``tempfile.mkdtemp``,
-    ``os.environ``, ``pathlib.Path``); None when the root is not an imported name."""
-    if node is None or depth > 3:
-        return None
-    attrs: list[str] = []
-    base = node
-    while isinstance(base, nodes.Attribute):
-        attrs.append(base.attrname)
-        base = base.expr
-    if not isinstance(base, nodes.Name):
-        return None
-    try:
-        _scope, bindings = base.lookup(base.name)
-    except AstroidError:
-        return None
-    if not bindings:
-        return None
-    binding = bindings[-1]
-    root = None
-    if isinstance(binding, nodes.Import):
-        for modname, alias in binding.names:
-            if alias == base.name:
-                root = modname
-            elif alias is None and modname.split(".")[0] == base.name:
-                root = base.name
-    elif isinstance(binding, nodes.ImportFrom) and not binding.level:
-        for original, alias in binding.names:
-            if (alias or original) == base.name:
-                root = f"{binding.modname}.{original}"
-    if root is None:
-        return None
-    return ".".join([root, *reversed(attrs)])
 
 
 def is_test_harness(path: str) -> bool:
@@ -213,10 +178,10 @@ _TEMP_CALLS = {
 def _temporary_reason(value: nodes.NodeNG, ctx: FileContext) -> str | None:
     for sub in walk_values(value, ctx):
         if isinstance(sub, nodes.Call):
-            name = qualified_name(sub.func)
+            name = imported_qname(sub.func)
             if name is None and isinstance(sub.func, nodes.Attribute):
                 # datetime.now() with ``from datetime import datetime``
-                inner = qualified_name(sub.func.expr)
+                inner = imported_qname(sub.func.expr)
                 name = f"{inner}.{sub.func.attrname}" if inner else None
             if name in _TEMP_CALLS:
                 return _TEMP_CALLS[name]
@@ -238,7 +203,7 @@ def _is_warp_cache_dir(value: nodes.NodeNG, ctx: FileContext, depth: int = 0) ->
         args = value.args or []
         if args and isinstance(args[0], nodes.Const) and args[0].value == "WARP_CACHE_PATH":
             return True
-        if qualified_name(value.func) in ("pathlib.Path", "os.path.abspath", "os.path.realpath", "os.fspath"):
+        if imported_qname(value.func) in ("pathlib.Path", "os.path.abspath", "os.path.realpath", "os.fspath"):
             return len(args) == 1 and _is_warp_cache_dir(args[0], ctx, depth + 1)
         return False
     if isinstance(value, nodes.Name):
@@ -367,7 +332,7 @@ class CacheDestroyed(Rule):
                 )
             self._report(node, ctx, message, "Remove the cache-clearing call")
             return
-        qname = qualified_name(node.func)
+        qname = imported_qname(node.func)
         if qname == "shutil.rmtree":
             target = ctx.keyword(node, "path", 0)
             if target is not None and _is_warp_cache_dir(target, ctx):
