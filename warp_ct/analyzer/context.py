@@ -34,12 +34,8 @@ def normalize_warp_name(name: str) -> str:
     return name
 
 
-def imported_qname(node: nodes.NodeNG) -> str | None:
-    """The dotted name a Name/Attribute denotes through plain imports (no inference).
-
-    ``functools.cache`` with ``import functools``, ``cache`` with ``from functools import
-    cache``, ``ft.lru_cache`` with ``import functools as ft``. None when not an import.
-    """
+def split_dotted(node: nodes.NodeNG) -> tuple[nodes.Name, list[str]] | None:
+    """``a.b.c`` -> (Name ``a``, ["b", "c"]); None unless a plain Name/Attribute chain."""
     attrs: list[str] = []
     base = node
     while isinstance(base, nodes.Attribute):
@@ -47,6 +43,30 @@ def imported_qname(node: nodes.NodeNG) -> str | None:
         base = base.expr
     if not isinstance(base, nodes.Name):
         return None
+    return base, attrs[::-1]
+
+
+def enclosing_functions(node: nodes.NodeNG) -> list[nodes.FunctionDef]:
+    """Functions around ``node``, innermost first (lambdas excluded)."""
+    found = []
+    current = node.parent
+    while current is not None and not isinstance(current, nodes.Module):
+        if isinstance(current, nodes.FunctionDef):
+            found.append(current)
+        current = current.parent
+    return found
+
+
+def imported_qname(node: nodes.NodeNG) -> str | None:
+    """The dotted name a Name/Attribute denotes through plain imports (no inference).
+
+    ``functools.cache`` with ``import functools``, ``cache`` with ``from functools import
+    cache``, ``ft.lru_cache`` with ``import functools as ft``. None when not an import.
+    """
+    split = split_dotted(node)
+    if split is None:
+        return None
+    base, attrs = split
     try:
         _scope, bindings = base.lookup(base.name)
     except AstroidError:
@@ -67,7 +87,7 @@ def imported_qname(node: nodes.NodeNG) -> str | None:
                 root = f"{binding.modname}.{original}"
     if root is None:
         return None
-    return ".".join([root, *reversed(attrs)])
+    return ".".join([root, *attrs])
 
 
 @dataclass(frozen=True)
@@ -220,17 +240,14 @@ class FileContext:
     def _resolve_warp_name(self, node: nodes.NodeNG, depth: int) -> str | None:
         if depth > 4:
             return None
-        attrs: list[str] = []
-        base = node
-        while isinstance(base, nodes.Attribute):
-            attrs.append(base.attrname)
-            base = base.expr
-        if not isinstance(base, nodes.Name):
+        split = split_dotted(node)
+        if split is None:
             return None
+        base, attrs = split
         root = self._resolve_name_binding(base, depth)
         if root is None:
             return None
-        full = ".".join([root, *reversed(attrs)])
+        full = ".".join([root, *attrs])
         if full == "warp" or full.startswith("warp."):
             return normalize_warp_name(full)
         return None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.context import FileContext, enclosing_functions
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -176,7 +176,7 @@ class LateGlobalOption(Rule):
         if "module_events" not in cache:
             cache["module_events"] = list(_events_in(ctx.tree.body, ctx, top=None))
         module_events: list[_Event] = cache["module_events"]
-        enclosing = _enclosing_functions(stmt)
+        enclosing = enclosing_functions(stmt)
         if not enclosing:
             return [e for e in module_events if e.line < stmt.fromlineno]
         outermost = enclosing[-1]
@@ -209,16 +209,6 @@ def _saves_old_value(stmt: nodes.NodeNG, option: str, ctx: FileContext) -> bool:
 def _they(events: list[_Event]) -> str:
     return "its kernels" if len(events) == 1 else "those kernels"
 
-
-def _enclosing_functions(node: nodes.NodeNG) -> list[nodes.FunctionDef]:
-    """Functions around ``node``, innermost first (Lambda excluded)."""
-    found = []
-    current = node.parent
-    while current is not None and not isinstance(current, nodes.Module):
-        if isinstance(current, nodes.FunctionDef):
-            found.append(current)
-        current = current.parent
-    return found
 
 
 def _module_statement(node: nodes.NodeNG) -> nodes.NodeNG | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.context import FileContext, KernelDecorator, enclosing_functions
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
@@ -122,7 +122,7 @@ class PerCallKernel(Rule):
         dec = ctx.kernel_decorator(node)
         if dec is None:
             return
-        chain = _enclosing_functions(node)
+        chain = enclosing_functions(node)
         if not chain:
             return  # module or class scope: defined once per import
         module = dec.keywords.get("module")
@@ -153,15 +153,6 @@ class PerCallKernel(Rule):
         fix = _memoize_fix(dec, factory, ctx)
         ctx.report(node, message, fixes=[fix] if fix else [])
 
-
-def _enclosing_functions(node: nodes.NodeNG) -> list[nodes.FunctionDef]:
-    found = []
-    current = node.parent
-    while current is not None and not isinstance(current, nodes.Module):
-        if isinstance(current, nodes.FunctionDef):
-            found.append(current)
-        current = current.parent
-    return found
 
 
 def _runs_once(func: nodes.FunctionDef) -> bool:
@@ -196,7 +187,7 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
         return True
     if not isinstance(func.parent, (nodes.Module, nodes.ClassDef)):
         # nested helper: as repeated as its enclosing function
-        outer = _enclosing_functions(func)
+        outer = enclosing_functions(func)
         return _may_run_repeatedly(outer[-1], ctx, depth + 1) if outer else False
     uses = _uses_in_file(func, ctx)
     quiet_unknown = func.name.startswith("_") and not func.name.startswith("__") or _is_test_file(ctx)
@@ -208,7 +199,7 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
             if _is_test_file(ctx):
                 continue  # registered with a test harness
             return True  # passed around: may be called anywhere
-        callers = _enclosing_functions(call)
+        callers = enclosing_functions(call)
         if not callers:
             if depth > 0 and _in_loop(call):
                 return True  # a caller of the factory, called over and over by the script
