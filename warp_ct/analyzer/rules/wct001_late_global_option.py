@@ -210,7 +210,6 @@ def _they(events: list[_Event]) -> str:
     return "its kernels" if len(events) == 1 else "those kernels"
 
 
-
 def _module_statement(node: nodes.NodeNG) -> nodes.NodeNG | None:
     current = node
     while current is not None and not isinstance(current.parent, nodes.Module):

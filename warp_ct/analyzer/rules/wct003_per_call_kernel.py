@@ -154,7 +154,6 @@ class PerCallKernel(Rule):
         ctx.report(node, message, fixes=[fix] if fix else [])
 
 
-
 def _runs_once(func: nodes.FunctionDef) -> bool:
     """``main()`` and test functions run once per process / per test."""
     name = func.name
