@@ -1,19 +1,31 @@
-"""What a rule sees while checking one file: the tree, Warp name resolution, reporting, edits."""
+"""What a rule sees while checking one file: the ``ast`` tree, Warp name resolution,
+reporting, edits.
+
+Rules read stdlib ``ast`` nodes with parent links (``syntax.attach_parents``). Questions
+the syntax cannot answer (a constant computed by an expression, a name re-exported by a
+project module, a decorator defined in another file) go to astroid through ``infer``:
+the file's astroid tree is built on the first such question only, and the ``ast`` node is
+matched to its astroid twin by position.
+"""
 
 from __future__ import annotations
 
+import ast
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
-
+from warp_ct.analyzer import syntax
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import Applicability, Finding, Fix, Range, Severity, TextEdit
 from warp_ct.analyzer.positions import LineIndex
+from warp_ct.analyzer.syntax import enclosing_functions, split_dotted
 
 if TYPE_CHECKING:
+    from astroid import nodes as anodes
+
     from warp_ct.analyzer.project import Project
     from warp_ct.analyzer.rules.base import Rule
 
@@ -24,6 +36,18 @@ _WARP_ALIAS_PREFIXES = ("warp._src.context.", "warp.context.", "warp._src.types.
 DEFAULT_INFERENCE_BUDGET_S = 2.0
 
 _NO_VALUE = object()
+_DEF_HEAD_RE = re.compile(r"(?:async\s+)?def\s+\w+|class\s+\w+")
+_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+__all__ = [
+    "DEFAULT_INFERENCE_BUDGET_S",
+    "FileContext",
+    "KernelDecorator",
+    "enclosing_functions",
+    "imported_qname",
+    "normalize_warp_name",
+    "split_dotted",
+]
 
 
 def normalize_warp_name(name: str) -> str:
@@ -34,30 +58,7 @@ def normalize_warp_name(name: str) -> str:
     return name
 
 
-def split_dotted(node: nodes.NodeNG) -> tuple[nodes.Name, list[str]] | None:
-    """``a.b.c`` -> (Name ``a``, ["b", "c"]); None unless a plain Name/Attribute chain."""
-    attrs: list[str] = []
-    base = node
-    while isinstance(base, nodes.Attribute):
-        attrs.append(base.attrname)
-        base = base.expr
-    if not isinstance(base, nodes.Name):
-        return None
-    return base, attrs[::-1]
-
-
-def enclosing_functions(node: nodes.NodeNG) -> list[nodes.FunctionDef]:
-    """Functions around ``node``, innermost first (lambdas excluded)."""
-    found = []
-    current = node.parent
-    while current is not None and not isinstance(current, nodes.Module):
-        if isinstance(current, nodes.FunctionDef):
-            found.append(current)
-        current = current.parent
-    return found
-
-
-def imported_qname(node: nodes.NodeNG) -> str | None:
+def imported_qname(node: ast.AST) -> str | None:
     """The dotted name a Name/Attribute denotes through plain imports (no inference).
 
     ``functools.cache`` with ``import functools``, ``cache`` with ``from functools import
@@ -67,47 +68,59 @@ def imported_qname(node: nodes.NodeNG) -> str | None:
     if split is None:
         return None
     base, attrs = split
-    try:
-        _scope, bindings = base.lookup(base.name)
-    except AstroidError:
-        return None
+    _scope, bindings = syntax.lookup(base)
     if not bindings:
         return None
     binding = bindings[-1]
     root: str | None = None
-    if isinstance(binding, nodes.Import):
-        for modname, alias in binding.names:
-            if alias == base.name:
-                root = modname
-            elif alias is None and modname.split(".")[0] == base.name:
-                root = base.name
-    elif isinstance(binding, nodes.ImportFrom) and not binding.level:
-        for original, alias in binding.names:
-            if (alias or original) == base.name:
-                root = f"{binding.modname}.{original}"
+    if isinstance(binding, ast.Import):
+        for alias in binding.names:
+            if alias.asname == base.id:
+                root = alias.name
+            elif alias.asname is None and alias.name.split(".")[0] == base.id:
+                root = base.id
+    elif isinstance(binding, ast.ImportFrom) and not binding.level:
+        for alias in binding.names:
+            if (alias.asname or alias.name) == base.id:
+                root = f"{binding.module}.{alias.name}"
     if root is None:
         return None
     return ".".join([root, *attrs])
+
+
+def _astroid_kind(node: Any) -> str:
+    name = node.__class__.__name__
+    if name in ("AssignName", "DelName"):
+        return "name"
+    if name in ("AssignAttr", "DelAttr"):
+        return "attribute"
+    if name == "Const":
+        return "constant"
+    return name.lower()
+
+
+def _ast_kind(node: ast.AST) -> str:
+    return "name" if isinstance(node, ast.arg) else node.__class__.__name__.lower()
 
 
 @dataclass(frozen=True)
 class KernelDecorator:
     """A ``@wp.kernel`` / ``@wp.kernel(...)`` (or func/struct) decorator on a function."""
 
-    funcdef: nodes.FunctionDef
-    decorator: nodes.NodeNG
-    call: nodes.Call | None
+    funcdef: ast.FunctionDef | ast.AsyncFunctionDef
+    decorator: ast.expr
+    call: ast.Call | None
     kind: str  # "kernel", "func", "struct"
 
     @property
-    def keywords(self) -> dict[str, nodes.NodeNG]:
+    def keywords(self) -> dict[str, ast.expr]:
         if self.call is None:
             return {}
-        return {kw.arg: kw.value for kw in (self.call.keywords or []) if kw.arg}
+        return {kw.arg: kw.value for kw in self.call.keywords if kw.arg}
 
     def keyword_const(self, name: str, default: Any = None) -> Any:
         value = self.keywords.get(name)
-        if isinstance(value, nodes.Const):
+        if isinstance(value, ast.Constant):
             return value.value
         return default
 
@@ -121,7 +134,7 @@ class FileContext:
     path: str
     text: str
     module_name: str
-    tree: nodes.Module
+    tree: ast.Module
     project: "Project"
     target_warp_version: tuple[int, ...] | None = None
     inference_budget_s: float = DEFAULT_INFERENCE_BUDGET_S
@@ -131,19 +144,24 @@ class FileContext:
     current_rule: "Rule | None" = None
     # Per-file scratch space for rules that collect before deciding (keyed by rule code).
     state: dict[str, Any] = field(default_factory=dict)
-    # id(node) -> (node, answer). The node is kept so that its id cannot be reused by a
-    # temporary node (a rule's view object) and answer for it: that made findings flaky.
+    # id(node) -> (node, answer); the node is kept so its id cannot be reused by another.
     _name_cache: dict[int, tuple[Any, str | None]] = field(default_factory=dict)
     _inference_spent_s: float = 0.0
     _budget_note_added: bool = False
+    _astroid_tree: Any = None
+    _astroid_index: dict[tuple, Any] | None = None
 
     def __post_init__(self) -> None:
         self.index = LineIndex(self.text)
 
+    @property
+    def is_package(self) -> bool:
+        return Path(self.path).stem == "__init__"
+
     # ------------------------------------------------------------------ reporting
     def report(
         self,
-        node_or_range: nodes.NodeNG | Range,
+        node_or_range: ast.AST | Range,
         message: str,
         *,
         fixes: Iterable[Fix] = (),
@@ -165,16 +183,20 @@ class FileContext:
         )
 
     # ------------------------------------------------------------------ positions
-    def node_range(self, node: nodes.NodeNG) -> Range:
+    def node_range(self, node: ast.AST) -> Range:
         """The node's span in characters. Functions/classes: the ``def name`` head only."""
-        if isinstance(node, (nodes.FunctionDef, nodes.ClassDef)) and node.position is not None:
-            pos = node.position
-            return self._range(pos.lineno, pos.col_offset, pos.end_lineno, pos.end_col_offset)
-        lineno = node.lineno or 1
-        col = node.col_offset or 0
-        end_lineno = node.end_lineno or lineno
-        end_col = node.end_col_offset if node.end_col_offset is not None else col
-        return self._range(lineno, col, end_lineno, end_col)
+        if isinstance(node, _DEF_TYPES):
+            line0 = node.lineno - 1
+            line = self.index.line_text(line0)
+            start = self.index.char_from_byte(line0, node.col_offset)
+            match = _DEF_HEAD_RE.match(line, start)
+            end = match.end() if match else len(line.rstrip("\r\n"))
+            return Range.from_coords(line0, start, line0, end)
+        lineno = getattr(node, "lineno", None) or 1
+        col = getattr(node, "col_offset", None) or 0
+        end_lineno = getattr(node, "end_lineno", None) or lineno
+        end_col = getattr(node, "end_col_offset", None)
+        return self._range(lineno, col, end_lineno, end_col if end_col is not None else col)
 
     def _range(self, lineno: int, col: int, end_lineno: int, end_col: int) -> Range:
         start_line, end_line = lineno - 1, end_lineno - 1
@@ -185,11 +207,11 @@ class FileContext:
             self.index.char_from_byte(end_line, end_col),
         )
 
-    def source_of(self, node: nodes.NodeNG) -> str:
-        """The exact source text of a node (as written, unlike ``as_string()``)."""
-        rng = self.node_range(node) if not isinstance(node, (nodes.FunctionDef, nodes.ClassDef)) else None
-        if rng is None:
-            return node.as_string()
+    def source_of(self, node: ast.AST) -> str:
+        """The exact source text of a node (as written, unlike ``syntax.as_string``)."""
+        if isinstance(node, _DEF_TYPES):
+            return syntax.as_string(node)
+        rng = self.node_range(node)
         start = self.index.offset(rng.start.line, rng.start.character)
         end = self.index.offset(rng.end.line, rng.end.character)
         return self.text[start:end]
@@ -199,7 +221,7 @@ class FileContext:
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     # ------------------------------------------------------------------ edits
-    def replace_node(self, node: nodes.NodeNG, new_text: str) -> TextEdit:
+    def replace_node(self, node: ast.AST, new_text: str) -> TextEdit:
         return TextEdit(self.node_range(node), new_text)
 
     def insert_at(self, line0: int, character: int, new_text: str) -> TextEdit:
@@ -214,12 +236,13 @@ class FileContext:
         return Fix(title, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)
 
     # ------------------------------------------------------------------ Warp names
-    def warp_name(self, node: nodes.NodeNG | None) -> str | None:
+    def warp_name(self, node: ast.AST | None) -> str | None:
         """The Warp API a Name/Attribute denotes, e.g. ``"warp.kernel"``, ``"warp.config.mode"``.
 
-        Resolution is syntactic through the import statements of the enclosing scopes; a
-        name imported from a project module (a re-export) is followed with astroid
-        inference. Returns None for anything that is not (provably) Warp.
+        Resolution is syntactic through the import statements of the enclosing scopes
+        (relative imports inside the warp package included); a name imported from a
+        project module that uses Warp (a re-export) is followed with astroid inference.
+        Returns None for anything that is not (provably) Warp.
         """
         if node is None:
             return None
@@ -231,13 +254,13 @@ class FileContext:
         self._name_cache[key] = (node, result)
         return result
 
-    def call_name(self, call: nodes.NodeNG) -> str | None:
+    def call_name(self, call: ast.AST | None) -> str | None:
         """``warp_name`` of a call's callee (None when ``call`` is not a Call)."""
-        if not isinstance(call, nodes.Call):
+        if not isinstance(call, ast.Call):
             return None
         return self.warp_name(call.func)
 
-    def _resolve_warp_name(self, node: nodes.NodeNG, depth: int) -> str | None:
+    def _resolve_warp_name(self, node: ast.AST, depth: int) -> str | None:
         if depth > 4:
             return None
         split = split_dotted(node)
@@ -252,49 +275,51 @@ class FileContext:
             return normalize_warp_name(full)
         return None
 
-    def _resolve_name_binding(self, name: nodes.Name, depth: int) -> str | None:
-        try:
-            _scope, bindings = name.lookup(name.name)
-        except AstroidError:
-            return None
+    def _resolve_name_binding(self, name: ast.Name, depth: int) -> str | None:
+        _scope, bindings = syntax.lookup(name)
         if not bindings:
             return None
         binding = bindings[-1]
-        if isinstance(binding, nodes.Import):
-            for modname, alias in binding.names:
-                if alias == name.name:
-                    return modname
-                if alias is None and modname.split(".")[0] == name.name:
-                    return name.name
+        if isinstance(binding, ast.Import):
+            for alias in binding.names:
+                if alias.asname == name.id:
+                    return alias.name
+                if alias.asname is None and alias.name.split(".")[0] == name.id:
+                    return name.id
             return None
-        if isinstance(binding, nodes.ImportFrom):
-            modname = binding.modname or ""
-            for original, alias in binding.names:
-                if (alias or original) != name.name:
+        if isinstance(binding, ast.ImportFrom):
+            absolute = syntax.absolute_module(self.module_name, self.is_package, binding.module, binding.level)
+            for alias in binding.names:
+                if (alias.asname or alias.name) != name.id:
                     continue
-                if binding.level in (None, 0) and (modname == "warp" or modname.startswith("warp.")):
-                    return f"{modname}.{original}"
+                if absolute == "warp" or absolute.startswith("warp."):
+                    return f"{absolute}.{alias.name}"
                 if len(bindings) != 1:
-                    return self._infer_warp_qname(name)
-                return self._imported_qname(binding, original, name)
+                    return self._infer_warp_qname(name) if self._may_reexport_warp(absolute) else None
+                return self._imported_qname(absolute, alias.name, name)
             return None
-        if isinstance(binding, nodes.AssignName):
-            assign = binding.parent
+        if isinstance(binding, ast.Name):
+            assign = binding.parent  # type: ignore[attr-defined]
             # ``kernel = wp.kernel`` / ``cfg = wp.config``: follow one simple alias.
-            if isinstance(assign, nodes.Assign) and len(assign.targets) == 1 and assign.targets[0] is binding:
-                if isinstance(assign.value, (nodes.Name, nodes.Attribute)):
+            if isinstance(assign, ast.Assign) and len(assign.targets) == 1 and assign.targets[0] is binding:
+                if isinstance(assign.value, (ast.Name, ast.Attribute)):
                     return self._resolve_warp_name(assign.value, depth + 1)
         return None
 
-    def _imported_qname(self, binding: nodes.ImportFrom, original: str, name: nodes.Name) -> str | None:
+    def _may_reexport_warp(self, module: str) -> bool:
+        """Only a linted project module that mentions warp can hand out Warp names; anything
+        else (the standard library, numpy, ...) is not worth an inference."""
+        summary = self.project.by_module.get(module)
+        if summary is None and "." in module:
+            summary = self.project.by_module.get(module.rsplit(".", 1)[0])
+        return summary is not None and self.project.uses_warp(summary)
+
+    def _imported_qname(self, absolute: str, original: str, name: ast.Name) -> str | None:
         """``_infer_warp_qname`` of a name bound only by ``from X import original``: its value
-        depends on module X alone, so the answer is shared by every file of the project
-        (many files import the same names from the same modules)."""
-        try:
-            absolute = binding.root().relative_to_absolute_name(binding.modname or "", binding.level)
-        except Exception:  # noqa: BLE001 - too many dots and the like: no sharing
-            return self._infer_warp_qname(name)
-        cache = self.project.__dict__.setdefault("_imported_qnames", {})
+        depends on module X alone, so the answer is shared by every file of the project."""
+        if not self._may_reexport_warp(absolute):
+            return None
+        cache = self.project._imported_qnames
         key = (absolute, original)
         if key in cache:
             return cache[key]
@@ -303,20 +328,62 @@ class FileContext:
             cache[key] = result  # never share an answer the budget cut short
         return result
 
-    def _infer_warp_qname(self, node: nodes.NodeNG) -> str | None:
+    def _infer_warp_qname(self, node: ast.AST) -> str | None:
+        from astroid import nodes as anodes
+
         for value in self.infer(node):
-            if isinstance(value, nodes.Module):
+            if isinstance(value, anodes.Module):
                 return value.name
-            if isinstance(value, (nodes.FunctionDef, nodes.ClassDef)):
+            if isinstance(value, (anodes.FunctionDef, anodes.ClassDef)):
                 return value.qname()
         return None
 
     # ------------------------------------------------------------------ inference
-    def infer(self, node: nodes.NodeNG, limit: int = 8) -> list[Any]:
-        """Inferred values of ``node`` (uninferable ones dropped), within the file's budget."""
+    def astroid_tree(self) -> "anodes.Module | None":
+        """This file's astroid tree, built on first use (None when astroid cannot build it)."""
+        if self._astroid_tree is None:
+            from warp_ct.analyzer.project import activate, build_astroid
+
+            activate(self.project)
+            try:
+                self._astroid_tree = build_astroid(self.text, self.module_name, self.path)
+            except Exception:  # noqa: BLE001 - ast parsed it; whatever astroid trips on, inference is off
+                self._astroid_tree = False
+        return self._astroid_tree or None
+
+    def astroid_node(self, node: ast.AST) -> "anodes.NodeNG | None":
+        """The astroid twin of an ``ast`` node of this file (matched by kind and position)."""
+        if self._astroid_index is None:
+            tree = self.astroid_tree()
+            index: dict[tuple, Any] = {}
+            if tree is not None:
+                from astroid import nodes as anodes
+
+                for twin in tree.nodes_of_class(anodes.NodeNG):
+                    kind = _astroid_kind(twin)
+                    if isinstance(twin, (anodes.FunctionDef, anodes.ClassDef)):
+                        index.setdefault((kind, twin.fromlineno, twin.name), twin)
+                    else:
+                        position = (twin.lineno, twin.col_offset, twin.end_lineno, twin.end_col_offset)
+                        index.setdefault((kind, *position), twin)
+            self._astroid_index = index
+        kind = _ast_kind(node)
+        if isinstance(node, _DEF_TYPES):
+            return self._astroid_index.get((kind, node.lineno, node.name))
+        position = (
+            getattr(node, "lineno", None),
+            getattr(node, "col_offset", None),
+            getattr(node, "end_lineno", None),
+            getattr(node, "end_col_offset", None),
+        )
+        return self._astroid_index.get((kind, *position))
+
+    def infer(self, node: ast.AST, limit: int = 8) -> list[Any]:
+        """Inferred values of ``node`` as astroid nodes (uninferable ones dropped), within
+        the file's budget."""
         return self._infer(node, limit)[0]
 
-    def _infer(self, node: nodes.NodeNG, limit: int) -> tuple[list[Any], bool]:
+    def _infer(self, node: ast.AST, limit: int) -> tuple[list[Any], bool]:
         """(inferred values, whether some branch was uninferable)."""
         uninferable = False
         if self._inference_spent_s >= self.inference_budget_s:
@@ -328,7 +395,10 @@ class FileContext:
         try:
             # A hard limit where signals work (CLI, workers): one call cannot outlive the budget.
             with hard_deadline(remaining, "inference"):
-                for value in node.infer():
+                twin = self.astroid_node(node)
+                if twin is None:
+                    return [], True
+                for value in twin.infer():
                     if value.__class__.__name__ == "UninferableBase" or value is None:
                         uninferable = True
                         continue
@@ -347,23 +417,43 @@ class FileContext:
             self._inference_spent_s += time.process_time() - start
         return values, uninferable
 
-    def infer_one(self, node: nodes.NodeNG) -> Any:
+    def infer_one(self, node: ast.AST) -> Any:
         """The single inferred value, or None when ambiguous or partly unknown (pylint's
         safe_infer): a name assigned in two branches, one uninferable, is not "one value"."""
         values, uninferable = self._infer(node, limit=2)
         return values[0] if len(values) == 1 and not uninferable else None
 
-    def const_value(self, node: nodes.NodeNG | None, default: Any = _NO_VALUE) -> Any:
-        """A literal's value (Const, or a name bound once to a Const); ``default`` otherwise."""
-        if isinstance(node, nodes.Const):
-            return node.value
-        if isinstance(node, (nodes.UnaryOp,)) and node.op == "-" and isinstance(node.operand, nodes.Const):
-            if isinstance(node.operand.value, (int, float)):
-                return -node.operand.value
-        if isinstance(node, nodes.Name):
-            value = self.infer_one(node)
-            if isinstance(value, nodes.Const):
-                return value.value
+    def const_value(self, node: ast.AST | None, default: Any = _NO_VALUE) -> Any:
+        """A literal's value (Constant, or a name bound once to one); ``default`` otherwise.
+
+        Names are answered from their binding when it is syntactically plain (``N = 64``,
+        a parameter, a loop variable); only a name bound to a computed expression
+        (``N = 2 * 32``, ``N = cfg.N``, ``from .consts import N``) asks astroid.
+        """
+        literal = _literal(node)
+        if literal is not _NO_VALUE:
+            return literal
+        if not isinstance(node, ast.Name):
+            return default
+        _scope, bindings = syntax.lookup(node)
+        if len(bindings) != 1:
+            return default  # unbound (a builtin) or several candidates: not one value
+        binding = bindings[0]
+        if isinstance(binding, ast.Name):
+            owner = binding.parent  # type: ignore[attr-defined]
+            if isinstance(owner, (ast.Assign, ast.AnnAssign)) and owner.value is not None:
+                literal = _literal(owner.value)
+                if literal is not _NO_VALUE:
+                    return literal
+            elif not isinstance(owner, (ast.Tuple, ast.List)):
+                return default  # loop, with, walrus and other targets: not one value
+        elif not isinstance(binding, ast.ImportFrom):
+            return default  # parameters, defs, classes, imports of modules
+        from astroid import nodes as anodes
+
+        value = self.infer_one(node)
+        if isinstance(value, anodes.Const):
+            return value.value
         return default
 
     def _note_budget(self) -> None:
@@ -374,20 +464,37 @@ class FileContext:
                 "the remaining checks in this file used syntax only"
             )
 
-    # ------------------------------------------------------------------ Warp shapes
-    def kernel_decorator(self, funcdef: nodes.FunctionDef, kinds: tuple[str, ...] = ("kernel",)) -> KernelDecorator | None:
-        """The Warp decorator of ``funcdef`` whose kind is in ``kinds``, if any."""
-        if not funcdef.decorators:
+    def ast_definition(self, value: Any) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+        """The ``ast`` node of a function/class astroid inferred (from this file, another
+        project file, or any source file on disk)."""
+        root = value.root()
+        module_name = getattr(root, "name", "")
+        if module_name == self.module_name:
+            tree: ast.AST | None = self.tree
+        else:
+            tree = self.project.ast_tree(module_name, getattr(root, "file", None))
+        if tree is None:
             return None
-        for decorator in funcdef.decorators.nodes:
-            call = decorator if isinstance(decorator, nodes.Call) else None
+        line = value.fromlineno
+        for node in syntax.nodes_of_class(tree, _DEF_TYPES):
+            if node.lineno == line and node.name == value.name:
+                return node
+        return None
+
+    # ------------------------------------------------------------------ Warp shapes
+    def kernel_decorator(
+        self, funcdef: ast.AST, kinds: tuple[str, ...] = ("kernel",)
+    ) -> KernelDecorator | None:
+        """The Warp decorator of ``funcdef`` whose kind is in ``kinds``, if any."""
+        for decorator in getattr(funcdef, "decorator_list", ()):
+            call = decorator if isinstance(decorator, ast.Call) else None
             target = call.func if call is not None else decorator
             name = self.warp_name(target)
             if name is None:
                 continue
             kind = name.rsplit(".", 1)[-1]
             if kind in kinds:
-                return KernelDecorator(funcdef, decorator, call, kind)
+                return KernelDecorator(funcdef, decorator, call, kind)  # type: ignore[arg-type]
         return None
 
     def kernel_decorators(self) -> list[KernelDecorator]:
@@ -396,20 +503,20 @@ class FileContext:
         if cached is None:
             cached = [
                 dec
-                for func in self.tree.nodes_of_class(nodes.FunctionDef)
-                if (dec := self.kernel_decorator(func)) is not None
+                for func in syntax.nodes_of_class(self.tree, syntax.FUNCTION_TYPES)
+                if func.decorator_list and (dec := self.kernel_decorator(func)) is not None
             ]
             self.state["__kernels__"] = cached
         return cached
 
-    def keyword(self, call: nodes.Call, name: str, position: int | None = None) -> nodes.NodeNG | None:
+    def keyword(self, call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
         """A call argument by keyword, or by position when ``position`` is given."""
-        for kw in call.keywords or []:
+        for kw in call.keywords:
             if kw.arg == name:
                 return kw.value
-        if position is not None and call.args and len(call.args) > position:
+        if position is not None and len(call.args) > position:
             arg = call.args[position]
-            if not isinstance(arg, nodes.Starred):
+            if not isinstance(arg, ast.Starred):
                 return arg
         return None
 
@@ -418,3 +525,12 @@ class FileContext:
         if self.target_warp_version is None:
             return False
         return tuple(self.target_warp_version[:2]) <= (major, minor)
+
+
+def _literal(node: ast.AST | None) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        if isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+            return -node.operand.value
+    return _NO_VALUE

@@ -23,12 +23,12 @@ from typing import Any, Callable, Iterable, Iterator
 import astroid
 from astroid import MANAGER, nodes
 
-from warp_ct.analyzer import warp_stub
+from warp_ct.analyzer import astroid_context, syntax, warp_stub
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
 from warp_ct.analyzer.noqa import parse_noqa
-from warp_ct.analyzer.project import FileSummary, Project, activate, module_name_for
+from warp_ct.analyzer.project import BRAIN_TRANSFORMS, FileSummary, Project, activate, module_name_for
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -48,12 +48,6 @@ DEFAULT_FILE_BUDGET_S = 30.0
 # at most this many, and at most this much source (an astroid tree costs ~200x its source).
 MAX_HELD_TREES = 64
 MAX_HELD_SOURCE_BYTES = 2_000_000
-# astroid's brain transforms (namedtuple, dataclasses, enum, six, Qt, ...) visit every node of
-# every tree with ~100 predicates: about a third of astroid.parse. The rules look for Warp
-# API shapes, not what those transforms model, so the linted file is built without them
-# (modules inference imports from disk keep them). A/B over the warp-lang and mujoco-warp
-# corpora: identical findings.
-BRAIN_TRANSFORMS = False
 
 
 @contextmanager
@@ -257,15 +251,14 @@ class Linter:
         if noqa.file_codes is None:
             return
         active = self._rules_needing_tree(summary, path, text)
-        if not active:
-            # No rule needs a tree, but a broken Warp file must still say so (ast is cheap).
-            self._check_syntax(path, text, result)
+        tree = self._parse(path, text, result)  # a broken Warp file must say so even with no rule active
+        if tree is None or not active:
             return
         cached_before = set(MANAGER.astroid_cache)
         shadowed = MANAGER.astroid_cache.get(summary.module_name)
         try:
             with gc_paused():
-                self._lint_tree(path, text, summary.module_name, active, noqa, result)
+                self._lint_tree(path, text, tree, summary.module_name, active, noqa, result)
         finally:
             self._release_trees(summary.module_name, shadowed, cached_before)
 
@@ -288,75 +281,85 @@ class Linter:
             cache.pop(name, None)
         clear_inference_caches()
 
-    def _lint_tree(self, path: str, text: str, module_name: str, active: list[Rule], noqa, result: FileResult) -> None:
-        summary_module = module_name
-        tree = self._parse(path, text, summary_module, result)
-        if tree is None:
-            return
-        activate(self.project)
-        ctx = FileContext(
+    def _lint_tree(
+        self, path: str, text: str, tree: ast.Module, module_name: str, active: list[Rule], noqa, result: FileResult
+    ) -> None:
+        contexts: list[FileContext | astroid_context.FileContext] = []
+        ast_rules = [r for r in active if not r.uses_astroid]
+        if ast_rules:
+            ctx = self._context(FileContext, path, text, module_name, tree)
+            order = syntax.attach_parents(tree)
+            self._run_rules(ctx, ast_rules, order, result)
+            contexts.append(ctx)
+        astroid_rules = [r for r in active if r.uses_astroid]
+        if astroid_rules:
+            astroid_tree = self._parse_astroid(path, text, module_name, result)
+            if astroid_tree is not None:
+                ctx = self._context(astroid_context.FileContext, path, text, module_name, astroid_tree)
+                self._run_rules(ctx, astroid_rules, [node for node, entering in _walk(astroid_tree) if entering], result)
+                contexts.append(ctx)
+        for ctx in contexts:
+            result.notes.extend(ctx.notes)
+            for finding in ctx.findings:
+                if noqa.suppresses(finding):
+                    continue
+                severity = self.config.severity_for(finding.rule, finding.severity)
+                result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
+
+    def _context(self, kind, path: str, text: str, module_name: str, tree):
+        return kind(
             path=path,
             text=text,
-            module_name=summary_module,
+            module_name=module_name,
             tree=tree,
             project=self.project,
             target_warp_version=self.config.target_warp_version,
             inference_budget_s=self.inference_budget_s,
         )
-        self._run_rules(ctx, active, result)
-        result.notes.extend(ctx.notes)
-        for finding in ctx.findings:
-            if noqa.suppresses(finding):
-                continue
-            severity = self.config.severity_for(finding.rule, finding.severity)
-            result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
 
-    def _check_syntax(self, path: str, text: str, result: FileResult) -> None:
-        if not self._enabled(PARSE_ERROR, path):
-            return
+    def _parse(self, path: str, text: str, result: FileResult) -> ast.Module | None:
+        """The file's ``ast`` tree; a WCT900 finding (or a note) when it does not parse."""
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
-                compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                return compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         except SyntaxError as error:
             line = max((error.lineno or 1) - 1, 0)
             col = max((error.offset or 1) - 1, 0)
-            rng = Range.from_coords(line, col, line, col)
-            result.findings.append(self._meta(PARSE_ERROR, path, rng, f"could not parse: {error.msg}"))
+            self._parse_error(path, Range.from_coords(line, col, line, col), f"could not parse: {error.msg}", result)
         except (ValueError, RecursionError, MemoryError) as exc:
             message = "the file is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            result.findings.append(self._meta(PARSE_ERROR, path, Range.from_coords(0, 0, 0, 0), f"could not parse: {message}"))
-
-    def _parse(self, path: str, text: str, module_name: str, result: FileResult) -> nodes.Module | None:
-        try:
-            return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
-        except astroid.AstroidSyntaxError as exc:
-            error = exc.error if isinstance(getattr(exc, "error", None), SyntaxError) else None
-            line = max((error.lineno or 1) - 1, 0) if error else 0
-            col = max((error.offset or 1) - 1, 0) if error else 0
-            message = f"could not parse: {error.msg if error else exc}"
-        except RecursionError:
-            line, col, message = 0, 0, "could not parse: the file is nested too deeply"
-        except (ValueError, MemoryError) as exc:  # e.g. NUL bytes, or a file astroid cannot hold
-            line, col, message = 0, 0, f"could not parse: {exc}"
-        if self._enabled(PARSE_ERROR, path):
-            result.findings.append(self._meta(PARSE_ERROR, path, Range.from_coords(line, col, line, col), message))
-        else:
-            result.notes.append(message)
+            self._parse_error(path, Range.from_coords(0, 0, 0, 0), f"could not parse: {message}", result)
         return None
 
-    def _run_rules(self, ctx: FileContext, rules: list[Rule], result: FileResult) -> None:
+    def _parse_error(self, path: str, rng: Range, message: str, result: FileResult) -> None:
+        if self._enabled(PARSE_ERROR, path):
+            result.findings.append(self._meta(PARSE_ERROR, path, rng, message))
+        else:
+            result.notes.append(message)
+
+    def _parse_astroid(self, path: str, text: str, module_name: str, result: FileResult) -> nodes.Module | None:
+        try:
+            return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
+        except (astroid.AstroidSyntaxError, RecursionError, ValueError, MemoryError) as exc:
+            result.notes.append(f"astroid could not build this file ({type(exc).__name__}); some rules skipped it")
+            return None
+
+    def _run_rules(self, ctx, rules: list[Rule], order: list, result: FileResult) -> None:
+        """Call each rule's ``visit_<kind>`` on the nodes in pre-order, then ``leave_module``."""
         visitors: dict[str, list[tuple[Rule, Callable]]] = {}
-        leavers: dict[str, list[tuple[Rule, Callable]]] = {}
+        leavers: list[tuple[Rule, Callable]] = []
         for rule in rules:
             for attr in dir(rule):
                 if attr.startswith("visit_"):
                     visitors.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+                elif attr == "leave_module":
+                    leavers.append((rule, getattr(rule, attr)))
                 elif attr.startswith("leave_"):
-                    leavers.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+                    raise TypeError(f"{rule.code}: only leave_module is supported, not {attr}")
         failed: set[str] = set()
 
-        def call(rule: Rule, method: Callable, node: nodes.NodeNG) -> None:
+        def call(rule: Rule, method: Callable, node) -> None:
             if rule.code in failed:
                 return
             ctx.current_rule = rule
@@ -364,7 +367,7 @@ class Linter:
                 method(node, ctx)
             except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the others
                 failed.add(rule.code)
-                line = (node.lineno or 1) - 1
+                line = (getattr(node, "lineno", None) or 1) - 1
                 where = f"{type(exc).__name__}: {exc}"
                 finding = self._meta(
                     RULE_ERROR, ctx.path, Range.from_coords(line, 0, line, 0),
@@ -375,19 +378,27 @@ class Linter:
             finally:
                 ctx.current_rule = None
 
-        node: nodes.NodeNG = ctx.tree
+        # Handlers per node class, looked up once per class rather than per node.
+        by_class: dict[type, list[tuple[Rule, Callable]]] = {}
+        node = ctx.tree
         try:
             with hard_deadline(self.file_budget_s, "file"):
-                for node, entering in _walk(ctx.tree):
-                    kind = node.__class__.__name__.lower()
-                    for rule, method in (visitors if entering else leavers).get(kind, ()):
+                for node in order:
+                    cls = node.__class__
+                    handlers = by_class.get(cls)
+                    if handlers is None:
+                        handlers = by_class[cls] = visitors.get(cls.__name__.lower(), [])
+                    for rule, method in handlers:
                         call(rule, method, node)
+                node = ctx.tree
+                for rule, method in leavers:
+                    call(rule, method, node)
         except DeadlineExceeded as exc:
             if exc.kind not in ("file", "inference"):
                 raise
             unfinished = [r.code for r in rules if r.code not in failed]
             result.notes.append(
-                f"analysis time budget of {exc.seconds:g} s exhausted near line {node.lineno or 1}; "
+                f"analysis time budget of {exc.seconds:g} s exhausted near line {getattr(node, 'lineno', None) or 1}; "
                 f"{len(unfinished)} rule{'s' if len(unfinished) != 1 else ''} skipped the rest of this file "
                 f"({', '.join(unfinished)})"
             )

@@ -8,6 +8,7 @@ microseconds per file, so the whole project is summarised before any astroid tre
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Any, Callable
 import astroid
 from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
+
+from warp_ct.analyzer.syntax import attach_parents
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -30,6 +33,19 @@ _WARP_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+warp\b|from[ \t]+warp\b)", 
 _DIFFERENTIATES_RE = re.compile(
     r"\bTape\s*\(|\badjoint\s*=\s*True|\brequires_grad\s*=\s*True|\.backward\s*\(|\badj_inputs\s*="
 )
+
+
+# astroid's brain transforms (namedtuple, dataclasses, enum, six, Qt, ...) visit every node of
+# every tree with ~100 predicates: about a third of astroid.parse. Inference here answers
+# Warp API questions, not what those transforms model, so project trees are built without
+# them (modules inference imports from disk keep them). A/B over the warp-lang and
+# mujoco-warp corpora: identical findings.
+BRAIN_TRANSFORMS = False
+
+
+def build_astroid(text: str, module_name: str, path: str):
+    """The astroid tree of one project file, built the same way for every use."""
+    return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
 
 
 def module_name_for(path: Path) -> str:
@@ -123,6 +139,8 @@ class Project:
         # (absolute module, imported name) -> what inference resolved it to (FileContext);
         # valid until any file changes.
         self._imported_qnames: dict[tuple[str, str], str | None] = {}
+        # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
+        self._ast_trees: dict[str, Any] = {}
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -139,6 +157,7 @@ class Project:
         self.by_module[summary.module_name] = summary
         self._reexporters = None
         self._imported_qnames.clear()
+        self._ast_trees.clear()
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
@@ -158,6 +177,29 @@ class Project:
             del self.by_module[summary.module_name]
         self._reexporters = None
         self._imported_qnames.clear()
+        self._ast_trees.clear()
+
+    def ast_tree(self, module_name: str, path: str | None = None) -> Any:
+        """The ``ast`` tree (parents attached) of a project module, or of a source file on
+        disk astroid found for it; None when neither parses."""
+        if module_name in self._ast_trees:
+            return self._ast_trees[module_name]
+        summary = self.by_module.get(module_name)
+        text = summary.text if summary is not None else None
+        if text is None and path and str(path).endswith(".py"):
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        tree = None
+        if text is not None:
+            try:
+                tree = ast.parse(text)
+                attach_parents(tree)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                tree = None
+        self._ast_trees[module_name] = tree
+        return tree
 
     def module(self, name: str) -> FileSummary | None:
         return self.by_module.get(name)
@@ -212,11 +254,7 @@ def _install_import_hook(project: Project) -> None:
         for proj in _active_projects:
             summary = proj.by_module.get(modname)
             if summary is not None:
-                from warp_ct.analyzer import engine  # same tree-building choices as linted files
-
-                return astroid.parse(
-                    summary.text, module_name=modname, path=summary.path, apply_transforms=engine.BRAIN_TRANSFORMS
-                )
+                return build_astroid(summary.text, modname, summary.path)
         raise AstroidBuildingError(f"{modname} is not a module of the linted project")
 
     MANAGER.register_failed_import_hook(find_in_project)

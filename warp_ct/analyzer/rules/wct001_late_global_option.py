@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext, enclosing_functions
+from warp_ct.analyzer.astroid_context import FileContext, enclosing_functions
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 

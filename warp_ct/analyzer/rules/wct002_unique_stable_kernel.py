@@ -5,7 +5,7 @@ from __future__ import annotations
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.astroid_context import FileContext, KernelDecorator
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct006_options_after_load import callee_label as _callee_label

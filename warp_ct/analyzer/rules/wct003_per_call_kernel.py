@@ -5,8 +5,8 @@ from __future__ import annotations
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext, KernelDecorator, enclosing_functions
-from warp_ct.analyzer.memo import is_memoized
+from warp_ct.analyzer.astroid_context import FileContext, KernelDecorator, enclosing_functions
+from warp_ct.analyzer.astroid_memo import is_memoized
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from astroid import nodes
+import ast
 
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
@@ -16,6 +16,7 @@ class ModuleOptionsWithoutUnique(Rule):
     summary = '`@wp.kernel(module_options=...)` without `module="unique"` raises at import'
     fix_applicability = Applicability.SAFE
     triggers = (r"module_options\s*=",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Flags `@wp.kernel(module_options={...})` when the decorator does not also pass
@@ -63,7 +64,7 @@ class ModuleOptionsWithoutUnique(Rule):
     ```
     '''
 
-    def visit_functiondef(self, node: nodes.FunctionDef, ctx: FileContext) -> None:
+    def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)
         if decorator is None or decorator.call is None:
             return
@@ -84,6 +85,6 @@ class ModuleOptionsWithoutUnique(Rule):
         )
 
 
-def _start(ctx: FileContext, node: nodes.NodeNG) -> tuple[int, int]:
+def _start(ctx: FileContext, node: ast.AST) -> tuple[int, int]:
     rng = ctx.node_range(node)
     return rng.start.line, rng.start.character

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from astroid import nodes
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.astroid_context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct006_options_after_load import (

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext, imported_qname
+from warp_ct.analyzer.astroid_context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
 from warp_ct.analyzer.rules.base import Rule
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from astroid import nodes
 from astroid.exceptions import AstroidError
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.astroid_context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.project import _resolve_relative
 from warp_ct.analyzer.rules.base import Rule

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.astroid_context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items

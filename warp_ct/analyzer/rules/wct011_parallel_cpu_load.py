@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from astroid import nodes
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.astroid_context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name, is_test_harness

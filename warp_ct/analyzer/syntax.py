@@ -1,0 +1,347 @@
+"""Stdlib ``ast`` trees for the rules: parent links, scopes, name lookup, small queries.
+
+The rules run on ``ast`` trees (built in C, about 5x cheaper than astroid's); astroid is
+kept for the few questions that need inference (``FileContext.infer``). This module gives
+``ast`` the handful of astroid conveniences the rules rely on:
+
+- ``attach_parents``: every node gets ``.parent`` (the Module's is None);
+- ``scope_of`` / ``frame_of`` / ``statement_of`` / ``ancestors``;
+- ``lookup``: the nodes binding a name where it is used, following Python's scoping rules
+  (class bodies are skipped from nested functions, ``global``/``nonlocal`` honoured) and
+  dropping bindings a later unconditional one overrides, which is what astroid answers for
+  straight-line code;
+- ``nodes_of_class``, ``split_dotted``, ``as_string``, ``absolute_module``.
+
+Binding nodes are: ``ast.Import`` / ``ast.ImportFrom`` statements, ``ast.Name`` in a store
+context (its parent says how: Assign, For, With, ...), ``ast.FunctionDef`` /
+``ast.AsyncFunctionDef`` / ``ast.ClassDef``, ``ast.arg`` and ``ast.ExceptHandler``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, TypeVar
+
+N = TypeVar("N", bound=ast.AST)
+
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+FRAME_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+SCOPE_TYPES = FRAME_TYPES + COMPREHENSION_TYPES
+LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While) + COMPREHENSION_TYPES
+
+_LOCALS = "_wct_locals"
+_GLOBALS = "_wct_globals"
+
+
+def attach_parents(tree: ast.AST) -> list[ast.AST]:
+    """Set ``.parent`` on every node below ``tree``; return all nodes in pre-order.
+
+    One iterative pass over ``_fields`` (cheaper than ``ast.walk`` + ``iter_child_nodes``).
+    """
+    tree.parent = None  # type: ignore[attr-defined]
+    order: list[ast.AST] = []
+    stack = [tree]
+    pop, push, add = stack.pop, stack.append, order.append
+    while stack:
+        node = pop()
+        add(node)
+        children = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                value.parent = node  # type: ignore[attr-defined]
+                children.append(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        item.parent = node  # type: ignore[attr-defined]
+                        children.append(item)
+        if children:
+            stack.extend(reversed(children))
+    return order
+
+
+def parent_of(node: ast.AST) -> ast.AST | None:
+    return getattr(node, "parent", None)
+
+
+def ancestors(node: ast.AST) -> Iterator[ast.AST]:
+    """Parents of ``node``, innermost first."""
+    current = getattr(node, "parent", None)
+    while current is not None:
+        yield current
+        current = getattr(current, "parent", None)
+
+
+def root_of(node: ast.AST) -> ast.AST:
+    for node in ancestors(node):  # noqa: B007 - the last one is the root
+        pass
+    return node
+
+
+def scope_of(node: ast.AST) -> ast.AST:
+    """The innermost scope node containing ``node`` (a scope node is its own scope)."""
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, SCOPE_TYPES):
+        current = getattr(current, "parent", None)
+    return current if current is not None else node
+
+
+def frame_of(node: ast.AST) -> ast.AST:
+    """Like ``scope_of`` but comprehensions belong to their enclosing function/module."""
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, FRAME_TYPES):
+        current = getattr(current, "parent", None)
+    return current if current is not None else node
+
+
+def statement_of(node: ast.AST) -> ast.stmt | None:
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = getattr(current, "parent", None)
+    return current
+
+
+def enclosing_functions(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Functions around ``node``, innermost first (lambdas excluded)."""
+    return [a for a in ancestors(node) if isinstance(a, FUNCTION_TYPES)]
+
+
+def in_loop(node: ast.AST) -> bool:
+    """Inside a for/while loop or a comprehension (within the node's own function)."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, LOOP_TYPES):
+            return True
+        if isinstance(ancestor, FRAME_TYPES):
+            return False
+    return False
+
+
+def nodes_of_class(node: ast.AST, klass: type[N] | tuple[type, ...], skip: tuple[type, ...] = ()) -> Iterator[N]:
+    """``node`` and its descendants that are instances of ``klass``, in pre-order; subtrees
+    rooted at a ``skip`` instance (other than ``node``) are not entered."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, klass):
+            yield current  # type: ignore[misc]
+        children = list(ast.iter_child_nodes(current))
+        for child in reversed(children):
+            if skip and isinstance(child, skip):
+                continue
+            stack.append(child)
+
+
+def split_dotted(node: ast.AST) -> tuple[ast.Name, list[str]] | None:
+    """``a.b.c`` -> (Name ``a``, ["b", "c"]); None unless a plain Name/Attribute chain."""
+    attrs: list[str] = []
+    base = node
+    while isinstance(base, ast.Attribute):
+        attrs.append(base.attr)
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return None
+    return base, attrs[::-1]
+
+
+def dotted_text(node: ast.AST) -> str | None:
+    """``"a.b.c"`` for a Name/Attribute chain, else None."""
+    split = split_dotted(node)
+    if split is None:
+        return None
+    return ".".join([split[0].id, *split[1]])
+
+
+def as_string(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - odd trees (recursion) have no text form; a key still is needed
+        return f"<{type(node).__name__}@{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0)}>"
+
+
+def absolute_module(module_name: str, is_package: bool, module: str | None, level: int | None) -> str:
+    """The absolute module a ``from <dots><module> import`` statement names."""
+    if not level:
+        return module or ""
+    base = module_name.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: max(len(base) - (level - 1), 0)]
+    return ".".join([*base, module] if module else base)
+
+
+def is_store(node: ast.AST) -> bool:
+    return isinstance(getattr(node, "ctx", None), ast.Store)
+
+
+# ---------------------------------------------------------------------- name lookup
+def _bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """(name, binding node) pairs this node introduces in the scope it sits in."""
+    if isinstance(node, ast.Name):
+        if isinstance(node.ctx, ast.Store):
+            yield node.id, node
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name, node
+    elif isinstance(node, ast.Import):
+        for alias in node.names:
+            yield (alias.asname or alias.name.split(".")[0]), node
+    elif isinstance(node, ast.ImportFrom):
+        for alias in node.names:
+            if alias.name != "*":
+                yield (alias.asname or alias.name), node
+    elif isinstance(node, ast.ExceptHandler):
+        if node.name:
+            yield node.name, node
+    elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
+        if node.name:
+            yield node.name, node
+    elif isinstance(node, ast.MatchMapping):
+        if node.rest:
+            yield node.rest, node
+
+
+def _scope_tables(scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
+    """(name -> binding nodes in source order, names declared global/nonlocal) of a scope."""
+    cached = getattr(scope, _LOCALS, None)
+    if cached is not None:
+        return cached, getattr(scope, _GLOBALS)
+    table: dict[str, list[ast.AST]] = {}
+    declared: set[str] = set()
+    roots: list[ast.AST] = []
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        for arg in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]:
+            if arg is not None:
+                table.setdefault(arg.arg, []).append(arg)
+        roots = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+    elif isinstance(scope, COMPREHENSION_TYPES):
+        for generator in scope.generators:
+            roots.append(generator.target)
+            roots.extend(generator.ifs)
+        roots.extend([scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt])
+        # The first iterable is evaluated in the enclosing scope; the others here.
+        roots.extend(g.iter for g in scope.generators[1:])
+    else:
+        roots = list(getattr(scope, "body", []))
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            continue
+        for name, binding in _bound_names(node):
+            table.setdefault(name, []).append(binding)
+        if isinstance(node, SCOPE_TYPES):
+            # A nested scope binds only its own name here; its decorators, defaults and
+            # bases are evaluated here but bind nothing (walrus aside).
+            if isinstance(node, COMPREHENSION_TYPES):
+                stack.append(node.generators[0].iter)
+            continue
+        children = list(ast.iter_child_nodes(node))
+        stack.extend(reversed(children))
+    setattr(scope, _LOCALS, table)
+    setattr(scope, _GLOBALS, declared)
+    return table, declared
+
+
+def _evaluated_outside(node: ast.AST, scope: ast.AST) -> bool:
+    """Parts of a def/class/comprehension that run in the enclosing scope."""
+    child = node
+    for ancestor in [node, *ancestors(node)]:
+        if ancestor is scope:
+            break
+        child = ancestor
+    if child is scope:
+        return False
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return child in scope.decorator_list or child is scope.returns or child is scope.args and not isinstance(node, ast.arg)
+    if isinstance(scope, ast.ClassDef):
+        return child in scope.decorator_list or child in scope.bases or child in scope.keywords
+    if isinstance(scope, ast.Lambda):
+        return child is scope.args and not isinstance(node, ast.arg)
+    if isinstance(scope, COMPREHENSION_TYPES):
+        return bool(scope.generators) and _contains(scope.generators[0].iter, node)
+    return False
+
+
+def _contains(root: ast.AST, node: ast.AST) -> bool:
+    return root is node or any(a is root for a in ancestors(node))
+
+
+def _block_path(binding: ast.AST, scope: ast.AST) -> list[tuple[int, str]]:
+    """(compound statement, field) pairs between a binding and its scope, innermost first:
+    an ``if`` body and its ``else`` are different blocks."""
+    path = []
+    child = statement_of(binding) if not isinstance(binding, ast.stmt) else binding
+    current = getattr(child, "parent", None) if child is not None else None
+    while current is not None and current is not scope:
+        field = next((f for f in current._fields if _holds(getattr(current, f, None), child)), "")
+        path.append((id(current), field))
+        child, current = current, getattr(current, "parent", None)
+    return path
+
+
+def _holds(value: object, child: ast.AST) -> bool:
+    return value is child or (type(value) is list and any(item is child for item in value))
+
+
+def _reaching(bindings: list[ast.AST], scope: ast.AST, before: ast.AST | None) -> list[ast.AST]:
+    """The bindings a use can see: those before it in the same scope (all of them when the
+    use is elsewhere, e.g. a function reading a global), less the ones a later binding
+    at the same or an outer block level replaces unconditionally."""
+    if before is not None:
+        line, col = getattr(before, "lineno", 0), getattr(before, "col_offset", 0)
+        earlier = [b for b in bindings if (getattr(b, "lineno", 0), getattr(b, "col_offset", 0)) < (line, col)]
+        if earlier:
+            bindings = earlier
+    if len(bindings) <= 1:
+        return bindings
+    paths = [_block_path(b, scope) for b in bindings]
+    kept = []
+    for i, binding in enumerate(bindings):
+        replaced = any(
+            # A later binding whose block path is a suffix of this one's (same or outer block).
+            len(paths[j]) <= len(paths[i]) and paths[i][len(paths[i]) - len(paths[j]) :] == paths[j]
+            for j in range(i + 1, len(bindings))
+        )
+        if not replaced:
+            kept.append(binding)
+    return kept
+
+
+def lookup(node: ast.AST, name: str | None = None) -> tuple[ast.AST | None, list[ast.AST]]:
+    """(scope, binding nodes) of ``name`` (default: the Name's own id) as seen from ``node``."""
+    if name is None:
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "name", None)
+        if name is None:
+            return None, []
+    scope = scope_of(node)
+    if scope is node or _evaluated_outside(node, scope):
+        parent = getattr(scope, "parent", None)
+        scope = scope_of(parent) if parent is not None else scope
+    start = scope
+    module = root_of(node)
+    while True:
+        table, declared = _scope_tables(scope)
+        if name in declared and scope is not module:
+            if isinstance(module, ast.Module):
+                table, _ = _scope_tables(module)
+                found = table.get(name, [])
+                return module, _reaching(found, module, None)
+            return None, []
+        found = table.get(name)
+        if found:
+            same_frame = frame_of(scope) is frame_of(node) or scope is start
+            return scope, _reaching(found, scope, node if same_frame else None)
+        parent = getattr(scope, "parent", None)
+        if parent is None:
+            return None, []
+        scope = scope_of(parent)
+        # Names in a function are never resolved in an enclosing class body.
+        while isinstance(scope, ast.ClassDef) and scope is not start:
+            parent = getattr(scope, "parent", None)
+            if parent is None:
+                return None, []
+            scope = scope_of(parent)
