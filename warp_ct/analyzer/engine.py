@@ -176,6 +176,9 @@ class Linter:
         self.inference_budget_s = inference_budget_s
         self._held_trees: OrderedDict[str, int] = OrderedDict()  # module -> source size
         self._enabled_cache: dict[tuple[str, str], bool] = {}
+        # path -> (summary, project generation, rules needing a tree): the batch asks once to
+        # sort files, then the lint asks again; the answer holds until any file changes.
+        self._active_cache: dict[str, tuple[FileSummary, int, list[Rule]]] = {}
         self.file_budget_s = file_budget_s
         for rule in self.rules:
             # Only selected rules pay for their project facts on every file.
@@ -237,11 +240,16 @@ class Linter:
         return self._rules_needing_tree(summary, path, text)
 
     def _rules_needing_tree(self, summary: FileSummary, path: str, text: str) -> list[Rule]:
-        return [
+        cached = self._active_cache.get(path)
+        if cached is not None and cached[0] is summary and cached[1] == self.project.generation:
+            return cached[2]
+        active = [
             r
             for r in self.rules
             if self._enabled(r.code, path) and r.triggered_by(text) and r.needs_tree(summary, self.project)
         ]
+        self._active_cache[path] = (summary, self.project.generation, active)
+        return active
 
     def _lint_text(self, path: str, text: str, result: FileResult) -> None:
         summary = self.project.files.get(path) or self.project.add(path, text)

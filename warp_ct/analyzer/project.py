@@ -135,6 +135,7 @@ class Project:
         self.by_module: dict[str, FileSummary] = {}
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
         self.target_warp_version: tuple[int, ...] | None = None
+        self.generation = 0  # bumped on every change of the file set (keys caches of derived facts)
         self._reexporters: frozenset[str] | None = None  # cache of warp_reexporters()
         # (absolute module, imported name) -> what inference resolved it to (FileContext);
         # valid until any file changes.
@@ -155,9 +156,7 @@ class Project:
                 summary.extra[code] = None
         self.files[path] = summary
         self.by_module[summary.module_name] = summary
-        self._reexporters = None
-        self._imported_qnames.clear()
-        self._ast_trees.clear()
+        self._changed()
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
@@ -175,6 +174,11 @@ class Project:
         summary = self.files.pop(path, None)
         if summary is not None and self.by_module.get(summary.module_name) is summary:
             del self.by_module[summary.module_name]
+        self._changed()
+
+    def _changed(self) -> None:
+        """Forget everything derived from the set of files."""
+        self.generation += 1
         self._reexporters = None
         self._imported_qnames.clear()
         self._ast_trees.clear()
