@@ -1,0 +1,203 @@
+"""The ast layer under the rules: parents, scopes, lookup, trigger prefilters, FileContext answers."""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.project import Project
+from warp_ct.analyzer.rules import all_rules
+from warp_ct.analyzer.rules.base import required_literals
+
+
+def parse(source: str) -> ast.Module:
+    tree = ast.parse(textwrap.dedent(source))
+    syntax.attach_parents(tree)
+    return tree
+
+
+def load_names(tree: ast.AST, name: str) -> list[ast.Name]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+
+
+def binding_lines(tree: ast.AST, name: str, occurrence: int = 0) -> list[int]:
+    _scope, bindings = syntax.lookup(load_names(tree, name)[occurrence])
+    return [b.lineno for b in bindings]
+
+
+def test_every_node_has_its_parent_and_contexts_are_left_alone():
+    tree = parse("x = f(a.b, [c for c in d])\n")
+    order = syntax.attach_parents(tree)
+    assert tree.parent is None
+    for node in order[1:]:
+        assert node in syntax.children(node.parent)
+    assert not any(isinstance(node, ast.expr_context) for node in order)
+
+
+def test_lookup_keeps_the_last_straight_line_binding_and_both_branches():
+    tree = parse(
+        """
+        x = 1
+        x = 2
+        if c:
+            y = 1
+        else:
+            y = 2
+        def f():
+            return x, y
+        """
+    )
+    assert binding_lines(tree, "x") == [3]
+    assert binding_lines(tree, "y") == [5, 7]
+
+
+def test_lookup_sees_only_earlier_bindings_in_the_same_scope():
+    tree = parse(
+        """
+        k = 1
+        print(k)
+        k = 2
+        """
+    )
+    assert binding_lines(tree, "k") == [2]
+
+
+def test_lookup_skips_class_bodies_from_methods_and_honours_global():
+    tree = parse(
+        """
+        q = 0
+        class K:
+            q = 1
+            def m(self):
+                return q
+        def g():
+            global q
+            q = 5
+            return q
+        """
+    )
+    assert binding_lines(tree, "q", 0) == [2]
+    scope, _ = syntax.lookup(load_names(tree, "q")[1])
+    assert isinstance(scope, ast.Module)
+
+
+def test_decorators_and_defaults_are_looked_up_outside_the_function():
+    tree = parse(
+        """
+        import functools as ft
+        n = 3
+        @ft.cache
+        def f(n=n):
+            return n
+        """
+    )
+    decorator_base = tree.body[2].decorator_list[0].value
+    assert isinstance(syntax.lookup(decorator_base)[1][0], ast.Import)
+    default = tree.body[2].args.defaults[0]
+    assert [b.lineno for b in syntax.lookup(default)[1]] == [3]
+    assert isinstance(syntax.lookup(load_names(tree, "n")[-1])[1][0], ast.arg)
+
+
+def test_comprehension_targets_are_local_to_the_comprehension():
+    tree = parse("i = 9\nout = [i for i in range(3)]\n")
+    use = tree.body[1].value.elt
+    scope, bindings = syntax.lookup(use)
+    assert isinstance(scope, ast.ListComp) and bindings[0].lineno == 2
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_every_rule_trigger_has_a_literal_prefilter(rule):
+    for trigger in rule.triggers:
+        assert required_literals(trigger), f"{rule.code}: {trigger!r} would scan every file with re"
+
+
+def test_required_literals_shapes():
+    assert required_literals(r"\b(?:ab|cd)\s*=") == {"ab", "cd"}
+    assert required_literals(r"x?yz") == {"yz"}
+    assert required_literals(r"(?:ab)?") is None
+    assert required_literals(r"(?i)abc") is None
+    assert required_literals(r"q(?i:abc)") == {"q"}
+    assert required_literals(r"ab|\w+") is None
+
+
+TRIGGERS = [t for rule in all_rules() for t in rule.triggers] + [r"x?yz", r"a(?:bc|d)e", r"(ab|c)+"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=st.sampled_from(TRIGGERS), text=st.text(alphabet="abcdexyz_ @.=(\n\t'\"kernlmodustipf", max_size=60))
+def test_prefilter_never_rules_out_a_match(pattern, text):
+    literals = required_literals(pattern)
+    if re.search(pattern, text, re.MULTILINE):
+        assert literals is None or any(literal in text for literal in literals)
+
+
+def context(source: str, path: str = "/proj/pkg/mod.py", module: str = "pkg.mod", project: Project | None = None):
+    text = textwrap.dedent(source)
+    tree = parse(text)
+    return FileContext(path=path, text=text, module_name=module, tree=tree, project=project or Project())
+
+
+def test_const_value_reads_plain_bindings_without_astroid_and_asks_it_for_expressions():
+    ctx = context(
+        """
+        N = 64
+        M = 2 * 32
+        def f(k=8):
+            return N, M, k
+        """
+    )
+    n, m, k = ctx.tree.body[2].body[0].value.elts
+    assert ctx.const_value(n) == 64
+    assert ctx._astroid_tree is None  # no astroid tree for a plain constant
+    assert ctx.const_value(k, None) is None  # a parameter is not one value
+    assert ctx.const_value(m) == 64  # computed: astroid's inference
+    assert ctx._astroid_tree is not None
+
+
+def test_warp_names_through_aliases_and_relative_imports_inside_warp():
+    ctx = context(
+        """
+        import warp as wp
+        from .context import kernel
+        k = wp.kernel
+        k
+        kernel
+        """,
+        path="/site/warp/_src/thing.py",
+        module="warp._src.thing",
+    )
+    alias_use, relative_use = ctx.tree.body[3].value, ctx.tree.body[4].value
+    assert ctx.warp_name(alias_use) == "warp.kernel"
+    assert ctx.warp_name(relative_use) == "warp.kernel"  # warp._src.context.kernel, normalised
+    assert ctx._astroid_tree is None
+
+
+def test_names_from_modules_outside_the_project_are_not_inferred():
+    ctx = context("from numpy import float32\nfloat32\n")
+    assert ctx.warp_name(ctx.tree.body[1].value) is None
+    assert ctx._astroid_tree is None
+
+
+def test_def_head_range_and_astroid_twin():
+    ctx = context(
+        """
+        import functools
+
+        @functools.cache
+        async def make(n):
+            return n
+        """
+    )
+    func = ctx.tree.body[1]
+    rng = ctx.node_range(func)
+    assert (rng.start.line, rng.start.character, rng.end.character) == (4, 0, 14)
+    twin = ctx.astroid_node(func)
+    assert twin is not None and twin.name == "make"
+    assert ctx.ast_definition(twin) is func
