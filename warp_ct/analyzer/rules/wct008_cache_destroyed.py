@@ -1,20 +1,26 @@
 """WCT008 cache-destroyed.
 
 Also home of small helpers the WCT008-WCT014 rules share (qualified names of non-Warp
-callees, "does this look deliberate", "remove this statement" fixes).
+callees, "does this look deliberate", "remove this statement" fixes). While the rules are
+being ported from astroid to ``ast`` trees, the shared helpers accept either kind of node
+(with the matching ``FileContext``): ``ast`` nodes take the ``ast`` path, anything else
+the old astroid one.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import PurePath
+from typing import Any
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
-
-from warp_ct.analyzer.astroid_context import FileContext, imported_qname
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+_FUNCTION_KINDS = ("FunctionDef", "AsyncFunctionDef")  # class names shared by ast and astroid
+_CONDITIONAL_KINDS = ("If", "IfExp")
 
 # ---------------------------------------------------------------------- shared helpers
 
@@ -40,19 +46,22 @@ _EXPLAINING_COMMENT_RE = re.compile(
 )
 
 
-def deliberate_reason(node: nodes.NodeNG, ctx: FileContext) -> str | None:
+def deliberate_reason(node: Any, ctx: Any) -> str | None:
     """Why a cache-hostile statement looks like a deliberate maintenance path, if it does:
-    an enclosing function named for it, a guarding condition that says so, or a comment."""
-    child: nodes.NodeNG = node
+    an enclosing function named for it, a guarding condition that says so, or a comment.
+
+    ``node`` is an ``ast`` node (or an astroid node with the astroid ``FileContext``)."""
+    child = node
     parent = node.parent
     while parent is not None:
-        if isinstance(parent, (nodes.FunctionDef, nodes.AsyncFunctionDef)):
+        kind = parent.__class__.__name__
+        if kind in _FUNCTION_KINDS:
             name = parent.name
             if "cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
                 rf"_*{_MAINTENANCE_WORD}\w*", name, re.IGNORECASE
             ):
                 return f"it runs inside `{name}()`"
-        if isinstance(parent, (nodes.If, nodes.IfExp)) and child is not parent.test:
+        if kind in _CONDITIONAL_KINDS and child is not parent.test:
             test = ctx.source_of(parent.test)
             if _CONDITION_RE.search(test):
                 return f"it only runs when `{test.strip()}`"
@@ -62,7 +71,7 @@ def deliberate_reason(node: nodes.NodeNG, ctx: FileContext) -> str | None:
     return None
 
 
-def _explaining_comment(node: nodes.NodeNG, ctx: FileContext) -> bool:
+def _explaining_comment(node: Any, ctx: Any) -> bool:
     first = (node.lineno or 1) - 1
     last = (node.end_lineno or node.lineno or 1) - 1
     comments = []
@@ -89,7 +98,7 @@ def _explaining_comment(node: nodes.NodeNG, ctx: FileContext) -> bool:
     return False
 
 
-def _block_of(parent: nodes.NodeNG, stmt: nodes.NodeNG) -> list[nodes.NodeNG]:
+def _block_of(parent: Any, stmt: Any) -> list[Any]:
     for attr in ("body", "orelse", "finalbody"):
         block = getattr(parent, attr, None)
         if isinstance(block, list) and any(s is stmt for s in block):
@@ -97,14 +106,18 @@ def _block_of(parent: nodes.NodeNG, stmt: nodes.NodeNG) -> list[nodes.NodeNG]:
     return []
 
 
-def removal_fix(ctx: FileContext, stmt: nodes.NodeNG, title: str) -> Fix | None:
+def removal_fix(ctx: Any, stmt: Any, title: str) -> Fix | None:
     """Delete a standalone statement (an expression statement or a one-target assignment)
-    on its own lines; put ``pass`` in its place when it was the block's only statement."""
-    if not isinstance(stmt, (nodes.Expr, nodes.Assign)):
+    on its own lines; put ``pass`` in its place when it was the block's only statement.
+
+    ``stmt`` is an ``ast`` statement (or an astroid one with the astroid ``FileContext``)."""
+    kind = stmt.__class__.__name__
+    if kind not in ("Expr", "Assign"):
         return None
-    if isinstance(stmt, nodes.Assign) and len(stmt.targets) != 1:
+    if kind == "Assign" and len(stmt.targets) != 1:
         return None
-    block = _block_of(stmt.parent, stmt) if stmt.parent is not None else []
+    parent = stmt.parent
+    block = _block_of(parent, stmt) if parent is not None else []
     if not block:
         return None
     rng = ctx.node_range(stmt)
@@ -113,41 +126,36 @@ def removal_fix(ctx: FileContext, stmt: nodes.NodeNG, title: str) -> Fix | None:
     after = ctx.index.line_text(last)[rng.end.character :].strip()
     if before.strip() or (after and not after.startswith("#")):
         return None  # shares its line with other code (``a; b`` or ``if x: b``)
-    if len(block) == 1 and not isinstance(stmt.parent, nodes.Module):
+    if len(block) == 1 and parent.__class__.__name__ != "Module":
         edit = ctx.delete_lines(first, last)
         edit = edit.__class__(edit.range, f"{before}pass\n")
         return ctx.fix(title + " (leaves `pass`)", edit, safe=False)
     return ctx.fix(title, ctx.delete_lines(first, last), safe=False)
 
 
-def walk_values(node: nodes.NodeNG, ctx: FileContext, depth: int = 0):
+def walk_values(node: ast.AST, ctx: FileContext, depth: int = 0):
     """``node`` and its sub-expressions, following simple local names to what they were
     assigned (``d = tempfile.mkdtemp()``) or bound by ``with ... as d``."""
     if depth > 3:
         return
-    for sub in node.nodes_of_class(nodes.NodeNG):
+    for sub in syntax.nodes_of_class(node, ast.AST):
         yield sub
-        if isinstance(sub, nodes.Name):
+        if isinstance(sub, ast.Name):
             for value in _bound_values(sub):
                 yield from walk_values(value, ctx, depth + 1)
 
 
-def _bound_values(name: nodes.Name) -> list[nodes.NodeNG]:
-    try:
-        _scope, bindings = name.lookup(name.name)
-    except AstroidError:
-        return []
+def _bound_values(name: ast.Name) -> list[ast.expr]:
+    _scope, bindings = syntax.lookup(name)
     out = []
     for binding in bindings:
-        if not isinstance(binding, nodes.AssignName):
+        if not (isinstance(binding, ast.Name) and isinstance(binding.ctx, ast.Store)):
             continue
-        parent = binding.parent
-        if isinstance(parent, (nodes.Assign, nodes.AnnAssign)) and parent.value is not None:
+        parent = binding.parent  # type: ignore[attr-defined]
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is not None:
             out.append(parent.value)
-        elif isinstance(parent, nodes.With):
-            for expr, var in parent.items:
-                if var is binding:
-                    out.append(expr)
+        elif isinstance(parent, ast.withitem) and parent.optional_vars is binding:
+            out.append(parent.context_expr)
     return out
 
 
@@ -175,14 +183,14 @@ _TEMP_CALLS = {
 }
 
 
-def _temporary_reason(value: nodes.NodeNG, ctx: FileContext) -> str | None:
+def _temporary_reason(value: ast.AST, ctx: FileContext) -> str | None:
     for sub in walk_values(value, ctx):
-        if isinstance(sub, nodes.Call):
+        if isinstance(sub, ast.Call):
             name = imported_qname(sub.func)
-            if name is None and isinstance(sub.func, nodes.Attribute):
+            if name is None and isinstance(sub.func, ast.Attribute):
                 # datetime.now() with ``from datetime import datetime``
-                inner = imported_qname(sub.func.expr)
-                name = f"{inner}.{sub.func.attrname}" if inner else None
+                inner = imported_qname(sub.func.value)
+                name = f"{inner}.{sub.func.attr}" if inner else None
             if name in _TEMP_CALLS:
                 return _TEMP_CALLS[name]
             if name and (name.startswith("random.") or name.startswith("secrets.")):
@@ -190,31 +198,31 @@ def _temporary_reason(value: nodes.NodeNG, ctx: FileContext) -> str | None:
     return None
 
 
-def _is_warp_cache_dir(value: nodes.NodeNG, ctx: FileContext, depth: int = 0) -> bool:
+def _is_warp_cache_dir(value: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
     """The expression IS the kernel cache root (``wp.config.kernel_cache_dir``, a name bound
     to it, ``$WARP_CACHE_PATH``), not a path below it such as a per-process build folder."""
     if depth > 3:
         return False
-    if isinstance(value, nodes.Attribute):
+    if isinstance(value, ast.Attribute):
         return ctx.warp_name(value) in ("warp.config.kernel_cache_dir", "warp.build.kernel_cache_dir")
-    if isinstance(value, nodes.Subscript):  # os.environ["WARP_CACHE_PATH"]
-        return isinstance(value.slice, nodes.Const) and value.slice.value == "WARP_CACHE_PATH"
-    if isinstance(value, nodes.Call):  # os.environ.get("WARP_CACHE_PATH") / os.getenv(...) / Path(cache_dir)
-        args = value.args or []
-        if args and isinstance(args[0], nodes.Const) and args[0].value == "WARP_CACHE_PATH":
+    if isinstance(value, ast.Subscript):  # os.environ["WARP_CACHE_PATH"]
+        return isinstance(value.slice, ast.Constant) and value.slice.value == "WARP_CACHE_PATH"
+    if isinstance(value, ast.Call):  # os.environ.get("WARP_CACHE_PATH") / os.getenv(...) / Path(cache_dir)
+        args = value.args
+        if args and isinstance(args[0], ast.Constant) and args[0].value == "WARP_CACHE_PATH":
             return True
         if imported_qname(value.func) in ("pathlib.Path", "os.path.abspath", "os.path.realpath", "os.fspath"):
             return len(args) == 1 and _is_warp_cache_dir(args[0], ctx, depth + 1)
         return False
-    if isinstance(value, nodes.Name):
+    if isinstance(value, ast.Name):
         values = _bound_values(value)
         return len(values) == 1 and _is_warp_cache_dir(values[0], ctx, depth + 1)
     return False
 
 
-def _disables(value: nodes.NodeNG | None) -> bool:
+def _disables(value: ast.AST | None) -> bool:
     """A CUDA_CACHE_DISABLE value that turns the driver cache off ("1", 1, True)."""
-    if not isinstance(value, nodes.Const):
+    if not isinstance(value, ast.Constant):
         return False
     v = value.value
     if isinstance(v, str):
@@ -231,6 +239,7 @@ class CacheDestroyed(Rule):
     triggers = (
         r"clear_kernel_cache|clear_lto_cache|cache_kernels|kernel_cache_dir|CUDA_CACHE_DISABLE|WARP_CACHE_PATH",
     )
+    uses_astroid = False
     docs = '''
     ## What it does
     Flags code that throws compiled Warp modules away or keeps them from being found
@@ -316,7 +325,7 @@ class CacheDestroyed(Rule):
     '''
 
     # ------------------------------------------------------------------ checks
-    def visit_call(self, node: nodes.Call, ctx: FileContext) -> None:
+    def visit_call(self, node: ast.Call, ctx: FileContext) -> None:
         name = ctx.call_name(node)
         if name and name.startswith("warp.") and name.rsplit(".", 1)[-1] in ("clear_kernel_cache", "clear_lto_cache"):
             what = name.rsplit(".", 1)[-1]
@@ -343,34 +352,34 @@ class CacheDestroyed(Rule):
                 )  # fmt: skip
         elif qname == "os.putenv":
             key, value = ctx.keyword(node, "key", 0), ctx.keyword(node, "value", 1)
-            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+            if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
                 self._report_cuda(node, ctx)
         elif qname == "os.environ.setdefault":
             key, value = ctx.keyword(node, "key", 0), ctx.keyword(node, "default", 1)
-            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+            if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
                 self._report_cuda(node, ctx)
-        elif isinstance(node.func, nodes.Name) and node.func.name == "dict" or qname in ("os.environ.update",):
-            for kw in node.keywords or []:
+        elif isinstance(node.func, ast.Name) and node.func.id == "dict" or qname in ("os.environ.update",):
+            for kw in node.keywords:
                 if kw.arg == "CUDA_CACHE_DISABLE" and _disables(kw.value):
                     self._report_cuda(kw, ctx)
 
-    def visit_dict(self, node: nodes.Dict, ctx: FileContext) -> None:
-        for key, value in node.items:
-            if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
+    def visit_dict(self, node: ast.Dict, ctx: FileContext) -> None:
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE" and _disables(value):
                 self._report_cuda(key, ctx)
 
-    def visit_assign(self, node: nodes.Assign, ctx: FileContext) -> None:
+    def visit_assign(self, node: ast.Assign, ctx: FileContext) -> None:
         for target in node.targets:
-            if isinstance(target, nodes.Subscript):
+            if isinstance(target, ast.Subscript):
                 key = target.slice
-                if isinstance(key, nodes.Const) and key.value == "CUDA_CACHE_DISABLE" and _disables(node.value):
+                if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE" and _disables(node.value):
                     self._report_cuda(node, ctx)
                 continue
-            if not isinstance(target, nodes.AssignAttr):
+            if not isinstance(target, ast.Attribute):
                 continue
             name = assigned_warp_name(target, ctx)
             if name == "warp.config.cache_kernels":
-                if isinstance(node.value, nodes.Const) and not node.value.value:
+                if isinstance(node.value, ast.Constant) and not node.value.value:
                     self._report(
                         node, ctx,
                         "`wp.config.cache_kernels = False` stops Warp from reusing compiled modules: every run "
@@ -393,7 +402,7 @@ class CacheDestroyed(Rule):
                 )  # fmt: skip
 
     # ------------------------------------------------------------------ reporting
-    def _report_cuda(self, node: nodes.NodeNG, ctx: FileContext) -> None:
+    def _report_cuda(self, node: ast.AST, ctx: FileContext) -> None:
         self._report(
             node, ctx,
             "`CUDA_CACHE_DISABLE=1` turns off the CUDA driver's compute cache: PTX that Warp loads is compiled "
@@ -401,8 +410,8 @@ class CacheDestroyed(Rule):
             "Remove the setting",
         )  # fmt: skip
 
-    def _report(self, node: nodes.NodeNG, ctx: FileContext, message: str, fix_title: str,
-                restorable: nodes.NodeNG | None = None) -> None:  # fmt: skip
+    def _report(self, node: ast.AST, ctx: FileContext, message: str, fix_title: str,
+                restorable: ast.Attribute | None = None) -> None:  # fmt: skip
         reason = deliberate_reason(node, ctx)
         if reason is None and restorable is not None and _restored_in_scope(node, restorable, ctx):
             reason = "the old value is restored in the same function"
@@ -411,46 +420,86 @@ class CacheDestroyed(Rule):
         if reason is not None:
             ctx.report(node, f"{message} (this looks deliberate: {reason})", severity=Severity.INFO)
             return
-        stmt = node if isinstance(node, (nodes.Expr, nodes.Assign)) else node.parent
+        stmt = node if isinstance(node, (ast.Expr, ast.Assign)) else node.parent  # type: ignore[attr-defined]
         fixes = []
-        if isinstance(node, nodes.Call) and isinstance(node.parent, nodes.Expr):
-            fix = removal_fix(ctx, node.parent, fix_title)
+        if isinstance(node, ast.Call) and isinstance(node.parent, ast.Expr):  # type: ignore[attr-defined]
+            fix = removal_fix(ctx, node.parent, fix_title)  # type: ignore[attr-defined]
             fixes = [fix] if fix else []
-        elif isinstance(stmt, nodes.Assign) and stmt is node:
+        elif isinstance(stmt, ast.Assign) and stmt is node:
             fix = removal_fix(ctx, stmt, fix_title)
             fixes = [fix] if fix else []
         ctx.report(node, message, fixes=fixes)
 
 
-class _AttrView(nodes.Attribute):
-    """An Attribute sharing an AssignAttr's expr, so ``ctx.warp_name`` can resolve it."""
+def assigned_warp_name(target: Any, ctx: Any) -> str | None:
+    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``.
 
-    def __init__(self, target: nodes.AssignAttr) -> None:
-        super().__init__(
-            attrname=target.attrname, lineno=target.lineno, col_offset=target.col_offset,
-            parent=target.parent, end_lineno=target.end_lineno, end_col_offset=target.end_col_offset,
-        )  # fmt: skip
-        self.expr = target.expr
+    ``target`` is an ``ast`` node (or an astroid one with the astroid ``FileContext``)."""
+    if isinstance(target, ast.AST):
+        return ctx.warp_name(target) if isinstance(target, ast.Attribute) else None
+    from astroid import nodes as anodes
 
-
-def assigned_warp_name(target: nodes.NodeNG, ctx: FileContext) -> str | None:
-    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``."""
-    if isinstance(target, nodes.AssignAttr):
-        return ctx.warp_name(_AttrView(target))
+    if isinstance(target, anodes.AssignAttr):
+        return ctx.warp_name(_astroid_attr_view(target))
     return None
 
 
-def _restored_in_scope(node: nodes.NodeNG, target: nodes.AssignAttr, ctx: FileContext) -> bool:
-    """``old = wp.config.x; wp.config.x = v; ...; wp.config.x = old``: a scoped override."""
-    scope = node.scope()
-    if isinstance(scope, nodes.Module):
+def _astroid_attr_view(target: Any) -> Any:
+    """An astroid Attribute sharing an AssignAttr's expr, so the astroid ``ctx.warp_name``
+    can resolve it (for the rules that still check astroid trees)."""
+    from astroid import nodes as anodes
+
+    view = anodes.Attribute(
+        attrname=target.attrname, lineno=target.lineno, col_offset=target.col_offset,
+        parent=target.parent, end_lineno=target.end_lineno, end_col_offset=target.end_col_offset,
+    )  # fmt: skip
+    view.expr = target.expr
+    return view
+
+
+def _restored_in_scope(node: Any, target: Any, ctx: Any) -> bool:
+    """``old = wp.config.x; wp.config.x = v; ...; wp.config.x = old``: a scoped override.
+
+    ``node`` is an ``ast`` Assign (or an astroid one with the astroid ``FileContext``)."""
+    if not isinstance(node, ast.AST):
+        return _astroid_restored_in_scope(node, target, ctx)
+    scope = syntax.scope_of(node)
+    if isinstance(scope, ast.Module):
         return False
     wanted = assigned_warp_name(target, ctx)
-    for other in scope.nodes_of_class(nodes.Assign):
+    assigned = _astroid_value_attr(node.value)
+    for other in syntax.nodes_of_class(scope, ast.Assign):
         if other is node:
             continue
         for t in other.targets:
-            if isinstance(t, nodes.AssignAttr) and assigned_warp_name(t, ctx) == wanted:
-                if not (isinstance(other.value, nodes.Const) and other.value.value == getattr(node.value, "value", None)):
+            if isinstance(t, ast.Attribute) and assigned_warp_name(t, ctx) == wanted:
+                if not (isinstance(other.value, ast.Constant) and other.value.value == assigned):
+                    return True
+    return False
+
+
+def _astroid_value_attr(value: ast.AST) -> Any:
+    """What ``getattr(value, "value", None)`` was for the astroid twin of ``value``: the
+    constant of a Constant, None for an Attribute (astroid's has no ``value``)."""
+    if isinstance(value, ast.Constant):
+        return value.value
+    if isinstance(value, ast.Attribute):
+        return None
+    return getattr(value, "value", None)
+
+
+def _astroid_restored_in_scope(node: Any, target: Any, ctx: Any) -> bool:
+    from astroid import nodes as anodes
+
+    scope = node.scope()
+    if isinstance(scope, anodes.Module):
+        return False
+    wanted = assigned_warp_name(target, ctx)
+    for other in scope.nodes_of_class(anodes.Assign):
+        if other is node:
+            continue
+        for t in other.targets:
+            if isinstance(t, anodes.AssignAttr) and assigned_warp_name(t, ctx) == wanted:
+                if not (isinstance(other.value, anodes.Const) and other.value.value == getattr(node.value, "value", None)):
                     return True
     return False
