@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
+import os
 from dataclasses import dataclass
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
-
-from warp_ct.analyzer.astroid_context import FileContext, enclosing_functions
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -17,20 +18,27 @@ DEADLINE_OPTIONS = frozenset(
     {"enable_backward", "max_unroll", "lineinfo", "compile_time_trace", "deterministic", "deterministic_max_records"}
 )
 _WARP_DEFINITIONS = ("kernel", "func", "struct", "func_native", "func_grad", "func_replay")
+# astroid's FunctionDef/With/For cover their async forms; its Try does not cover try/except*.
+_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
+_WITH_TYPES = (ast.With, ast.AsyncWith)
+# Names astroid resolves on the module object itself rather than through builtins.
+_MODULE_ATTRS = frozenset({"__name__", "__doc__", "__file__", "__package__"})
 
 
 @dataclass(frozen=True)
 class _Event:
     """Something that created Warp modules before the assignment ran."""
 
-    node: nodes.NodeNG  # the import statement or the decorated def
+    node: ast.stmt  # the import statement or the decorated def
     line: int  # 1-based line where it starts (decorators included)
     what: str  # for the message
-    top: nodes.NodeNG  # the module-level statement that holds it (for the fix), or None
+    top: ast.stmt | None  # the module-level statement that holds it (for the fix), or None
 
 
 class LateGlobalOption(Rule):
     code = "WCT001"
+    uses_astroid = False
     name = "late-global-option"
     severity = Severity.WARNING
     summary = "A `wp.config` option that modules copy when they are created is set after kernels already exist"
@@ -132,24 +140,24 @@ class LateGlobalOption(Rule):
     '''
 
     # ------------------------------------------------------------------ check
-    def visit_assign(self, node: nodes.Assign, ctx: FileContext) -> None:
+    def visit_assign(self, node: ast.Assign, ctx: FileContext) -> None:
         for target in node.targets:
             self._check_target(node, target, ctx)
 
-    def visit_augassign(self, node: nodes.AugAssign, ctx: FileContext) -> None:
+    def visit_augassign(self, node: ast.AugAssign, ctx: FileContext) -> None:
         self._check_target(node, node.target, ctx)
 
-    def visit_annassign(self, node: nodes.AnnAssign, ctx: FileContext) -> None:
+    def visit_annassign(self, node: ast.AnnAssign, ctx: FileContext) -> None:
         if node.value is not None:
             self._check_target(node, node.target, ctx)
 
-    def _check_target(self, stmt: nodes.NodeNG, target: nodes.NodeNG, ctx: FileContext) -> None:
-        if not isinstance(target, nodes.AssignAttr):
+    def _check_target(self, stmt: ast.stmt, target: ast.expr, ctx: FileContext) -> None:
+        if not isinstance(target, ast.Attribute):  # a target Attribute is always a store
             return
-        option = target.attrname
+        option = target.attr
         if option not in DEADLINE_OPTIONS:
             return
-        owner = ctx.warp_name(target.expr)
+        owner = ctx.warp_name(target.value)
         if owner != "warp.config":
             return
         if _saves_old_value(stmt, option, ctx):
@@ -170,38 +178,49 @@ class LateGlobalOption(Rule):
         ctx.report(stmt, message, fixes=fixes)
 
     # ------------------------------------------------------------------ flow
-    def _events_before(self, stmt: nodes.NodeNG, ctx: FileContext) -> list[_Event]:
+    def _events_before(self, stmt: ast.stmt, ctx: FileContext) -> list[_Event]:
         """Kernel-creating events that certainly ran before ``stmt`` (earliest first)."""
         cache = ctx.state.setdefault(self.code, {})
         if "module_events" not in cache:
             cache["module_events"] = list(_events_in(ctx.tree.body, ctx, top=None))
         module_events: list[_Event] = cache["module_events"]
-        enclosing = enclosing_functions(stmt)
+        enclosing = syntax.enclosing_functions(stmt)
         if not enclosing:
-            return [e for e in module_events if e.line < stmt.fromlineno]
+            return [e for e in module_events if e.line < stmt.lineno]
         outermost = enclosing[-1]
         top = _module_statement(outermost)
         # A function can only run after its own definition: everything at module level
         # above it has happened. Inside the function, what comes before the assignment too.
-        limit = top.fromlineno if top is not None else outermost.fromlineno
+        limit = top.lineno if top is not None else outermost.lineno
         found = [e for e in module_events if e.line < limit]
         for func in reversed(enclosing):
-            found.extend(e for e in _events_in(func.body, ctx, top=None) if e.line < stmt.fromlineno)
+            found.extend(e for e in _events_in(func.body, ctx, top=None) if e.line < stmt.lineno)
         return sorted(found, key=lambda e: e.line)
 
 
-def _saves_old_value(stmt: nodes.NodeNG, option: str, ctx: FileContext) -> bool:
+def _astroid_scope(node: ast.AST) -> ast.AST:
+    """``syntax.scope_of``, except that a decorator belongs to the scope around the
+    decorated def/class (as astroid's ``scope()`` answers)."""
+    child = node
+    for ancestor in syntax.ancestors(node):
+        if isinstance(ancestor, (*_DEF_TYPES, ast.ClassDef)) and any(d is child for d in ancestor.decorator_list):
+            return _astroid_scope(ancestor.parent)  # the scope around the def
+        child = ancestor
+    return syntax.scope_of(node)
+
+
+def _saves_old_value(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
     """The same flow reads ``wp.config.<option>`` (``old = wp.config.x`` ... restore)."""
-    scope = stmt.scope()
+    scope = syntax.scope_of(stmt)
     # In a method, the save may sit in a sibling method (setUpClass ... tearDownClass).
-    klass = next((a for a in stmt.node_ancestors() if isinstance(a, nodes.ClassDef)), None)
+    klass = next((a for a in syntax.ancestors(stmt) if isinstance(a, ast.ClassDef)), None)
     region = klass if klass is not None else scope
-    for attr in region.nodes_of_class(nodes.Attribute):
-        if attr.attrname != option:
+    for attr in syntax.nodes_of_class(region, ast.Attribute):
+        if attr.attr != option or not isinstance(attr.ctx, ast.Load):
             continue
-        if klass is None and attr.scope() is not scope:
+        if klass is None and _astroid_scope(attr) is not scope:
             continue
-        if ctx.warp_name(attr.expr) == "warp.config":
+        if ctx.warp_name(attr.value) == "warp.config":
             return True
     return False
 
@@ -210,53 +229,59 @@ def _they(events: list[_Event]) -> str:
     return "its kernels" if len(events) == 1 else "those kernels"
 
 
-def _module_statement(node: nodes.NodeNG) -> nodes.NodeNG | None:
+def _module_statement(node: ast.AST) -> ast.stmt | None:
     current = node
-    while current is not None and not isinstance(current.parent, nodes.Module):
+    while current is not None and not isinstance(current.parent, ast.Module):
         current = current.parent
     return current
 
 
-def _is_type_checking(test: nodes.NodeNG) -> bool:
-    text = test.as_string()
+def _is_type_checking(test: ast.expr) -> bool:
+    text = syntax.as_string(test)
     return text in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 
 
-def _events_in(body: list[nodes.NodeNG], ctx: FileContext, top: nodes.NodeNG | None):
+def _first_line(node: ast.stmt) -> int:
+    """Where a statement starts, decorators included."""
+    decorators = getattr(node, "decorator_list", None)
+    return decorators[0].lineno if decorators else node.lineno
+
+
+def _events_in(body: list[ast.stmt], ctx: FileContext, top: ast.stmt | None):
     """Imports of kernel-defining project modules and Warp definitions in a body, in order.
 
     Follows compound statements (if/try/with/for/while, class bodies), not nested defs.
     """
     for stmt in body:
-        here_top = top if top is not None else (stmt if isinstance(stmt.parent, nodes.Module) else None)
-        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
+        here_top = top if top is not None else (stmt if isinstance(stmt.parent, ast.Module) else None)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             module = _kernel_module_imported(stmt, ctx)
             if module is not None:
-                yield _Event(stmt, stmt.fromlineno, f"`{module}` (imported on line {stmt.fromlineno})", here_top)
-        elif isinstance(stmt, nodes.FunctionDef):
+                yield _Event(stmt, stmt.lineno, f"`{module}` (imported on line {stmt.lineno})", here_top)
+        elif isinstance(stmt, _DEF_TYPES):
             if ctx.kernel_decorator(stmt, kinds=_WARP_DEFINITIONS) is not None:
-                line = stmt.decorators.fromlineno if stmt.decorators else stmt.fromlineno
+                line = _first_line(stmt)
                 yield _Event(stmt, line, f"the kernel `{stmt.name}` (line {line})", here_top)
-        elif isinstance(stmt, nodes.ClassDef):
-            if stmt.decorators and any(
-                (ctx.warp_name(d.func if isinstance(d, nodes.Call) else d) or "").endswith(".struct")
-                for d in stmt.decorators.nodes
+        elif isinstance(stmt, ast.ClassDef):
+            if stmt.decorator_list and any(
+                (ctx.warp_name(d.func if isinstance(d, ast.Call) else d) or "").endswith(".struct")
+                for d in stmt.decorator_list
             ):
-                line = stmt.decorators.fromlineno
+                line = _first_line(stmt)
                 yield _Event(stmt, line, f"the struct `{stmt.name}` (line {line})", here_top)
             yield from _events_in(stmt.body, ctx, here_top)
-        elif isinstance(stmt, nodes.If):
+        elif isinstance(stmt, ast.If):
             if _is_type_checking(stmt.test):
                 yield from _events_in(stmt.orelse, ctx, here_top)
                 continue
             yield from _events_in(stmt.body, ctx, here_top)
             yield from _events_in(stmt.orelse, ctx, here_top)
-        elif isinstance(stmt, (nodes.For, nodes.While)):
+        elif isinstance(stmt, _LOOP_TYPES):
             yield from _events_in(stmt.body, ctx, here_top)
             yield from _events_in(stmt.orelse, ctx, here_top)
-        elif isinstance(stmt, nodes.With):
+        elif isinstance(stmt, _WITH_TYPES):
             yield from _events_in(stmt.body, ctx, here_top)
-        elif isinstance(stmt, nodes.Try):
+        elif isinstance(stmt, ast.Try):
             yield from _events_in(stmt.body, ctx, here_top)
             for handler in stmt.handlers:
                 yield from _events_in(handler.body, ctx, here_top)
@@ -264,30 +289,57 @@ def _events_in(body: list[nodes.NodeNG], ctx: FileContext, top: nodes.NodeNG | N
             yield from _events_in(stmt.finalbody, ctx, here_top)
 
 
-def _imported_names(stmt: nodes.Import | nodes.ImportFrom) -> list[str]:
+def _relative_base(stmt: ast.ImportFrom, ctx: FileContext) -> str | None:
+    """The module a relative ``from`` import names, as astroid's ``relative_to_absolute_name``
+    computes it (None where astroid raises TooManyLevelsError)."""
+    modname, level, name = stmt.module or "", stmt.level, ctx.module_name
+    if ctx.is_package:
+        level -= 1
+        package_name = name.rsplit(".", level)[0]
+    elif _script_sibling(ctx.path, modname):
+        level -= 1
+        package_name = ""
+    else:
+        package_name = name.rsplit(".", level)[0]
+    if level and name.count(".") < level:
+        return None
+    if package_name:
+        return f"{package_name}.{modname}" if modname else package_name
+    return modname
+
+
+def _script_sibling(path: str, modname: str) -> bool:
+    """A file outside any package importing ``modname`` that sits next to it (astroid's
+    special case for relative imports in scripts)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    return not os.path.exists(directory + "/__init__.py") and os.path.exists(
+        directory + "/" + modname.split(".")[0]
+    )
+
+
+def _imported_names(stmt: ast.Import | ast.ImportFrom, ctx: FileContext) -> list[str]:
     names: list[str] = []
-    if isinstance(stmt, nodes.Import):
-        for modname, _alias in stmt.names:
-            parts = modname.split(".")
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            parts = alias.name.split(".")
             names.extend(".".join(parts[: i + 1]) for i in range(len(parts)))
         return names
-    try:
-        base = stmt.root().relative_to_absolute_name(stmt.modname or "", stmt.level) if stmt.level else stmt.modname
-    except AstroidError:
+    base = _relative_base(stmt, ctx) if stmt.level else stmt.module
+    if base is None and stmt.level:
         return names
     if base:
         parts = base.split(".")
         names.extend(".".join(parts[: i + 1]) for i in range(len(parts)))
-    for original, _alias in stmt.names:
-        if original != "*":
-            names.append(f"{base}.{original}" if base else original)
+    for alias in stmt.names:
+        if alias.name != "*":
+            names.append(f"{base}.{alias.name}" if base else alias.name)
     return names
 
 
-def _kernel_module_imported(stmt: nodes.Import | nodes.ImportFrom, ctx: FileContext) -> str | None:
+def _kernel_module_imported(stmt: ast.Import | ast.ImportFrom, ctx: FileContext) -> str | None:
     """The first project module this import brings in that creates kernels, if any."""
     project = ctx.project
-    for name in _imported_names(stmt):
+    for name in _imported_names(stmt, ctx):
         if name == ctx.module_name or name in ("warp", "warp.config") or name.startswith("warp._"):
             # ``import warp`` must come first to reach wp.config at all; even when the
             # linted project is Warp itself, its own modules are not the user's concern.
@@ -300,52 +352,62 @@ def _kernel_module_imported(stmt: nodes.Import | nodes.ImportFrom, ctx: FileCont
     return None
 
 
-def _statement_alone_on_lines(stmt: nodes.NodeNG) -> bool:
-    siblings = stmt.parent.get_children() if stmt.parent is not None else []
+def _statement_alone_on_lines(stmt: ast.stmt) -> bool:
+    siblings = ast.iter_child_nodes(stmt.parent) if stmt.parent is not None else []
     for sibling in siblings:
-        if sibling is stmt or not sibling.is_statement:
+        if sibling is stmt or not isinstance(sibling, ast.stmt):
             continue
-        if sibling.fromlineno <= stmt.tolineno and (sibling.tolineno or sibling.fromlineno) >= stmt.fromlineno:
+        if sibling.lineno <= stmt.end_lineno and (sibling.end_lineno or sibling.lineno) >= stmt.lineno:
             return False
     return True
 
 
-def _names_bound_before(value: nodes.NodeNG, line: int) -> bool:
+def _names_bound_before(value: ast.expr, line: int, ctx: FileContext) -> bool:
     """Every name in ``value`` is bound (by an import/assignment) above ``line``."""
-    for name in [value] if isinstance(value, nodes.Name) else list(value.nodes_of_class(nodes.Name)):
-        try:
-            _scope, bindings = name.lookup(name.name)
-        except AstroidError:
-            return False
+    names = [value] if isinstance(value, ast.Name) else list(syntax.nodes_of_class(value, ast.Name))
+    for name in names:
+        if not isinstance(name.ctx, ast.Load):
+            continue  # astroid's Name is a load only (walrus/comprehension targets are AssignName)
+        _scope, bindings = syntax.lookup(name)
         if not bindings:
+            if _is_builtin(name.id, ctx):
+                continue  # astroid answers builtins with definitions at line 0
             return False
-        if any((b.fromlineno or 0) >= line for b in bindings):
+        if any(_binding_line(b) >= line for b in bindings):
             return False
     return True
 
 
-def _move_fix(stmt: nodes.NodeNG, first: _Event, ctx: FileContext):
+def _is_builtin(name: str, ctx: FileContext) -> bool:
+    if name in _MODULE_ATTRS or (name == "__path__" and ctx.is_package):
+        return True
+    return name != "__dict__" and hasattr(builtins, name)
+
+
+def _binding_line(binding: ast.AST) -> int:
+    return getattr(binding, "lineno", 0) or 0
+
+
+def _move_fix(stmt: ast.stmt, first: _Event, ctx: FileContext):
     """Move a module-level assignment to just before the first offending statement."""
-    if not isinstance(stmt.parent, nodes.Module) or first.top is None:
+    if not isinstance(stmt.parent, ast.Module) or first.top is None:
         return None
-    if not isinstance(stmt, (nodes.Assign, nodes.AugAssign, nodes.AnnAssign)) or isinstance(stmt, nodes.AugAssign):
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return None
     if not _statement_alone_on_lines(stmt):
         return None
-    insert_line = first.top.fromlineno
-    if isinstance(first.top, (nodes.FunctionDef, nodes.ClassDef)) and first.top.decorators:
-        insert_line = first.top.decorators.fromlineno
+    insert_line = _first_line(first.top) if isinstance(first.top, (*_DEF_TYPES, ast.ClassDef)) else first.top.lineno
     # The target's root (``wp``) and the value's names must exist at the new place.
-    targets = stmt.targets if isinstance(stmt, nodes.Assign) else [stmt.target]
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for target in targets:
         base = target
-        while isinstance(base, (nodes.AssignAttr, nodes.Attribute)):
-            base = base.expr
-        if not isinstance(base, nodes.Name) or not _names_bound_before(base, insert_line):
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name) or not _names_bound_before(base, insert_line, ctx):
             return None
-    if stmt.value is not None and not _names_bound_before(stmt.value, insert_line):
+    if stmt.value is not None and not _names_bound_before(stmt.value, insert_line, ctx):
         return None
-    first_line0, last_line0 = stmt.fromlineno - 1, stmt.tolineno - 1
+    first_line0, last_line0 = stmt.lineno - 1, stmt.end_lineno - 1
     lines = [ctx.index.line_text(i) for i in range(first_line0, last_line0 + 1)]
     moved = "".join(lines)
     if not moved.endswith("\n"):
@@ -356,4 +418,3 @@ def _move_fix(stmt: nodes.NodeNG, first: _Event, ctx: FileContext):
         ctx.delete_lines(first_line0, last_line0),
         safe=False,
     )
-

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from astroid import nodes
+import ast
 
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
 
 class GetModuleInSetOptions(Rule):
     code = "WCT004"
+    uses_astroid = False
     name = "get-module-in-set-options"
     severity = Severity.WARNING
     summary = "`wp.set_module_options(..., module=wp.get_module(...))` does not work on Warp 1.16 and older"
@@ -71,17 +72,17 @@ class GetModuleInSetOptions(Rule):
     launch anyway.
     '''
 
-    def visit_call(self, node: nodes.Call, ctx: FileContext) -> None:
+    def visit_call(self, node: ast.Call, ctx: FileContext) -> None:
         if not ctx.version_at_most(1, 16):
             return
         if ctx.call_name(node) != "warp.set_module_options":
             return
         module_arg = ctx.keyword(node, "module", 1)
-        if not isinstance(module_arg, nodes.Call) or ctx.call_name(module_arg) != "warp.get_module":
+        if not isinstance(module_arg, ast.Call) or ctx.call_name(module_arg) != "warp.get_module":
             return
         options = ctx.keyword(node, "options", 0)
         fixes = []
-        if options is not None and not any(isinstance(a, nodes.Starred) for a in node.args) and not any(
+        if options is not None and not any(isinstance(a, ast.Starred) for a in node.args) and not any(
             kw.arg is None for kw in node.keywords or []
         ):
             new_text = f"{ctx.source_of(module_arg)}.options.update({ctx.source_of(options)})"
