@@ -142,15 +142,21 @@ def test_bad_files_get_a_note_or_a_finding_never_a_crash(tmp_path: Path, name: s
 
 def test_warp_name_answers_are_not_reused_for_other_nodes() -> None:
     """Rules pass temporary nodes to ctx.warp_name; a freed node's id must not answer later."""
-    import astroid
+    import ast
 
     from warp_ct.analyzer.context import FileContext
     from warp_ct.analyzer.project import Project
+    from warp_ct.analyzer.syntax import attach_parents
+
+    def parse(source: str) -> ast.Module:
+        tree = ast.parse(source)
+        attach_parents(tree)
+        return tree
 
     text = "import warp as wp\n"
-    ctx = FileContext(path="x.py", text=text, module_name="x", tree=astroid.parse(text), project=Project())
+    ctx = FileContext(path="x.py", text=text, module_name="x", tree=parse(text), project=Project())
     for i in range(300):
         is_warp = i % 2 == 0
         source = ("import warp as wp" if is_warp else "import os as wp") + "\nwp.config.mode\n"
-        node = astroid.parse(source).body[-1].value  # a fresh tree each time, freed after
+        node = parse(source).body[-1].value  # a fresh tree each time, freed after
         assert (ctx.warp_name(node) == "warp.config.mode") is is_warp

@@ -12,6 +12,7 @@ import gc
 import importlib
 import io
 import os
+import symtable
 import tokenize
 import warnings
 from collections import OrderedDict
@@ -259,8 +260,11 @@ class Linter:
         if noqa.file_codes is None:
             return
         active = self._rules_needing_tree(summary, path, text)
-        tree = self._parse(path, text, result)  # a broken Warp file must say so even with no rule active
-        if tree is None or not active:
+        if not active:
+            self._check_syntax(path, text, result)  # a broken Warp file must say so all the same
+            return
+        tree = self._parse(path, text, result)
+        if tree is None:
             return
         cached_before = set(MANAGER.astroid_cache)
         shadowed = MANAGER.astroid_cache.get(summary.module_name)
@@ -327,10 +331,19 @@ class Linter:
 
     def _parse(self, path: str, text: str, result: FileResult) -> ast.Module | None:
         """The file's ``ast`` tree; a WCT900 finding (or a note) when it does not parse."""
+        return self._compile(path, text, result, lambda: ast.parse(text, path))
+
+    def _check_syntax(self, path: str, text: str, result: FileResult) -> None:
+        """``_parse`` for a file no rule needs a tree of: ``symtable`` parses in C without
+        building Python node objects (0.6x the cost of ``ast.parse``)."""
+        if self._enabled(PARSE_ERROR, path):
+            self._compile(path, text, result, lambda: symtable.symtable(text, path, "exec"))
+
+    def _compile(self, path: str, text: str, result: FileResult, build: Callable[[], Any]) -> Any:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
-                return compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                return build()
         except SyntaxError as error:
             line = max((error.lineno or 1) - 1, 0)
             col = max((error.offset or 1) - 1, 0)
