@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
+import ast
 
-from warp_ct.analyzer.astroid_context import FileContext, KernelDecorator, enclosing_functions
-from warp_ct.analyzer.astroid_memo import is_memoized
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -18,6 +18,7 @@ class PerCallKernel(Rule):
     summary = "A `@wp.kernel` defined inside a function that re-runs without memoization is re-created on every call"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"^[ \t]+@[ \t]*[\w.]*kernel\b",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Flags a `@wp.kernel` defined inside a function (a kernel factory) when nothing keeps
@@ -118,15 +119,15 @@ class PerCallKernel(Rule):
     argument must be hashable, and equal arguments then share one kernel object.
     '''
 
-    def visit_functiondef(self, node: nodes.FunctionDef, ctx: FileContext) -> None:
+    def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         dec = ctx.kernel_decorator(node)
         if dec is None:
             return
-        chain = enclosing_functions(node)
+        chain = syntax.enclosing_functions(node)
         if not chain:
             return  # module or class scope: defined once per import
         module = dec.keywords.get("module")
-        if module is not None and not (isinstance(module, nodes.Const) and module.value is None):
+        if module is not None and not (isinstance(module, ast.Constant) and module.value is None):
             return  # module="unique" or a module chosen per call: identity is the intent
         factory = chain[0]
         if any(_runs_once(func) for func in chain):
@@ -154,12 +155,15 @@ class PerCallKernel(Rule):
         ctx.report(node, message, fixes=[fix] if fix else [])
 
 
-def _runs_once(func: nodes.FunctionDef) -> bool:
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _runs_once(func: _Function) -> bool:
     """``main()`` and test functions run once per process / per test."""
     name = func.name
     if name in ("main", "setUp", "setUpClass", "setup_class", "setup_method", "setup_module"):
         return True
-    return name.startswith("test_") or (name.startswith("test") and isinstance(func.parent, nodes.ClassDef))
+    return name.startswith("test_") or (name.startswith("test") and isinstance(func.parent, ast.ClassDef))
 
 
 def _is_test_file(ctx: FileContext) -> bool:
@@ -171,7 +175,7 @@ def _is_test_file(ctx: FileContext) -> bool:
     )
 
 
-def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -> bool:
+def _may_run_repeatedly(func: _Function, ctx: FileContext, depth: int) -> bool:
     """Can ``func`` run more than once per distinct purpose?
 
     Decided from its uses in this file: calls at module level run once per import (a
@@ -184,9 +188,9 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
         return False
     if depth > 3:
         return True
-    if not isinstance(func.parent, (nodes.Module, nodes.ClassDef)):
+    if not isinstance(func.parent, (ast.Module, ast.ClassDef)):
         # nested helper: as repeated as its enclosing function
-        outer = enclosing_functions(func)
+        outer = syntax.enclosing_functions(func)
         return _may_run_repeatedly(outer[-1], ctx, depth + 1) if outer else False
     uses = _uses_in_file(func, ctx)
     quiet_unknown = func.name.startswith("_") and not func.name.startswith("__") or _is_test_file(ctx)
@@ -194,11 +198,11 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
         return not quiet_unknown
     for use in uses:
         call = use.parent
-        if not (isinstance(call, nodes.Call) and call.func is use):
+        if not (isinstance(call, ast.Call) and call.func is use):
             if _is_test_file(ctx):
                 continue  # registered with a test harness
             return True  # passed around: may be called anywhere
-        callers = enclosing_functions(call)
+        callers = syntax.enclosing_functions(call)
         if not callers:
             if depth > 0 and _in_loop(call):
                 return True  # a caller of the factory, called over and over by the script
@@ -210,11 +214,16 @@ def _may_run_repeatedly(func: nodes.FunctionDef, ctx: FileContext, depth: int) -
     return False
 
 
-def _in_loop(node: nodes.NodeNG) -> bool:
-    return any(isinstance(a, (nodes.For, nodes.While, nodes.ComprehensionScope)) for a in node.node_ancestors())
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, *syntax.COMPREHENSION_TYPES)
 
 
-def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeNG]:
+def _in_loop(node: ast.AST) -> bool:
+    # Any loop around the call, across class bodies and lambdas too (unlike ``syntax.in_loop``,
+    # which stops at the node's frame).
+    return any(isinstance(a, _LOOPS) for a in syntax.ancestors(node))
+
+
+def _uses_in_file(func: _Function, ctx: FileContext) -> list[ast.expr]:
     cache = ctx.state.setdefault("WCT003", {})
     key = ("uses", id(func))
     if key in cache:
@@ -222,49 +231,59 @@ def _uses_in_file(func: nodes.FunctionDef, ctx: FileContext) -> list[nodes.NodeN
     index = cache.get("index")
     if index is None:
         index = {}
-        for node in ctx.tree.nodes_of_class((nodes.Name, nodes.Attribute)):
-            label = node.name if isinstance(node, nodes.Name) else "." + node.attrname
+        for node in syntax.nodes_of_class(ctx.tree, (ast.Name, ast.Attribute)):
+            if not isinstance(node.ctx, ast.Load):
+                continue  # assignment targets and ``del`` are not uses
+            label = node.id if isinstance(node, ast.Name) else "." + node.attr
             index.setdefault(label, []).append(node)
         cache["index"] = index
-    uses: list[nodes.NodeNG] = []
-    if isinstance(func.parent, nodes.ClassDef):
+    uses: list[ast.expr] = []
+    if isinstance(func.parent, ast.ClassDef):
         uses.extend(index.get("." + func.name, []))
     else:
         for node in index.get(func.name, []):
-            try:
-                _scope, bindings = node.lookup(node.name)
-            except AstroidError:
-                continue
+            _scope, bindings = syntax.lookup(node)
             if any(b is func for b in bindings):
                 uses.append(node)
     cache[key] = uses
     return uses
 
 
-def _captures(kernel: nodes.FunctionDef, chain: list[nodes.FunctionDef]) -> list[str]:
+def _loaded_names(node: ast.AST) -> list[ast.Name]:
+    return [n for n in syntax.nodes_of_class(node, ast.Name) if isinstance(n.ctx, ast.Load)]
+
+
+def _captures(kernel: _Function, chain: list[_Function]) -> list[str]:
     """Names the kernel (annotations, decorator, body) takes from the enclosing functions."""
     scopes = {id(f) for f in chain}
     found: dict[str, None] = {}
-    parts: list[nodes.NodeNG] = [kernel.args, *kernel.body]
-    if kernel.decorators is not None:
-        parts.append(kernel.decorators)
+    parts: list[ast.AST] = [kernel.args, *kernel.body, *kernel.decorator_list]
     if kernel.returns is not None:
         parts.append(kernel.returns)
     for part in parts:
-        names = [part] if isinstance(part, nodes.Name) else part.nodes_of_class(nodes.Name)
-        for name in names:
-            try:
-                scope, bindings = name.lookup(name.name)
-            except AstroidError:
-                continue
+        for name in _loaded_names(part):
+            scope, bindings = syntax.lookup(name)
             if bindings and id(scope) in scopes:
-                found.setdefault(name.name)
+                found.setdefault(name.id)
     return list(found)
 
 
-def _memoize_fix(dec: KernelDecorator, factory: nodes.FunctionDef, ctx: FileContext):
+def _is_generator(func: _Function) -> bool:
+    """A ``yield`` in the function's own body (nested functions and lambdas excluded)."""
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.append(child)
+    return False
+
+
+def _memoize_fix(dec: KernelDecorator, factory: _Function, ctx: FileContext):
     """``@functools.cache`` above a plain factory that returns the kernel it makes."""
-    if isinstance(factory.parent, nodes.ClassDef) or factory.is_generator():
+    if isinstance(factory.parent, ast.ClassDef) or _is_generator(factory):
         return None
     args = factory.args
     if args.vararg or args.kwarg:
@@ -278,25 +297,25 @@ def _memoize_fix(dec: KernelDecorator, factory: nodes.FunctionDef, ctx: FileCont
     if decorator_name is None:
         decorator_name = "functools.cache"
         edits.append(ctx.insert_at(_import_line(ctx), 0, "import functools\n"))
-    line0 = (factory.decorators.fromlineno if factory.decorators else factory.fromlineno) - 1
+    line0 = (factory.decorator_list[0].lineno if factory.decorator_list else factory.lineno) - 1
     indent = ctx.line_indent(line0)
     edits.append(ctx.insert_at(line0, 0, f"{indent}@{decorator_name}\n"))
     return ctx.fix(f"Memoize `{factory.name}` with @{decorator_name}", *edits, safe=False)
 
 
-def _returns_name(func: nodes.FunctionDef, name: str) -> bool:
-    for ret in func.nodes_of_class(nodes.Return):
-        if ret.scope() is not func or ret.value is None:
+def _returns_name(func: _Function, name: str) -> bool:
+    for ret in syntax.nodes_of_class(func, ast.Return):
+        if syntax.scope_of(ret) is not func or ret.value is None:
             continue
-        for n in [ret.value] if isinstance(ret.value, nodes.Name) else ret.value.nodes_of_class(nodes.Name):
-            if n.name == name:
+        for n in _loaded_names(ret.value):
+            if n.id == name:
                 return True
     return False
 
 
-def _has_side_effect_calls(func: nodes.FunctionDef, ctx: FileContext) -> bool:
+def _has_side_effect_calls(func: _Function, ctx: FileContext) -> bool:
     """Launches in the factory would be skipped on cached calls: no fix then."""
-    for call in func.nodes_of_class(nodes.Call):
+    for call in syntax.nodes_of_class(func, ast.Call):
         name = ctx.call_name(call) or ""
         if name.startswith("warp.launch") or name in ("warp.force_load", "warp.load_module", "warp.synchronize"):
             return True
@@ -305,14 +324,14 @@ def _has_side_effect_calls(func: nodes.FunctionDef, ctx: FileContext) -> bool:
 
 def _functools_cache_name(ctx: FileContext) -> str | None:
     for stmt in ctx.tree.body:
-        if isinstance(stmt, nodes.Import):
-            for modname, alias in stmt.names:
-                if modname == "functools":
-                    return f"{alias or 'functools'}.cache"
-        elif isinstance(stmt, nodes.ImportFrom) and stmt.modname == "functools" and not stmt.level:
-            for original, alias in stmt.names:
-                if original == "cache":
-                    return alias or "cache"
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name == "functools":
+                    return f"{alias.asname or 'functools'}.cache"
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "functools" and not stmt.level:
+            for alias in stmt.names:
+                if alias.name == "cache":
+                    return alias.asname or "cache"
     return None
 
 
@@ -320,17 +339,17 @@ def _import_line(ctx: FileContext) -> int:
     """0-based line to insert ``import functools``: before the first import, after a
     module docstring and ``from __future__`` imports."""
     for stmt in ctx.tree.body:
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
             continue
-        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
-            return stmt.fromlineno - 1
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return stmt.lineno - 1
     line = 0
     for stmt in ctx.tree.body:
-        if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Const) and isinstance(stmt.value.value, str):
-            line = stmt.tolineno
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+            line = stmt.end_lineno
             continue
-        if isinstance(stmt, nodes.ImportFrom) and stmt.modname == "__future__":
-            line = stmt.tolineno
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            line = stmt.end_lineno
             continue
         break
     return line

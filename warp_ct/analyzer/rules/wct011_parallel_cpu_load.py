@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from astroid import nodes
+import ast
 
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name, is_test_harness
+from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
 
 _UNKNOWN = object()
 
@@ -19,6 +20,7 @@ class ParallelCpuLoad(Rule):
     summary = "`force_load`/`load_module` with several worker threads on devices that include the CPU"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"max_workers",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Flags `wp.force_load(...)` and `wp.load_module(..., recursive=True)` calls that load
@@ -70,25 +72,25 @@ class ParallelCpuLoad(Rule):
     ```
     '''
 
-    def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
+    def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         default = 0
-        for assign in node.nodes_of_class(nodes.Assign):
+        for assign in syntax.nodes_of_class(node, ast.Assign):
             for target in assign.targets:
-                if assigned_warp_name(target, ctx) == "warp.config.load_module_max_workers":
+                if _assigned_warp_name(target, ctx) == "warp.config.load_module_max_workers":
                     value = ctx.const_value(assign.value, _UNKNOWN)
                     default = value if value is not _UNKNOWN else None
         ctx.state[self.code] = default
 
-    def visit_call(self, node: nodes.Call, ctx: FileContext) -> None:
+    def visit_call(self, node: ast.Call, ctx: FileContext) -> None:
         name = ctx.call_name(node)
         if name not in ("warp.force_load", "warp.load_module"):
             return
-        if any(kw.arg is None for kw in node.keywords or []) or any(isinstance(a, nodes.Starred) for a in node.args):
+        if any(kw.arg is None for kw in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
             return  # **kwargs / *args: cannot tell
         if name == "warp.force_load":
             device = ctx.keyword(node, "device", 0)
             modules = ctx.keyword(node, "modules", 1)
-            if isinstance(modules, (nodes.List, nodes.Tuple)) and len(modules.elts) <= 1:
+            if isinstance(modules, (ast.List, ast.Tuple)) and len(modules.elts) <= 1:
                 return  # one module: Warp loads it without a thread pool
             workers_node = ctx.keyword(node, "max_workers", 3)
         else:
@@ -99,7 +101,7 @@ class ParallelCpuLoad(Rule):
             workers_node = ctx.keyword(node, "max_workers", 4)
         if not _includes_cpu(device, ctx):
             return
-        if workers_node is None or (isinstance(workers_node, nodes.Const) and workers_node.value is None):
+        if workers_node is None or (isinstance(workers_node, ast.Constant) and workers_node.value is None):
             workers = ctx.state.get(self.code, 0)
             origin = "`wp.config.load_module_max_workers`"
             if workers == 0 or (isinstance(workers, int) and workers <= 1):
@@ -126,7 +128,7 @@ class ParallelCpuLoad(Rule):
             )
             severity = None
         fixes = []
-        if workers_node is not None and not (isinstance(workers_node, nodes.Const) and workers_node.value is None):
+        if workers_node is not None and not (isinstance(workers_node, ast.Constant) and workers_node.value is None):
             fixes.append(ctx.fix("Load serially (`max_workers=0`)", ctx.replace_node(workers_node, "0"), safe=False))
         if is_test_harness(ctx.path):
             # tests of parallel loading do this on purpose
@@ -135,15 +137,22 @@ class ParallelCpuLoad(Rule):
         ctx.report(workers_node if workers_node is not None else node, message, fixes=fixes, severity=severity)
 
 
-def _includes_cpu(device: nodes.NodeNG | None, ctx: FileContext) -> bool:
+def _includes_cpu(device: ast.expr | None, ctx: FileContext) -> bool:
     """True only when the device argument provably includes the CPU."""
     if device is None:
         return True  # all devices
-    if isinstance(device, nodes.Const):
+    if isinstance(device, ast.Constant):
         return device.value is None or (isinstance(device.value, str) and device.value.startswith("cpu"))
-    if isinstance(device, (nodes.List, nodes.Tuple)):
-        return any(isinstance(e, nodes.Const) and isinstance(e.value, str) and e.value.startswith("cpu") for e in device.elts)
-    if isinstance(device, nodes.Call) and ctx.call_name(device) == "warp.get_device":
+    if isinstance(device, (ast.List, ast.Tuple)):
+        return any(isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.startswith("cpu") for e in device.elts)
+    if isinstance(device, ast.Call) and ctx.call_name(device) == "warp.get_device":
         arg = ctx.keyword(device, "ident", 0)
-        return isinstance(arg, nodes.Const) and isinstance(arg.value, str) and arg.value.startswith("cpu")
+        return isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("cpu")
     return False
+
+
+def _assigned_warp_name(target: ast.expr, ctx: FileContext) -> str | None:
+    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``."""
+    if isinstance(target, ast.Attribute):
+        return ctx.warp_name(target)
+    return None
