@@ -2,42 +2,86 @@
 
 from __future__ import annotations
 
-from astroid import nodes
+import ast
+from typing import Any, Iterable
 
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
 
-def bare_module_option_calls(ctx: FileContext) -> list[nodes.Call]:
+def bare_module_option_calls(ctx: Any) -> list[Any]:
     """``wp.set_module_options(...)`` calls that target the calling file's own module
-    (no ``module=``, ``module=None`` or ``module=__name__``), cached per file."""
+    (no ``module=``, ``module=None`` or ``module=__name__``), cached per file.
+
+    ``ast`` calls with the ``ast`` FileContext; astroid calls with the astroid one (for the
+    rules that still check astroid trees, WCT010)."""
     key = "__bare_set_module_options__"
     cached = ctx.state.get(key)
     if cached is None:
         cached = []
-        for call in ctx.tree.nodes_of_class(nodes.Call):
+        if isinstance(ctx.tree, ast.AST):
+            calls: Iterable[Any] = syntax.nodes_of_class(ctx.tree, ast.Call)
+            is_none = _is_ast_none
+        else:
+            from astroid import nodes as anodes
+
+            calls = ctx.tree.nodes_of_class(anodes.Call)
+            is_none = _is_astroid_none
+        for call in calls:
             if ctx.call_name(call) != "warp.set_module_options":
                 continue
             if any(kw.arg is None for kw in call.keywords or []):
                 continue  # **kwargs: cannot tell the target
             target = ctx.keyword(call, "module", 1)
-            if target is None or (isinstance(target, nodes.Const) and target.value is None) or (
-                isinstance(target, nodes.Name) and target.name == "__name__"
-            ):
+            if target is None or is_none(target):
                 cached.append(call)
         ctx.state[key] = cached
     return cached
 
 
-def dict_items(node: nodes.NodeNG | None) -> list[tuple[nodes.NodeNG, nodes.NodeNG]] | None:
-    """(key, value) pairs of a dict literal with constant string keys, else None."""
-    if not isinstance(node, nodes.Dict):
+def _is_ast_none(target: ast.AST) -> bool:
+    """``None`` or ``__name__``: the calling file's own module."""
+    return (isinstance(target, ast.Constant) and target.value is None) or (
+        isinstance(target, ast.Name) and target.id == "__name__"
+    )
+
+
+def _is_astroid_none(target: Any) -> bool:
+    from astroid import nodes as anodes
+
+    return (isinstance(target, anodes.Const) and target.value is None) or (
+        isinstance(target, anodes.Name) and target.name == "__name__"
+    )
+
+
+def dict_items(node: Any) -> list[tuple[Any, Any]] | None:
+    """(key, value) pairs of a dict literal with constant string keys, else None
+    (``ast`` nodes; astroid nodes for the rules that still check astroid trees)."""
+    if node is None:
+        return None
+    if not isinstance(node, ast.AST):
+        return _astroid_dict_items(node)
+    if not isinstance(node, ast.Dict):
+        return None
+    items = []
+    for key, value in zip(node.keys, node.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None  # ``**spread`` (key None) or a computed key
+        items.append((key, value))
+    return items
+
+
+def _astroid_dict_items(node: Any) -> list[tuple[Any, Any]] | None:
+    from astroid import nodes as anodes
+
+    if not isinstance(node, anodes.Dict):
         return None
     items = []
     for key, value in node.items:
-        if not (isinstance(key, nodes.Const) and isinstance(key.value, str)):
-            return None  # ``**spread`` or a computed key
+        if not (isinstance(key, anodes.Const) and isinstance(key.value, str)):
+            return None
         items.append((key, value))
     return items
 
@@ -58,6 +102,7 @@ class UniqueIgnoresModuleOptions(Rule):
     severity = Severity.WARNING
     summary = 'A `module="unique"` kernel does not get the options its file sets with `wp.set_module_options`'
     fix_applicability = Applicability.UNSAFE
+    uses_astroid = False
     triggers = (r"set_module_options",)
     docs = '''
     ## What it does
@@ -119,7 +164,7 @@ class UniqueIgnoresModuleOptions(Rule):
     ```
     '''
 
-    def visit_functiondef(self, node: nodes.FunctionDef, ctx: FileContext) -> None:
+    def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)
         if decorator is None or decorator.call is None or not decorator.is_unique:
             return
@@ -127,7 +172,7 @@ class UniqueIgnoresModuleOptions(Rule):
         if not calls:
             return
         keywords = decorator.keywords
-        if any(kw.arg is None for kw in decorator.call.keywords or []):
+        if any(kw.arg is None for kw in decorator.call.keywords):
             return  # **kwargs on the decorator: cannot tell
         own = keywords.get("module_options")
         own_items = dict_items(own)
@@ -139,7 +184,7 @@ class UniqueIgnoresModuleOptions(Rule):
         if "grid_stride" in keywords:  # the per-kernel form of "default_grid_stride"
             own_keys.add("default_grid_stride")
 
-        missing: dict[str, tuple[nodes.NodeNG, nodes.NodeNG]] = {}
+        missing: dict[str, tuple[ast.Constant, ast.expr]] = {}
         unknown_call = None
         for call in calls:
             options = ctx.keyword(call, "options", 0)
@@ -150,7 +195,7 @@ class UniqueIgnoresModuleOptions(Rule):
             for key, value in items:
                 if key.value in own_keys:
                     continue
-                if isinstance(value, nodes.Const) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
+                if isinstance(value, ast.Constant) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
                     continue  # the unique module gets this value anyway
                 missing.setdefault(key.value, (key, value))
         if not missing:
