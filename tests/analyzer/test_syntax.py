@@ -201,3 +201,26 @@ def test_def_head_range_and_astroid_twin():
     twin = ctx.astroid_node(func)
     assert twin is not None and twin.name == "make"
     assert ctx.ast_definition(twin) is func
+
+
+def test_nodes_of_another_files_tree_resolve_against_that_file_and_are_never_inferred(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/b.py": "from ..warpish import kernel\nfrom .helpers import thing\nkernel\nthing\n",
+        "pkg/warpish.py": "import warp\nkernel = warp.kernel\n",
+        "pkg/a.py": "x = 1\nkernel\nthing\n",
+    }
+    project = Project()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        project.add(str(tmp_path / name), text)
+    ctx = context(files["pkg/a.py"], path=str(tmp_path / "pkg/a.py"), module="pkg.a", project=project)
+    other = project.ast_tree("pkg.sub.b")
+    assert syntax.module_of(other.body[2]) == ("pkg.sub.b", False)
+    ctx.warp_name(other.body[2].value)
+    ctx.warp_name(other.body[3].value)
+    assert ctx._astroid_tree is None  # positions of b.py must never be looked up in a.py's tree
+    assert ctx.infer(other.body[2].value) == []
+    assert project._imported_qnames == {}  # a refused inference is not shared as "not Warp"

@@ -153,6 +153,7 @@ class FileContext:
 
     def __post_init__(self) -> None:
         self.index = LineIndex(self.text)
+        syntax.set_module_of(self.tree, self.module_name, self.is_package)
 
     @property
     def is_package(self) -> bool:
@@ -288,7 +289,9 @@ class FileContext:
                     return name.id
             return None
         if isinstance(binding, ast.ImportFrom):
-            absolute = syntax.absolute_module(self.module_name, self.is_package, binding.module, binding.level)
+            # ``name`` may sit in another file's tree (a definition ``ast_definition`` found).
+            module_name, is_package = syntax.module_of(name) or (self.module_name, self.is_package)
+            absolute = syntax.absolute_module(module_name, is_package, binding.module, binding.level)
             for alias in binding.names:
                 if (alias.asname or alias.name) != name.id:
                     continue
@@ -319,6 +322,8 @@ class FileContext:
         depends on module X alone, so the answer is shared by every file of the project."""
         if not self._may_reexport_warp(absolute):
             return None
+        if syntax.root_of(name) is not self.tree:
+            return None  # another file's node: not inferable from here, and not an answer to share
         cache = self.project._imported_qnames
         key = (absolute, original)
         if key in cache:
@@ -395,7 +400,8 @@ class FileContext:
         try:
             # A hard limit where signals work (CLI, workers): one call cannot outlive the budget.
             with hard_deadline(remaining, "inference"):
-                twin = self.astroid_node(node)
+                # Positions only identify nodes of this file's tree, not of other files'.
+                twin = self.astroid_node(node) if syntax.root_of(node) is self.tree else None
                 if twin is None:
                     return [], True
                 for value in twin.infer():

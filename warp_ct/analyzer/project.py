@@ -18,7 +18,7 @@ import astroid
 from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
-from warp_ct.analyzer.syntax import attach_parents
+from warp_ct.analyzer.syntax import attach_parents, set_module_of
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -209,6 +209,8 @@ class Project:
             try:
                 tree = ast.parse(text)
                 attach_parents(tree)
+                module_path = path or (summary.path if summary is not None else "")
+                set_module_of(tree, module_name, Path(module_path).stem == "__init__")
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 tree = None
         self._ast_trees[module_name] = tree

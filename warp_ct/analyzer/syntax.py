@@ -34,11 +34,13 @@ _LOCALS = "_wct_locals"
 _GLOBALS = "_wct_globals"
 
 
-# Fields that never hold child nodes. ``ctx`` holds a shared Load/Store singleton: a third
-# of all "nodes" in a tree, and giving it a parent would be wrong (it is everyone's).
+# Fields that hold no child nodes worth walking. ``ctx`` and ``op``/``ops`` hold shared
+# singletons (one ``Load()``, one ``Add()`` per process): a third of all "nodes" in a
+# tree, and a parent link on them would be wrong (they belong to everyone).
 _SCALAR_FIELDS = frozenset(
-    {"ctx", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "type_comment", "is_async", "conversion"}
-)
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "type_comment",
+     "is_async", "conversion"}
+)  # fmt: skip
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
@@ -204,6 +206,16 @@ def absolute_module(module_name: str, is_package: bool, module: str | None, leve
     if level > 1:
         base = base[: max(len(base) - (level - 1), 0)]
     return ".".join([*base, module] if module else base)
+
+
+def set_module_of(tree: ast.AST, module_name: str, is_package: bool) -> None:
+    """Record which module an ``ast`` tree is (relative imports in it resolve against it)."""
+    tree._wct_module = (module_name, is_package)  # type: ignore[attr-defined]
+
+
+def module_of(node: ast.AST) -> tuple[str, bool] | None:
+    """(module name, is package) of the tree ``node`` belongs to, when recorded."""
+    return getattr(root_of(node), "_wct_module", None)
 
 
 def is_store(node: ast.AST) -> bool:
