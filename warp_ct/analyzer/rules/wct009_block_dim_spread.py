@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
-
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.project import _resolve_relative
 from warp_ct.analyzer.rules.base import Rule
@@ -19,19 +17,16 @@ DEFAULT_BLOCK_DIM = 256
 _RUNTIME = "runtime"
 
 
-def kernel_module_of(expr: nodes.NodeNG | None, ctx: FileContext) -> tuple[str, str, int] | None:
+def kernel_module_of(expr: ast.AST | None, ctx: FileContext) -> tuple[str, str, int] | None:
     """(module key, kernel name, kernels in that module) for a kernel reference, when the
     kernel is provably a ``@wp.kernel`` of this file or of a linted project module.
     ``module="unique"`` kernels get a key of their own."""
-    if isinstance(expr, nodes.Name):
-        try:
-            _scope, bindings = expr.lookup(expr.name)
-        except AstroidError:
-            return None
+    if isinstance(expr, ast.Name):
+        _scope, bindings = syntax.lookup(expr)
         if len(bindings) != 1:
             return None
         binding = bindings[0]
-        if isinstance(binding, nodes.FunctionDef):
+        if isinstance(binding, syntax.FUNCTION_TYPES):
             decorator = ctx.kernel_decorator(binding)
             if decorator is None:
                 return None
@@ -39,29 +34,26 @@ def kernel_module_of(expr: nodes.NodeNG | None, ctx: FileContext) -> tuple[str, 
             if module is None:
                 shared = [d for d in ctx.kernel_decorators() if "module" not in d.keywords]
                 return ctx.module_name, binding.name, len(shared)
-            if isinstance(module, nodes.Const) and module.value == "unique":
+            if isinstance(module, ast.Constant) and module.value == "unique":
                 return f"unique:{binding.lineno}:{binding.name}", binding.name, 1
-            if isinstance(module, nodes.Const) and isinstance(module.value, str):
+            if isinstance(module, ast.Constant) and isinstance(module.value, str):
                 named = [d for d in ctx.kernel_decorators() if d.keyword_const("module") == module.value]
                 return f"named:{module.value}", binding.name, len(named)
             return None
-        if isinstance(binding, nodes.ImportFrom):
+        if isinstance(binding, ast.ImportFrom):
             summary = ctx.project.files.get(ctx.path)
-            is_package = Path(ctx.path).stem == "__init__"
-            base = _resolve_relative(ctx.module_name, is_package, "." * (binding.level or 0) + (binding.modname or ""))
-            for original, alias in binding.names:
-                if (alias or original) == expr.name:
-                    return _project_kernel(base, original, ctx) if summary is not None else None
+            relative = "." * (binding.level or 0) + (binding.module or "")
+            base = _resolve_relative(ctx.module_name, ctx.is_package, relative)
+            for alias in binding.names:
+                if (alias.asname or alias.name) == expr.id:
+                    return _project_kernel(base, alias.name, ctx) if summary is not None else None
         return None
-    if isinstance(expr, nodes.Attribute) and isinstance(expr.expr, nodes.Name):
-        try:
-            _scope, bindings = expr.expr.lookup(expr.expr.name)
-        except AstroidError:
-            return None
-        if len(bindings) == 1 and isinstance(bindings[0], nodes.Import):
-            for modname, alias in bindings[0].names:
-                if alias == expr.expr.name:
-                    return _project_kernel(modname, expr.attrname, ctx)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        _scope, bindings = syntax.lookup(expr.value)
+        if len(bindings) == 1 and isinstance(bindings[0], ast.Import):
+            for alias in bindings[0].names:
+                if alias.asname == expr.value.id:
+                    return _project_kernel(alias.name, expr.attr, ctx)
     return None
 
 
@@ -74,7 +66,7 @@ def _project_kernel(module_name: str, kernel: str, ctx: FileContext) -> tuple[st
 
 @dataclass
 class _Launch:
-    call: nodes.Call
+    call: ast.Call
     kernel: str
     value: object  # int, or _RUNTIME
     text: str  # how the block_dim is written ("" when omitted)
@@ -93,6 +85,7 @@ class BlockDimSpread(Rule):
     severity = Severity.WARNING
     summary = "One Warp module launched at several block_dims is compiled once per block_dim"
     triggers = (r"block_dim|get_suggested_block_size",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Looks at the `wp.launch` / `wp.launch_tiled` calls of each file and the Warp module
@@ -183,11 +176,11 @@ class BlockDimSpread(Rule):
     ```
     '''
 
-    def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         file_default = _file_default_block_dim(ctx)
         modules: dict[str, _ModuleLaunches] = {}
-        queries: list[tuple[nodes.Call, str]] = []
-        for call in node.nodes_of_class(nodes.Call):
+        queries: list[tuple[ast.Call, str]] = []
+        for call in syntax.nodes_of_class(node, ast.Call):
             name = ctx.call_name(call)
             if name == "warp.get_suggested_block_size":
                 if _on_cpu(ctx.keyword(call, "device", 1)):
@@ -198,7 +191,7 @@ class BlockDimSpread(Rule):
                 continue
             if name not in ("warp.launch", "warp.launch_tiled"):
                 continue
-            if any(kw.arg is None for kw in call.keywords or []) or any(isinstance(a, nodes.Starred) for a in call.args):
+            if any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
                 continue
             if _on_cpu(ctx.keyword(call, "device", 6 if name == "warp.launch" else None)):
                 continue
@@ -208,7 +201,7 @@ class BlockDimSpread(Rule):
             key, kernel, count = resolved
             default = file_default if key == ctx.module_name else DEFAULT_BLOCK_DIM
             block = ctx.keyword(call, "block_dim")
-            if block is None or (isinstance(block, nodes.Const) and block.value is None):
+            if block is None or (isinstance(block, ast.Constant) and block.value is None):
                 launch = _Launch(call, kernel, default, "")
             else:
                 value = _int_value(block, ctx)
@@ -257,7 +250,7 @@ class BlockDimSpread(Rule):
                 severity=ctx.state.get(self.code),
             )
 
-    def _check_query(self, call: nodes.Call, key: str, group: _ModuleLaunches | None, default: int,
+    def _check_query(self, call: ast.Call, key: str, group: _ModuleLaunches | None, default: int,
                      ctx: FileContext) -> None:  # fmt: skip
         if group is None:
             return
@@ -296,77 +289,76 @@ def _file_default_block_dim(ctx: FileContext) -> int:
 
 
 _INT_OPS = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": lambda a, b: a // b,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "**": lambda a, b: a**b if b < 64 else None,
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+    ast.Pow: lambda a, b: a**b if b < 64 else None,
 }  # fmt: skip
 
 
-def _int_value(node: nodes.NodeNG | None, ctx: FileContext, depth: int = 0) -> int | None:
+def _int_value(node: ast.AST | None, ctx: FileContext, depth: int = 0) -> int | None:
     """An int the expression has on every path: literals, names assigned exactly once to
     such an expression, arithmetic on them, and constants of imported modules. Anything
     else (``self.x``, a name assigned in two branches) is a run-time value."""
     if node is None or depth > 6:
         return None
-    if isinstance(node, nodes.Const):
+    if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
-    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         value = _int_value(node.operand, ctx, depth + 1)
         return -value if value is not None else None
-    if isinstance(node, nodes.BinOp) and node.op in _INT_OPS:
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
         left, right = _int_value(node.left, ctx, depth + 1), _int_value(node.right, ctx, depth + 1)
         if left is None or right is None:
             return None
         try:
-            return _INT_OPS[node.op](left, right)
+            return _INT_OPS[type(node.op)](left, right)
         except (ArithmeticError, ValueError):
             return None
-    if isinstance(node, nodes.Name):
-        try:
-            _scope, bindings = node.lookup(node.name)
-        except AstroidError:
+    if isinstance(node, ast.Name):
+        _scope, bindings = syntax.lookup(node)
+        if len(bindings) != 1 or not (isinstance(bindings[0], ast.Name) and syntax.is_store(bindings[0])):
             return None
-        if len(bindings) != 1 or not isinstance(bindings[0], nodes.AssignName):
-            return None
-        assign = bindings[0].parent
-        if isinstance(assign, (nodes.Assign, nodes.AnnAssign)) and assign.value is not None:
-            targets = assign.targets if isinstance(assign, nodes.Assign) else [assign.target]
+        assign = bindings[0].parent  # type: ignore[attr-defined]
+        if isinstance(assign, (ast.Assign, ast.AnnAssign)) and assign.value is not None:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             if any(t is bindings[0] for t in targets):
                 return _int_value(assign.value, ctx, depth + 1)
         return None
-    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name):
-        try:
-            _scope, bindings = node.expr.lookup(node.expr.name)
-        except AstroidError:
-            return None
-        if len(bindings) == 1 and isinstance(bindings[0], (nodes.Import, nodes.ImportFrom)):
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        _scope, bindings = syntax.lookup(node.value)
+        if len(bindings) == 1 and isinstance(bindings[0], (ast.Import, ast.ImportFrom)):
+            from astroid import nodes as anodes
+
             value = ctx.infer_one(node)  # a constant of another module, e.g. ``cfg.BLOCK_DIM``
-            if isinstance(value, nodes.Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+            if isinstance(value, anodes.Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
                 return value.value
     return None
 
 
-def _on_cpu(device: nodes.NodeNG | None) -> bool:
-    return isinstance(device, nodes.Const) and isinstance(device.value, str) and device.value.startswith("cpu")
+def _on_cpu(device: ast.AST | None) -> bool:
+    return isinstance(device, ast.Constant) and isinstance(device.value, str) and device.value.startswith("cpu")
 
 
-def _varies(expr: nodes.NodeNG) -> bool:
+def _varies(expr: ast.AST) -> bool:
     """The expression reads a parameter of its function or a loop variable directly (not an
     attribute of one: ``cfg.block_dim`` is usually fixed for the run)."""
-    for name in expr.nodes_of_class(nodes.Name):
-        if isinstance(name.parent, (nodes.Attribute, nodes.Subscript)) or (
-            isinstance(name.parent, nodes.Call) and name is name.parent.func
-        ):
+    for name in syntax.nodes_of_class(expr, ast.Name):
+        if not isinstance(name.ctx, ast.Load):
+            continue  # astroid's Name is a read; ``(b := 64)`` binds
+        parent = name.parent  # type: ignore[attr-defined]
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) or (isinstance(parent, ast.Call) and name is parent.func):
             continue
-        try:
-            _scope, bindings = name.lookup(name.name)
-        except AstroidError:
-            continue
+        _scope, bindings = syntax.lookup(name)
         for binding in bindings:
-            if isinstance(binding, nodes.AssignName):
-                if isinstance(binding.parent, nodes.Arguments):
-                    return True
-                if isinstance(binding.parent, (nodes.For, nodes.Comprehension)) or isinstance(
-                    getattr(binding.parent, "parent", None), (nodes.For, nodes.Comprehension)
-                ):
+            if isinstance(binding, ast.arg):
+                args = binding.parent  # type: ignore[attr-defined]
+                if binding is not args.vararg and binding is not args.kwarg:
+                    return True  # astroid binds ``*args`` / ``**kwargs`` to the Arguments node
+            elif isinstance(binding, ast.Name):
+                holder = binding.parent  # type: ignore[attr-defined]
+                if isinstance(holder, _LOOP_HOLDERS) or isinstance(getattr(holder, "parent", None), _LOOP_HOLDERS):
                     return True
     return False
+
+
+_LOOP_HOLDERS = (ast.For, ast.AsyncFor, ast.comprehension)

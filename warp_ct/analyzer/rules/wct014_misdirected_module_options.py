@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from astroid import nodes
+import ast
 
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls
@@ -23,6 +24,7 @@ class MisdirectedModuleOptions(Rule):
     summary = "A bare `wp.set_module_options` in a file without kernels configures an empty module"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"set_module_options",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Flags `wp.set_module_options(...)` without `module=` in a Python file that defines no
@@ -95,7 +97,7 @@ class MisdirectedModuleOptions(Rule):
     ```
     '''
 
-    def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         calls = bare_module_option_calls(ctx)
         if not calls or _defines_warp_code(node, ctx):
             return
@@ -121,22 +123,22 @@ class MisdirectedModuleOptions(Rule):
             ctx.report(call, message, fixes=fixes)
 
 
-def _defines_warp_code(tree: nodes.Module, ctx: FileContext) -> bool:
-    for node in tree.nodes_of_class((nodes.FunctionDef, nodes.ClassDef)):
-        for decorator in node.decorators.nodes if node.decorators else ():
-            target = decorator.func if isinstance(decorator, nodes.Call) else decorator
+def _defines_warp_code(tree: ast.Module, ctx: FileContext) -> bool:
+    for node in syntax.nodes_of_class(tree, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = ctx.warp_name(target)
             if name and (name.rsplit(".", 1)[-1] in _DEFINERS or name.startswith("warp.fem.")):
                 # ``@fem.integrand``: warp.fem builds its kernels in the integrand's module
                 return True
-    for call in tree.nodes_of_class(nodes.Call):
+    for call in syntax.nodes_of_class(tree, ast.Call):
         name = ctx.call_name(call)
         if name and name.rsplit(".", 1)[-1] in _DEFINERS:
             return True  # ``k = wp.kernel(f)``, ``wp.overload(...)``, ``wp.Kernel(...)``
     return False
 
 
-def _target_fix(call: nodes.Call, owner: str, ctx: FileContext):
+def _target_fix(call: ast.Call, owner: str, ctx: FileContext):
     existing = ctx.keyword(call, "module", 1)
     if existing is not None:
         edit = ctx.replace_node(existing, repr(owner).replace("'", '"'))
