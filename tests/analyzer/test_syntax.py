@@ -224,3 +224,9 @@ def test_nodes_of_another_files_tree_resolve_against_that_file_and_are_never_inf
     assert ctx._astroid_tree is None  # positions of b.py must never be looked up in a.py's tree
     assert ctx.infer(other.body[2].value) == []
     assert project._imported_qnames == {}  # a refused inference is not shared as "not Warp"
+
+
+def test_walk_is_in_source_order_decorators_first():
+    tree = parse("@deco(a)\nclass K(Base):\n    @inner\n    def m(self) -> R:\n        body()\n")
+    names = [n.id for n in syntax.attach_parents(tree) if isinstance(n, ast.Name)]
+    assert names == ["deco", "a", "Base", "inner", "R", "body"]

@@ -47,7 +47,13 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 def _child_fields(cls: type) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
-        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+        fields = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+        if "decorator_list" in fields:
+            # Source order (astroid's too): decorators, signature, then the body; ``_fields``
+            # puts decorators after the body.
+            rest = [f for f in fields if f not in ("decorator_list", "body")]
+            fields = ("decorator_list", *rest, "body")
+        _CHILD_FIELDS[cls] = fields
     return fields
 
 
