@@ -8,13 +8,13 @@ summaries: which kernels each file launches, which it differentiates (launched i
 from __future__ import annotations
 
 import ast
+import operator
 import re
+from itertools import accumulate, count
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
-from astroid import nodes
-
-from warp_ct.analyzer.astroid_context import FileContext
+from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
@@ -22,17 +22,34 @@ from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_mod
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project  # noqa: F401
 
+# The project gate (``needs_tree``) computes these facts for every file of the project, so
+# the scans below are kept cheap: a pattern that starts with ``\b`` (or is an alternation)
+# gets no literal-prefix scan from ``re`` and is tried at every character. Each is used
+# through ``_finditer`` / ``_mentions`` with the literal every match starts with, so only
+# the places where that literal occurs are tried (same matches, a fraction of the time).
 _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
 _LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
 _FIRST_ARG_RE = re.compile(r"\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)\s*(?:,|\)|$)")
-_DIFF_HINT_RE = re.compile(
-    r"\bTape\b|adjoint\s*=|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=|gradcheck|jacobian|"
-    r"autograd|jax\.(?:grad|vjp|value_and_grad)|enable_backward"
-)
-# Always "gradients flow through code we do not follow".
-_OPAQUE_RE = re.compile(r"gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(")
-# Hints that gradients are wanted somewhere (a tape may live in a caller).
-_WANTS_GRAD_RE = re.compile(r"\bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=")
+_TAPE_WORD = (re.compile(r"\bTape\b"), "Tape")
+_REQUIRES_GRAD = (re.compile(r"requires_grad\s*=\s*True"), "requires_grad")
+_BACKWARD_CALL = (re.compile(r"\.backward\s*\("), ".backward")
+_ADJ_INPUTS = (re.compile(r"adj_inputs\s*="), "adj_inputs")
+_JAX_GRAD = (re.compile(r"jax\.(?:grad|vjp|value_and_grad)"), "jax.")
+# The alternatives of one regular expression each (a file mentions it if any matches):
+# \bTape\b|adjoint\s*=|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=|gradcheck|jacobian|
+# autograd|jax\.(?:grad|vjp|value_and_grad)|enable_backward
+_DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
+    _TAPE_WORD, (re.compile(r"adjoint\s*="), "adjoint"), _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS,
+    (None, "gradcheck"), (None, "jacobian"), (None, "autograd"), _JAX_GRAD, (None, "enable_backward"),
+)  # fmt: skip
+# Always "gradients flow through code we do not follow":
+# gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(
+_OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
+    (None, "gradcheck"), (None, "jacobian"), (None, "autograd"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
+)  # fmt: skip
+# Hints that gradients are wanted somewhere (a tape may live in a caller):
+# \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
+_WANTS_GRAD: tuple[tuple[re.Pattern[str] | None, str], ...] = (_TAPE_WORD, _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS)
 _TAPE_ASSIGN_RE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]*Tape[ \t]*\(", re.MULTILINE)
 _WITH_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?with[ \t]+(.+?):[ \t]*(?:#.*)?$", re.MULTILINE)
 _CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
@@ -77,30 +94,80 @@ class LazyFacts:
         return self._facts
 
 
+def _finditer(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern whose every (non-empty) match starts with
+    ``literal`` after zero-width assertions: the pattern is tried only where the literal
+    occurs. ``match(text, pos)`` sees the characters before ``pos``, so ``\\b`` still holds."""
+    find, match = text.find, pattern.match
+    pos = find(literal)
+    while pos >= 0:
+        found = match(text, pos)
+        if found is None:
+            pos = find(literal, pos + 1)
+        else:
+            yield found
+            pos = find(literal, found.end())
+
+
+def _finditer_lines(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a ``^``-anchored MULTILINE pattern whose matches stay on
+    one line and contain ``literal``: only the lines holding the literal are tried."""
+    find, match = text.find, pattern.match
+    pos = find(literal)
+    while pos >= 0:
+        found = match(text, text.rfind("\n", 0, pos) + 1)
+        if found is not None:
+            yield found
+        end = find("\n", pos)
+        if end < 0:
+            return
+        pos = find(literal, end + 1)
+
+
+def _mentions(text: str, alternatives: tuple[tuple[re.Pattern[str] | None, str], ...]) -> bool:
+    """Whether one of the (pattern, leading literal) alternatives matches somewhere."""
+    for pattern, literal in alternatives:
+        if literal in text and (pattern is None or next(_finditer(pattern, literal, text), None) is not None):
+            return True
+    return False
+
+
+_BRACKET_OR_QUOTE_RE = re.compile(r"[\"'()\[\]{}]")
+_QUOTE_END_RE = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
+
+
 def _balanced(text: str, open_index: int, limit: int = 4000) -> str | None:
-    """The text between the parenthesis at ``open_index`` and its match (None if unbalanced)."""
+    """The text between the parenthesis at ``open_index`` and its match (None if unbalanced).
+
+    Strings are skipped (a backslash escapes the next character), within ``limit``
+    characters; jumps from one bracket or quote to the next."""
     depth = 0
-    quote = None
     end = min(len(text), open_index + limit)
     i = open_index
-    while i < end:
+    while True:
+        found = _BRACKET_OR_QUOTE_RE.search(text, i, end)
+        if found is None:
+            return None
+        i = found.start()
         ch = text[i]
-        if quote:
-            if ch == "\\":
+        if ch in "\"'":
+            quote_end = _QUOTE_END_RE[ch]
+            i += 1
+            while True:
+                found = quote_end.search(text, i, end)
+                if found is None:
+                    return None
+                i = found.start()
+                if text[i] != "\\":
+                    break
                 i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
         elif ch in "([{":
             depth += 1
-        elif ch in ")]}":
+        else:
             depth -= 1
             if depth == 0:
                 return text[open_index + 1 : i]
         i += 1
-    return None
 
 
 def _parse_args(args: str) -> ast.Call | None:
@@ -114,40 +181,45 @@ def _parse_args(args: str) -> ast.Call | None:
 def file_facts(text: str) -> BackwardFacts:
     """Cheap, syntax-free facts: regular expressions plus tiny parses of call arguments."""
     facts = BackwardFacts()
-    facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in _LAUNCH_RE.finditer(text)}
-    if not _DIFF_HINT_RE.search(text):
+    facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in _finditer(_LAUNCH_RE, "launch", text)}
+    if not _mentions(text, _DIFF_HINT):
         return facts
     facts.global_off = bool(_GLOBAL_OFF_RE.search(text))
     if "enable_backward" in text:
         _options(text, facts)
-    if _OPAQUE_RE.search(text):
+    if _mentions(text, _OPAQUE):
         facts.opaque = True
     tape_blocks = _tape_blocks(text)
     for block in tape_blocks:
         _tape_body(block, facts)
-    for match in _LAUNCH_CALL_RE.finditer(text):
-        args = _balanced(text, match.end() - 1)
-        if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
-            _differentiate(args, facts)
-    if not tape_blocks and not facts.differentiated and _WANTS_GRAD_RE.search(text):
+    if "adjoint" in text:
+        for match in _finditer(_LAUNCH_CALL_RE, "launch", text):
+            if text.find("adjoint", match.end(), match.end() + 4000) < 0:
+                continue  # the arguments (``_balanced`` reads at most 4000 characters) cannot say adjoint=
+            args = _balanced(text, match.end() - 1)
+            if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
+                _differentiate(args, facts)
+    if not tape_blocks and not facts.differentiated and _mentions(text, _WANTS_GRAD):
         facts.opaque = True  # gradients are requested, through code we do not follow
     return facts
 
 
 def _tape_blocks(text: str) -> list[str]:
-    tapes = {m.group(1) for m in _TAPE_ASSIGN_RE.finditer(text)}
-    lines = text.splitlines()
-    starts = {}
-    offset = 0
-    for number, line in enumerate(lines):
-        starts[offset] = number
-        offset += len(line) + 1
+    tapes = {m.group(1) for m in _finditer_lines(_TAPE_ASSIGN_RE, "Tape", text)}
+    lines: list[str] = []
+    starts: dict[int, int] | None = None
     blocks = []
-    for match in _WITH_RE.finditer(text):
+    for match in _finditer_lines(_WITH_RE, "with", text):
         items = match.group(2)
         names = {part.strip().split(" as ")[0].strip() for part in items.split(",")}
         if not ("Tape(" in items or names & tapes or "tape" in items.lower()):
             continue
+        if starts is None:
+            # Offsets as ``len(line) + 1`` per ``splitlines()`` line (kept as they were:
+            # they drift after ``\r\n`` or form feeds, and such with-lines are skipped).
+            lines = text.splitlines()
+            offsets = map(operator.add, accumulate(map(len, lines), initial=0), count())
+            starts = dict(zip(offsets, range(len(lines))))
         first = starts.get(match.start())
         if first is None:
             continue
@@ -212,7 +284,7 @@ def _dict_bool(node: ast.AST | None, key: str) -> tuple[bool, bool | None, bool]
 
 
 def _options(text: str, facts: BackwardFacts) -> None:
-    for match in _SET_OPTIONS_RE.finditer(text):
+    for match in _finditer(_SET_OPTIONS_RE, "set_module_options", text):
         args = _balanced(text, match.end() - 1)
         call = _parse_args(args) if args is not None else None
         if call is None:
@@ -231,7 +303,7 @@ def _options(text: str, facts: BackwardFacts) -> None:
             name = _module_target(target)
             if name is not None and (not is_dict or present):
                 facts.by_name[name] = value
-    for match in _GET_MODULE_UPDATE_RE.finditer(text):
+    for match in _finditer(_GET_MODULE_UPDATE_RE, "get_module", text):
         target = _parse_args(match.group("name"))
         args = _balanced(text, match.end() - 1)
         call = _parse_args(args) if args is not None else None
@@ -273,26 +345,39 @@ def _facts(summary: "FileSummary") -> BackwardFacts:
     return lazy.get()
 
 
-def _reachable(project: "Project", summary: "FileSummary") -> list["FileSummary"]:
+def _reachable(
+    project: "Project", summary: "FileSummary", imports: dict[int, list["FileSummary"]] | None = None
+) -> list["FileSummary"]:
+    """``summary`` and the project modules it imports, transitively. ``imports`` memoises
+    ``imported_project_modules`` (by summary id) over one verdict."""
     seen: dict[str, FileSummary] = {summary.module_name: summary}
     stack = [summary]
     while stack:
         current = stack.pop()
-        for dep in project.imported_project_modules(current):
+        if imports is None:
+            deps = project.imported_project_modules(current)
+        else:
+            deps = imports.get(id(current))
+            if deps is None:
+                deps = imports[id(current)] = project.imported_project_modules(current)
+        for dep in deps:
             if dep.module_name not in seen:
                 seen[dep.module_name] = dep
                 stack.append(dep)
     return list(seen.values())
 
 
-_CACHE: dict[int, tuple[tuple, _Verdict]] = {}
+# id(project) -> (its summaries when decided, the verdict). The gate asks once per kernel
+# file: the summaries are compared by identity (a changed file gets a new summary).
+_CACHE: dict[int, tuple[list, _Verdict]] = {}
 
 
 def project_verdict(project: "Project") -> _Verdict:
-    key = tuple((path, id(s)) for path, s in project.files.items())
+    key = list(project.files.values())
     cached = _CACHE.get(id(project))
-    if cached is not None and cached[0] == key:
+    if cached is not None and len(cached[0]) == len(key) and all(map(operator.is_, cached[0], key)):
         return cached[1]
+    imports: dict[int, list[FileSummary]] = {}
     differentiated: set[str] = set()
     configured: dict[str, bool | None] = {}
     global_off: set[str] = set()
@@ -302,12 +387,12 @@ def project_verdict(project: "Project") -> _Verdict:
         for name in facts.launched:
             launchers.setdefault(name, []).append(summary)
         if facts.global_off:
-            global_off.update(s.module_name for s in _reachable(project, summary))
+            global_off.update(s.module_name for s in _reachable(project, summary, imports))
         for name, value in facts.by_name.items():
             configured[name] = value if configured.get(name, value) == value else None
         if not facts.opaque and not facts.differentiated:
             continue
-        reach = _reachable(project, summary)
+        reach = _reachable(project, summary, imports)
         if facts.opaque:
             differentiated.update(s.module_name for s in reach)
             continue
@@ -344,6 +429,7 @@ class UnusedBackward(Rule):
     summary = "Backward (adjoint) code is compiled for a module whose kernels nothing differentiates"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"@[ \t]*(?:[\w.]+\.)?kernel\b",)
+    uses_astroid = False
     docs = '''
     ## What it does
     Decides, per Warp module (one Python file that defines kernels), whether anything
@@ -476,7 +562,7 @@ class UnusedBackward(Rule):
             return False
         return bool(_consumers(project, summary, verdict))
 
-    def leave_module(self, node: nodes.Module, ctx: FileContext) -> None:
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
         summary = project.files.get(ctx.path)
         if summary is None or not summary.kernel_names:
@@ -527,31 +613,31 @@ class UnusedBackward(Rule):
     def _explicit_true(self, ctx: FileContext, kernels):
         for call in bare_module_option_calls(ctx):
             for key, value in dict_items(ctx.keyword(call, "options", 0)) or []:
-                if key.value == "enable_backward" and isinstance(value, nodes.Const) and value.value is True:
+                if key.value == "enable_backward" and isinstance(value, ast.Constant) and value.value is True:
                     return call, ctx.fix("Turn backward code off for this module", ctx.replace_node(value, "False"),
                                          safe=False)  # fmt: skip
         for dec in kernels:
             value = dec.keywords.get("enable_backward")
-            if isinstance(value, nodes.Const) and value.value is True:
+            if isinstance(value, ast.Constant) and value.value is True:
                 return dec.decorator, ctx.fix("Turn backward code off for this kernel", ctx.replace_node(value, "False"),
                                               safe=False)  # fmt: skip
         return None
 
 
-def _insert_option_fix(ctx: FileContext, module: nodes.Module):
+def _insert_option_fix(ctx: FileContext, module: ast.Module):
     alias = None
     for stmt in module.body:
-        if isinstance(stmt, nodes.Import):
-            for name, asname in stmt.names:
-                if name == "warp":
-                    alias = asname or "warp"
+        if isinstance(stmt, ast.Import):
+            for name in stmt.names:
+                if name.name == "warp":
+                    alias = name.asname or "warp"
     if alias is None:
         return None
     last_import = None
     for stmt in module.body:
-        if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             break
-        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             last_import = stmt
     if last_import is None:
         return None
