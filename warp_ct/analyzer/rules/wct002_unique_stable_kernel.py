@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from astroid import nodes
-from astroid.exceptions import AstroidError
+import ast
 
-from warp_ct.analyzer.astroid_context import FileContext, KernelDecorator
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct006_options_after_load import callee_label as _callee_label
-from warp_ct.analyzer.rules.wct006_options_after_load import flow_nodes, flows, is_warp_code
+from warp_ct.analyzer.rules.wct007_kernel_after_load import callee_label as _callee_label
+from warp_ct.analyzer.rules.wct007_kernel_after_load import flow_index, is_warp_code
 
 # Per-kernel options that only take effect in a module of the kernel's own.
 _NEEDS_OWN_MODULE = ("module_options", "enable_backward")
@@ -21,6 +21,7 @@ class UniqueStableKernel(Rule):
     severity = Severity.INFO
     summary = '`module="unique"` on a kernel defined once at module scope gives it a module (and a build) of its own'
     fix_applicability = Applicability.UNSAFE
+    uses_astroid = False
     triggers = (r"module\s*=\s*['\"]unique['\"]",)
     docs = '''
     ## What it does
@@ -115,15 +116,18 @@ class UniqueStableKernel(Rule):
     editing any kernel of the file rebuilds them all.
     '''
 
-    def visit_module(self, node: nodes.Module, ctx: FileContext) -> None:
-        stable = {dec.funcdef.name: dec for dec in ctx.kernel_decorators() if _is_stable(dec.funcdef)}
+    def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
+        # ``ctx.kernel_decorators()`` from the flow index's defs: one walk shared with WCT007.
+        index = flow_index(ctx)
+        kernels = (ctx.kernel_decorator(func) for func in index.functions if func.decorator_list)
+        stable = {dec.funcdef.name: dec for dec in kernels if dec is not None and _is_stable(dec.funcdef)}
         if len(stable) < 2 or not any(dec.is_unique for dec in stable.values()):
             return
         reported: set[str] = set()
-        for owner in flows(node):
-            if isinstance(owner, nodes.FunctionDef) and is_warp_code(owner, ctx):
+        for owner, items in index.flows:
+            if isinstance(owner, syntax.FUNCTION_TYPES) and is_warp_code(owner, ctx):
                 continue
-            groups = _launch_groups(owner, stable, ctx)
+            groups = _launch_groups(items, stable, ctx)
             for block_dim, names in groups.items():
                 if len(names) < 2:
                     continue
@@ -138,7 +142,7 @@ class UniqueStableKernel(Rule):
                         continue
                     reported.add(name)
                     others = ", ".join(f"`{n}`" for n in names if n != name)
-                    where = f"`{owner.name}()`" if isinstance(owner, nodes.FunctionDef) else "this file"
+                    where = f"`{owner.name}()`" if isinstance(owner, syntax.FUNCTION_TYPES) else "this file"
                     message = (
                         f'`module="unique"` gives `{name}` a module of its own, but {where} launches it together '
                         f"with {others} (same block size): each module is a separate build. Without "
@@ -148,50 +152,49 @@ class UniqueStableKernel(Rule):
                     ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
 
 
-def _launch_groups(owner: nodes.NodeNG, stable: dict[str, KernelDecorator], ctx: FileContext) -> dict[str, list[str]]:
-    """Kernels of ``stable`` launched in ``owner``'s flow, grouped by block_dim text."""
+def _launch_groups(items: list[ast.AST], stable: dict[str, KernelDecorator], ctx: FileContext) -> dict[str, list[str]]:
+    """Kernels of ``stable`` launched in a flow (its ``flow_index`` nodes), grouped by block_dim text."""
     groups: dict[str, list[str]] = {}
-    for call in flow_nodes(owner):
-        if not isinstance(call, nodes.Call) or _callee_label(call) not in ("launch", "launch_tiled"):
+    for call in items:
+        if not isinstance(call, ast.Call) or _callee_label(call) not in ("launch", "launch_tiled"):
             continue
         name = ctx.call_name(call)
         if name not in ("warp.launch", "warp.launch_tiled"):
             continue
         kernel = ctx.keyword(call, "kernel", 0)
-        if not isinstance(kernel, nodes.Name) or kernel.name not in stable:
+        if not isinstance(kernel, ast.Name) or kernel.id not in stable:
             continue
-        try:
-            _scope, bindings = kernel.lookup(kernel.name)
-        except AstroidError:
-            continue
-        if not bindings or bindings[-1] is not stable[kernel.name].funcdef:
+        _scope, bindings = syntax.lookup(kernel)
+        if not bindings or bindings[-1] is not stable[kernel.id].funcdef:
             continue
         block_dim = ctx.keyword(call, "block_dim")
         key = ctx.source_of(block_dim) if block_dim is not None else "default"
         names = groups.setdefault(key, [])
-        if kernel.name not in names:
-            names.append(kernel.name)
+        if kernel.id not in names:
+            names.append(kernel.id)
     return groups
 
 
-def _is_stable(func: nodes.FunctionDef) -> bool:
+def _is_stable(func: ast.AST) -> bool:
     """Defined once per import: module scope (or a module-level class), no loop around it."""
-    current = func.parent
-    while current is not None and not isinstance(current, nodes.Module):
-        if isinstance(current, (nodes.FunctionDef, nodes.Lambda, nodes.For, nodes.While, nodes.ComprehensionScope)):
+    for current in syntax.ancestors(func):
+        if isinstance(current, _NOT_ONCE):
             return False
-        current = current.parent
     return True
+
+
+# Runs per call or per iteration, so a def inside is not defined once.
+_NOT_ONCE = (*syntax.FUNCTION_TYPES, ast.Lambda, ast.For, ast.AsyncFor, ast.While, *syntax.COMPREHENSION_TYPES)
 
 
 def _drop_unique_fix(dec: KernelDecorator, ctx: FileContext):
     call = dec.call
     assert call is not None
-    keyword = next((kw for kw in call.keywords or [] if kw.arg == "module"), None)
-    if keyword is None or keyword.lineno is None:
+    keyword = next((kw for kw in call.keywords if kw.arg == "module"), None)
+    if keyword is None or getattr(keyword, "lineno", None) is None:
         return None
-    args: list[nodes.NodeNG] = [*call.args, *(call.keywords or [])]
-    args.sort(key=lambda a: (a.lineno or 0, a.col_offset or 0))
+    args: list[ast.AST] = [*call.args, *call.keywords]
+    args.sort(key=lambda a: (getattr(a, "lineno", 0) or 0, getattr(a, "col_offset", 0) or 0))
     if len(args) == 1:
         edit = ctx.replace_node(call, ctx.source_of(call.func))
     else:
