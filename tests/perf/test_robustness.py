@@ -10,7 +10,7 @@ from astroid import MANAGER, nodes
 from astroid import inference_tip
 
 from tests.perf.generate import warp_like_source
-from warp_ct.analyzer import deadline, engine
+from warp_ct.analyzer import deadline, project
 from warp_ct.analyzer.batch import run_lint
 from warp_ct.analyzer.engine import Linter
 from warp_ct.analyzer.rules import get_rule
@@ -45,7 +45,7 @@ class InferEveryCall(Rule):
 
 @pytest.fixture
 def trap(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(engine, "BRAIN_TRANSFORMS", True)  # the trap is an inference tip (a transform)
+    monkeypatch.setattr(project, "BRAIN_TRANSFORMS", True)  # the trap is an inference tip (a transform)
     tip = inference_tip(_endless_inference)
     MANAGER.register_transform(nodes.Call, tip, _is_trap)
     yield

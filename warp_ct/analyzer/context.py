@@ -344,6 +344,11 @@ class FileContext:
         return None
 
     # ------------------------------------------------------------------ inference
+    @property
+    def used_astroid(self) -> bool:
+        """Did some question of this file need astroid (its caches then need trimming)?"""
+        return self._astroid_tree is not None
+
     def astroid_tree(self) -> "anodes.Module | None":
         """This file's astroid tree, built on first use (None when astroid cannot build it)."""
         if self._astroid_tree is None:

@@ -1,8 +1,10 @@
 """Runs the rules: files in, findings out.
 
 Cost model (the speed bar is "cold lint <= 2x bare ast.parse"): every file is read and
-summarised with regular expressions; a file that does not touch Warp stops there; a
-Warp file builds an astroid tree only when some active rule's text trigger matches it.
+summarised with regular expressions; a file that does not touch Warp stops there; a Warp
+file is parsed with ``ast`` (C) only when some active rule's text trigger and project gate
+match it, otherwise only syntax-checked. Rules walk that tree; astroid builds a tree only
+for the rare question that needs inference (``FileContext.infer``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 import astroid
 from astroid import MANAGER, nodes
 
-from warp_ct.analyzer import astroid_context, syntax, warp_stub
+from warp_ct.analyzer import syntax, warp_stub
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
@@ -55,10 +57,10 @@ MAX_HELD_SOURCE_BYTES = 2_000_000
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building and checking one tree.
 
-    astroid allocates a node graph with parent links for every statement; with the
-    collector on, each full collection re-walks every live node, which made
-    ``astroid.parse`` of a 50k-line file 2.4x slower (8.6 s against 3.6 s CPU). The
-    trees become garbage right after the file and are collected afterwards as usual.
+    A tree with parent links is one big reference cycle; with the collector on, each full
+    collection re-walks every live node, which made ``astroid.parse`` of a 50k-line file
+    2.4x slower (8.6 s against 3.6 s CPU). The trees become garbage right after the file
+    and are collected afterwards as usual.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -232,7 +234,7 @@ class Linter:
         return cached
 
     def active_rules(self, path: str, text: str) -> list[Rule]:
-        """The rules that will run on this text (empty: no astroid tree is built for it)."""
+        """The rules that will run on this text (empty: no tree is built for it)."""
         summary = self.project.files.get(path) or self.project.add(path, text)
         if not self.project.uses_warp(summary):
             return []
@@ -263,20 +265,21 @@ class Linter:
         if not active:
             self._check_syntax(path, text, result)  # a broken Warp file must say so all the same
             return
-        tree = self._parse(path, text, result)
-        if tree is None:
-            return
         cached_before = set(MANAGER.astroid_cache)
         shadowed = MANAGER.astroid_cache.get(summary.module_name)
+        used_astroid = True
         try:
             with gc_paused():
-                self._lint_tree(path, text, tree, summary.module_name, active, noqa, result)
+                tree = self._parse(path, text, result)
+                if tree is not None:
+                    used_astroid = self._lint_tree(path, text, tree, summary.module_name, active, noqa, result)
         finally:
-            self._release_trees(summary.module_name, shadowed, cached_before)
+            if used_astroid:
+                self._release_trees(summary.module_name, shadowed, cached_before)
 
     def _release_trees(self, module_name: str, shadowed: nodes.Module | None, cached_before: set[str]) -> None:
-        """Keep memory bounded over a long run: astroid caches every tree it builds (the
-        linted file's and each project module inference imported) and memoises inference.
+        """Keep memory bounded over a long run: astroid caches every tree inference builds
+        (the linted file's and each project module it imported) and memoises inference.
         Project trees stay cached for later files' inference, up to ``MAX_HELD_TREES``."""
         cache = MANAGER.astroid_cache
         if shadowed is not None:
@@ -295,31 +298,9 @@ class Linter:
 
     def _lint_tree(
         self, path: str, text: str, tree: ast.Module, module_name: str, active: list[Rule], noqa, result: FileResult
-    ) -> None:
-        contexts: list[FileContext | astroid_context.FileContext] = []
-        ast_rules = [r for r in active if not r.uses_astroid]
-        if ast_rules:
-            ctx = self._context(FileContext, path, text, module_name, tree)
-            order = syntax.attach_parents(tree)
-            self._run_rules(ctx, ast_rules, order, result)
-            contexts.append(ctx)
-        astroid_rules = [r for r in active if r.uses_astroid]
-        if astroid_rules:
-            astroid_tree = self._parse_astroid(path, text, module_name, result)
-            if astroid_tree is not None:
-                ctx = self._context(astroid_context.FileContext, path, text, module_name, astroid_tree)
-                self._run_rules(ctx, astroid_rules, [node for node, entering in _walk(astroid_tree) if entering], result)
-                contexts.append(ctx)
-        for ctx in contexts:
-            result.notes.extend(ctx.notes)
-            for finding in ctx.findings:
-                if noqa.suppresses(finding):
-                    continue
-                severity = self.config.severity_for(finding.rule, finding.severity)
-                result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
-
-    def _context(self, kind, path: str, text: str, module_name: str, tree):
-        return kind(
+    ) -> bool:
+        """Run ``active`` on the tree; True when some rule's question needed astroid."""
+        ctx = FileContext(
             path=path,
             text=text,
             module_name=module_name,
@@ -328,6 +309,14 @@ class Linter:
             target_warp_version=self.config.target_warp_version,
             inference_budget_s=self.inference_budget_s,
         )
+        self._run_rules(ctx, active, syntax.attach_parents(tree), result)
+        result.notes.extend(ctx.notes)
+        for finding in ctx.findings:
+            if noqa.suppresses(finding):
+                continue
+            severity = self.config.severity_for(finding.rule, finding.severity)
+            result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
+        return ctx.used_astroid
 
     def _parse(self, path: str, text: str, result: FileResult) -> ast.Module | None:
         """The file's ``ast`` tree; a WCT900 finding (or a note) when it does not parse."""
@@ -359,14 +348,7 @@ class Linter:
         else:
             result.notes.append(message)
 
-    def _parse_astroid(self, path: str, text: str, module_name: str, result: FileResult) -> nodes.Module | None:
-        try:
-            return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
-        except (astroid.AstroidSyntaxError, RecursionError, ValueError, MemoryError) as exc:
-            result.notes.append(f"astroid could not build this file ({type(exc).__name__}); some rules skipped it")
-            return None
-
-    def _run_rules(self, ctx, rules: list[Rule], order: list, result: FileResult) -> None:
+    def _run_rules(self, ctx: FileContext, rules: list[Rule], order: list[ast.AST], result: FileResult) -> None:
         """Call each rule's ``visit_<kind>`` on the nodes in pre-order, then ``leave_module``."""
         visitors: dict[str, list[tuple[Rule, Callable]]] = {}
         leavers: list[tuple[Rule, Callable]] = []
@@ -427,18 +409,6 @@ class Linter:
     def _meta(self, code: str, path: str, rng: Range, message: str) -> Finding:
         severity = self.config.severity_for(code, Severity.ERROR)
         return Finding(rule=code, name=META_CODES[code], path=path, range=rng, message=message, severity=severity)
-
-
-def _walk(tree: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, bool]]:
-    """Pre-order (node, True) and post-order (node, False) events, without recursion."""
-    stack: list[tuple[nodes.NodeNG, bool]] = [(tree, True)]
-    while stack:
-        node, entering = stack.pop()
-        yield node, entering
-        if entering:
-            stack.append((node, False))
-            children = list(node.get_children())
-            stack.extend((child, True) for child in reversed(children))
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileResult]:

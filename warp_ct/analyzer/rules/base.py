@@ -118,9 +118,6 @@ class Rule:
     # Regular expressions over the raw text; a file none of them matches skips this rule
     # without building a tree. Empty: the rule runs on every Warp-using file.
     triggers: ClassVar[tuple[str, ...]] = ()
-    # Transitional: True while the rule still checks astroid trees (``astroid_context``);
-    # ported rules check ``ast`` trees (``context``) and set it False.
-    uses_astroid: ClassVar[bool] = True
     _trigger_res: ClassVar[tuple[tuple[frozenset[str] | None, Pattern[str]], ...] | None] = None
 
     def summarize(self, summary: "FileSummary") -> Any:
