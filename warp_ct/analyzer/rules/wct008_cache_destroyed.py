@@ -1,10 +1,8 @@
 """WCT008 cache-destroyed.
 
-Also home of small helpers the WCT008-WCT014 rules share (qualified names of non-Warp
-callees, "does this look deliberate", "remove this statement" fixes). While the rules are
-being ported from astroid to ``ast`` trees, the shared helpers accept either kind of node
-(with the matching ``FileContext``): ``ast`` nodes take the ``ast`` path, anything else
-the old astroid one.
+Also home of small helpers other rules share: "is this test code", "does this look
+deliberate", "is this setting put back in the same function", the Warp name of an
+assignment target, and "remove this statement" fixes.
 """
 
 from __future__ import annotations
@@ -12,15 +10,11 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import PurePath
-from typing import Any
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
 from warp_ct.analyzer.rules.base import Rule
-
-_FUNCTION_KINDS = ("FunctionDef", "AsyncFunctionDef")  # class names shared by ast and astroid
-_CONDITIONAL_KINDS = ("If", "IfExp")
 
 # ---------------------------------------------------------------------- shared helpers
 
@@ -46,34 +40,30 @@ _EXPLAINING_COMMENT_RE = re.compile(
 )
 
 
-def deliberate_reason(node: Any, ctx: Any) -> str | None:
+def deliberate_reason(node: ast.AST, ctx: FileContext) -> str | None:
     """Why a cache-hostile statement looks like a deliberate maintenance path, if it does:
-    an enclosing function named for it, a guarding condition that says so, or a comment.
-
-    ``node`` is an ``ast`` node (or an astroid node with the astroid ``FileContext``)."""
-    child = node
-    parent = node.parent
-    while parent is not None:
-        kind = parent.__class__.__name__
-        if kind in _FUNCTION_KINDS:
+    an enclosing function named for it, a guarding condition that says so, or a comment."""
+    child: ast.AST = node
+    for parent in syntax.ancestors(node):
+        if isinstance(parent, syntax.FUNCTION_TYPES):
             name = parent.name
             if "cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
                 rf"_*{_MAINTENANCE_WORD}\w*", name, re.IGNORECASE
             ):
                 return f"it runs inside `{name}()`"
-        if kind in _CONDITIONAL_KINDS and child is not parent.test:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             test = ctx.source_of(parent.test)
             if _CONDITION_RE.search(test):
                 return f"it only runs when `{test.strip()}`"
-        child, parent = parent, parent.parent
+        child = parent
     if _explaining_comment(node, ctx):
         return "a comment explains it"
     return None
 
 
-def _explaining_comment(node: Any, ctx: Any) -> bool:
-    first = (node.lineno or 1) - 1
-    last = (node.end_lineno or node.lineno or 1) - 1
+def _explaining_comment(node: ast.AST, ctx: FileContext) -> bool:
+    first = (node.lineno or 1) - 1  # type: ignore[attr-defined]
+    last = (node.end_lineno or node.lineno or 1) - 1  # type: ignore[attr-defined]
     comments = []
     trailing = ctx.index.line_text(last)
     if "#" in trailing:
@@ -98,7 +88,7 @@ def _explaining_comment(node: Any, ctx: Any) -> bool:
     return False
 
 
-def _block_of(parent: Any, stmt: Any) -> list[Any]:
+def _block_of(parent: ast.AST, stmt: ast.stmt) -> list[ast.stmt]:
     for attr in ("body", "orelse", "finalbody"):
         block = getattr(parent, attr, None)
         if isinstance(block, list) and any(s is stmt for s in block):
@@ -106,17 +96,14 @@ def _block_of(parent: Any, stmt: Any) -> list[Any]:
     return []
 
 
-def removal_fix(ctx: Any, stmt: Any, title: str) -> Fix | None:
+def removal_fix(ctx: FileContext, stmt: ast.stmt, title: str) -> Fix | None:
     """Delete a standalone statement (an expression statement or a one-target assignment)
-    on its own lines; put ``pass`` in its place when it was the block's only statement.
-
-    ``stmt`` is an ``ast`` statement (or an astroid one with the astroid ``FileContext``)."""
-    kind = stmt.__class__.__name__
-    if kind not in ("Expr", "Assign"):
+    on its own lines; put ``pass`` in its place when it was the block's only statement."""
+    if not isinstance(stmt, (ast.Expr, ast.Assign)):
         return None
-    if kind == "Assign" and len(stmt.targets) != 1:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) != 1:
         return None
-    parent = stmt.parent
+    parent = getattr(stmt, "parent", None)
     block = _block_of(parent, stmt) if parent is not None else []
     if not block:
         return None
@@ -126,11 +113,51 @@ def removal_fix(ctx: Any, stmt: Any, title: str) -> Fix | None:
     after = ctx.index.line_text(last)[rng.end.character :].strip()
     if before.strip() or (after and not after.startswith("#")):
         return None  # shares its line with other code (``a; b`` or ``if x: b``)
-    if len(block) == 1 and parent.__class__.__name__ != "Module":
+    if len(block) == 1 and not isinstance(parent, ast.Module):
         edit = ctx.delete_lines(first, last)
         edit = edit.__class__(edit.range, f"{before}pass\n")
         return ctx.fix(title + " (leaves `pass`)", edit, safe=False)
     return ctx.fix(title, ctx.delete_lines(first, last), safe=False)
+
+
+def assigned_warp_name(target: ast.expr, ctx: FileContext) -> str | None:
+    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``."""
+    if isinstance(target, ast.Attribute):
+        return ctx.warp_name(target)
+    return None
+
+
+def restored_in_scope(node: ast.Assign, target: ast.Attribute, ctx: FileContext) -> bool:
+    """``old = wp.config.x; wp.config.x = v; ...; wp.config.x = old``: a scoped override.
+
+    Any other assignment of the same setting in the same scope counts as putting it
+    back, except one of the constant the override compares as (see ``_compared_value``)."""
+    scope = syntax.scope_of(node)
+    if isinstance(scope, ast.Module):
+        return False
+    wanted = assigned_warp_name(target, ctx)
+    assigned = _compared_value(node.value)
+    for other in syntax.nodes_of_class(scope, ast.Assign):
+        if other is node:
+            continue
+        for t in other.targets:
+            if isinstance(t, ast.Attribute) and assigned_warp_name(t, ctx) == wanted:
+                if not (isinstance(other.value, ast.Constant) and other.value.value == assigned):
+                    return True
+    return False
+
+
+def _compared_value(value: ast.expr) -> object:
+    """What an override's value is compared with in ``restored_in_scope``: a constant's
+    value (setting the same constant again is no restore); None for a name, call,
+    attribute and most other expressions (so ``= None`` elsewhere is no restore either);
+    the inner expression node, equal to no constant, for a subscript, walrus, ``await``,
+    ``yield`` or dict comprehension."""
+    if isinstance(value, ast.Constant):
+        return value.value
+    if isinstance(value, ast.Attribute):
+        return None
+    return getattr(value, "value", None)
 
 
 def walk_values(node: ast.AST, ctx: FileContext, depth: int = 0):
@@ -413,7 +440,7 @@ class CacheDestroyed(Rule):
     def _report(self, node: ast.AST, ctx: FileContext, message: str, fix_title: str,
                 restorable: ast.Attribute | None = None) -> None:  # fmt: skip
         reason = deliberate_reason(node, ctx)
-        if reason is None and restorable is not None and _restored_in_scope(node, restorable, ctx):
+        if reason is None and restorable is not None and restored_in_scope(node, restorable, ctx):
             reason = "the old value is restored in the same function"
         if reason is None and is_test_harness(ctx.path):
             reason = "this is test code"
@@ -430,76 +457,3 @@ class CacheDestroyed(Rule):
             fixes = [fix] if fix else []
         ctx.report(node, message, fixes=fixes)
 
-
-def assigned_warp_name(target: Any, ctx: Any) -> str | None:
-    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``.
-
-    ``target`` is an ``ast`` node (or an astroid one with the astroid ``FileContext``)."""
-    if isinstance(target, ast.AST):
-        return ctx.warp_name(target) if isinstance(target, ast.Attribute) else None
-    from astroid import nodes as anodes
-
-    if isinstance(target, anodes.AssignAttr):
-        return ctx.warp_name(_astroid_attr_view(target))
-    return None
-
-
-def _astroid_attr_view(target: Any) -> Any:
-    """An astroid Attribute sharing an AssignAttr's expr, so the astroid ``ctx.warp_name``
-    can resolve it (for the rules that still check astroid trees)."""
-    from astroid import nodes as anodes
-
-    view = anodes.Attribute(
-        attrname=target.attrname, lineno=target.lineno, col_offset=target.col_offset,
-        parent=target.parent, end_lineno=target.end_lineno, end_col_offset=target.end_col_offset,
-    )  # fmt: skip
-    view.expr = target.expr
-    return view
-
-
-def _restored_in_scope(node: Any, target: Any, ctx: Any) -> bool:
-    """``old = wp.config.x; wp.config.x = v; ...; wp.config.x = old``: a scoped override.
-
-    ``node`` is an ``ast`` Assign (or an astroid one with the astroid ``FileContext``)."""
-    if not isinstance(node, ast.AST):
-        return _astroid_restored_in_scope(node, target, ctx)
-    scope = syntax.scope_of(node)
-    if isinstance(scope, ast.Module):
-        return False
-    wanted = assigned_warp_name(target, ctx)
-    assigned = _astroid_value_attr(node.value)
-    for other in syntax.nodes_of_class(scope, ast.Assign):
-        if other is node:
-            continue
-        for t in other.targets:
-            if isinstance(t, ast.Attribute) and assigned_warp_name(t, ctx) == wanted:
-                if not (isinstance(other.value, ast.Constant) and other.value.value == assigned):
-                    return True
-    return False
-
-
-def _astroid_value_attr(value: ast.AST) -> Any:
-    """What ``getattr(value, "value", None)`` was for the astroid twin of ``value``: the
-    constant of a Constant, None for an Attribute (astroid's has no ``value``)."""
-    if isinstance(value, ast.Constant):
-        return value.value
-    if isinstance(value, ast.Attribute):
-        return None
-    return getattr(value, "value", None)
-
-
-def _astroid_restored_in_scope(node: Any, target: Any, ctx: Any) -> bool:
-    from astroid import nodes as anodes
-
-    scope = node.scope()
-    if isinstance(scope, anodes.Module):
-        return False
-    wanted = assigned_warp_name(target, ctx)
-    for other in scope.nodes_of_class(anodes.Assign):
-        if other is node:
-            continue
-        for t in other.targets:
-            if isinstance(t, anodes.AssignAttr) and assigned_warp_name(t, ctx) == wanted:
-                if not (isinstance(other.value, anodes.Const) and other.value.value == getattr(node.value, "value", None)):
-                    return True
-    return False

@@ -8,7 +8,7 @@ from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
+from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name, is_test_harness
 
 _UNKNOWN = object()
 
@@ -76,7 +76,7 @@ class ParallelCpuLoad(Rule):
         default = 0
         for assign in syntax.nodes_of_class(node, ast.Assign):
             for target in assign.targets:
-                if _assigned_warp_name(target, ctx) == "warp.config.load_module_max_workers":
+                if assigned_warp_name(target, ctx) == "warp.config.load_module_max_workers":
                     value = ctx.const_value(assign.value, _UNKNOWN)
                     default = value if value is not _UNKNOWN else None
         ctx.state[self.code] = default
@@ -150,9 +150,3 @@ def _includes_cpu(device: ast.expr | None, ctx: FileContext) -> bool:
         return isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("cpu")
     return False
 
-
-def _assigned_warp_name(target: ast.expr, ctx: FileContext) -> str | None:
-    """``ctx.warp_name`` for an assignment target such as ``wp.config.mode``."""
-    if isinstance(target, ast.Attribute):
-        return ctx.warp_name(target)
-    return None
