@@ -18,11 +18,12 @@ DEADLINE_OPTIONS = frozenset(
     {"enable_backward", "max_unroll", "lineinfo", "compile_time_trace", "deterministic", "deterministic_max_records"}
 )
 _WARP_DEFINITIONS = ("kernel", "func", "struct", "func_native", "func_grad", "func_replay")
-# astroid's FunctionDef/With/For cover their async forms; its Try does not cover try/except*.
+# Async defs, loops and withs define and import like the plain forms. ``try``/``except*``
+# (``ast.TryStar``) bodies are not searched.
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 _WITH_TYPES = (ast.With, ast.AsyncWith)
-# Names astroid resolves on the module object itself rather than through builtins.
+# Globals Python sets in every module before its first line runs (``__path__`` too in a package).
 _MODULE_ATTRS = frozenset({"__name__", "__doc__", "__file__", "__package__"})
 
 
@@ -198,13 +199,13 @@ class LateGlobalOption(Rule):
         return sorted(found, key=lambda e: e.line)
 
 
-def _astroid_scope(node: ast.AST) -> ast.AST:
-    """``syntax.scope_of``, except that a decorator belongs to the scope around the
-    decorated def/class (as astroid's ``scope()`` answers)."""
+def _reading_scope(node: ast.AST) -> ast.AST:
+    """``syntax.scope_of``, except that a decorator counts for the scope around the
+    decorated def/class: it runs there, when the ``def``/``class`` statement does."""
     child = node
     for ancestor in syntax.ancestors(node):
         if isinstance(ancestor, (*_DEF_TYPES, ast.ClassDef)) and any(d is child for d in ancestor.decorator_list):
-            return _astroid_scope(ancestor.parent)  # the scope around the def
+            return _reading_scope(ancestor.parent)
         child = ancestor
     return syntax.scope_of(node)
 
@@ -218,7 +219,7 @@ def _saves_old_value(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
     for attr in syntax.nodes_of_class(region, ast.Attribute):
         if attr.attr != option or not isinstance(attr.ctx, ast.Load):
             continue
-        if klass is None and _astroid_scope(attr) is not scope:
+        if klass is None and _reading_scope(attr) is not scope:
             continue
         if ctx.warp_name(attr.value) == "warp.config":
             return True
@@ -241,8 +242,9 @@ def _is_type_checking(test: ast.expr) -> bool:
     return text in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 
 
-def _first_line(node: ast.stmt) -> int:
-    """Where a statement starts, decorators included."""
+def _start_line(node: ast.stmt) -> int:
+    """The line a statement starts on, its decorators included (``ast`` puts a decorated
+    def's or class's ``lineno`` on the ``def``/``class`` line)."""
     decorators = getattr(node, "decorator_list", None)
     return decorators[0].lineno if decorators else node.lineno
 
@@ -260,14 +262,14 @@ def _events_in(body: list[ast.stmt], ctx: FileContext, top: ast.stmt | None):
                 yield _Event(stmt, stmt.lineno, f"`{module}` (imported on line {stmt.lineno})", here_top)
         elif isinstance(stmt, _DEF_TYPES):
             if ctx.kernel_decorator(stmt, kinds=_WARP_DEFINITIONS) is not None:
-                line = _first_line(stmt)
+                line = _start_line(stmt)
                 yield _Event(stmt, line, f"the kernel `{stmt.name}` (line {line})", here_top)
         elif isinstance(stmt, ast.ClassDef):
             if stmt.decorator_list and any(
                 (ctx.warp_name(d.func if isinstance(d, ast.Call) else d) or "").endswith(".struct")
                 for d in stmt.decorator_list
             ):
-                line = _first_line(stmt)
+                line = _start_line(stmt)
                 yield _Event(stmt, line, f"the struct `{stmt.name}` (line {line})", here_top)
             yield from _events_in(stmt.body, ctx, here_top)
         elif isinstance(stmt, ast.If):
@@ -289,14 +291,19 @@ def _events_in(body: list[ast.stmt], ctx: FileContext, top: ast.stmt | None):
             yield from _events_in(stmt.finalbody, ctx, here_top)
 
 
-def _relative_base(stmt: ast.ImportFrom, ctx: FileContext) -> str | None:
-    """The module a relative ``from`` import names, as astroid's ``relative_to_absolute_name``
-    computes it (None where astroid raises TooManyLevelsError)."""
+def _relative_import_base(stmt: ast.ImportFrom, ctx: FileContext) -> str | None:
+    """The absolute module a relative ``from`` import names; None when it climbs past the
+    top-level package (Python raises ImportError there).
+
+    In a file outside any package (a script), ``from .helpers import x`` with ``helpers``
+    next to the file is read as ``from helpers import x``, and ``from . import x`` as
+    ``import x``: the sibling modules the author means.
+    """
     modname, level, name = stmt.module or "", stmt.level, ctx.module_name
     if ctx.is_package:
         level -= 1
         package_name = name.rsplit(".", level)[0]
-    elif _script_sibling(ctx.path, modname):
+    elif _next_to_script(ctx.path, modname):
         level -= 1
         package_name = ""
     else:
@@ -308,9 +315,9 @@ def _relative_base(stmt: ast.ImportFrom, ctx: FileContext) -> str | None:
     return modname
 
 
-def _script_sibling(path: str, modname: str) -> bool:
-    """A file outside any package importing ``modname`` that sits next to it (astroid's
-    special case for relative imports in scripts)."""
+def _next_to_script(path: str, modname: str) -> bool:
+    """``path`` is outside any package (no ``__init__.py`` beside it) and the first part of
+    ``modname`` names an entry of its directory (any entry when ``modname`` is empty)."""
     directory = os.path.dirname(os.path.abspath(path))
     return not os.path.exists(directory + "/__init__.py") and os.path.exists(
         directory + "/" + modname.split(".")[0]
@@ -324,7 +331,7 @@ def _imported_names(stmt: ast.Import | ast.ImportFrom, ctx: FileContext) -> list
             parts = alias.name.split(".")
             names.extend(".".join(parts[: i + 1]) for i in range(len(parts)))
         return names
-    base = _relative_base(stmt, ctx) if stmt.level else stmt.module
+    base = _relative_import_base(stmt, ctx) if stmt.level else stmt.module
     if base is None and stmt.level:
         return names
     if base:
@@ -367,18 +374,20 @@ def _names_bound_before(value: ast.expr, line: int, ctx: FileContext) -> bool:
     names = [value] if isinstance(value, ast.Name) else list(syntax.nodes_of_class(value, ast.Name))
     for name in names:
         if not isinstance(name.ctx, ast.Load):
-            continue  # astroid's Name is a load only (walrus/comprehension targets are AssignName)
+            continue  # a walrus or comprehension target binds the name: nothing to have bound
         _scope, bindings = syntax.lookup(name)
         if not bindings:
-            if _is_builtin(name.id, ctx):
-                continue  # astroid answers builtins with definitions at line 0
+            if _predefined_global(name.id, ctx):
+                continue  # bound before any line of the file
             return False
         if any(_binding_line(b) >= line for b in bindings):
             return False
     return True
 
 
-def _is_builtin(name: str, ctx: FileContext) -> bool:
+def _predefined_global(name: str, ctx: FileContext) -> bool:
+    """A name a module can read without binding it: a builtin or a module global Python sets.
+    ``__dict__`` is an attribute of the builtins module, not a name."""
     if name in _MODULE_ATTRS or (name == "__path__" and ctx.is_package):
         return True
     return name != "__dict__" and hasattr(builtins, name)
@@ -396,7 +405,7 @@ def _move_fix(stmt: ast.stmt, first: _Event, ctx: FileContext):
         return None
     if not _statement_alone_on_lines(stmt):
         return None
-    insert_line = _first_line(first.top) if isinstance(first.top, (*_DEF_TYPES, ast.ClassDef)) else first.top.lineno
+    insert_line = _start_line(first.top)
     # The target's root (``wp``) and the value's names must exist at the new place.
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for target in targets:

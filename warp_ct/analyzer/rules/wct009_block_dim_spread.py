@@ -344,7 +344,7 @@ def _varies(expr: ast.AST) -> bool:
     attribute of one: ``cfg.block_dim`` is usually fixed for the run)."""
     for name in syntax.nodes_of_class(expr, ast.Name):
         if not isinstance(name.ctx, ast.Load):
-            continue  # astroid's Name is a read; ``(b := 64)`` binds
+            continue  # ``(b := 64)`` binds ``b``, it does not read it
         parent = name.parent  # type: ignore[attr-defined]
         if isinstance(parent, (ast.Attribute, ast.Subscript)) or (isinstance(parent, ast.Call) and name is parent.func):
             continue
@@ -352,8 +352,9 @@ def _varies(expr: ast.AST) -> bool:
         for binding in bindings:
             if isinstance(binding, ast.arg):
                 args = binding.parent  # type: ignore[attr-defined]
+                # ``*args`` / ``**kwargs`` hold a tuple / dict, never a block_dim themselves.
                 if binding is not args.vararg and binding is not args.kwarg:
-                    return True  # astroid binds ``*args`` / ``**kwargs`` to the Arguments node
+                    return True
             elif isinstance(binding, ast.Name):
                 holder = binding.parent  # type: ignore[attr-defined]
                 if isinstance(holder, _LOOP_HOLDERS) or isinstance(getattr(holder, "parent", None), _LOOP_HOLDERS):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterable
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
@@ -11,77 +10,40 @@ from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
 
-def bare_module_option_calls(ctx: Any) -> list[Any]:
+def bare_module_option_calls(ctx: FileContext) -> list[ast.Call]:
     """``wp.set_module_options(...)`` calls that target the calling file's own module
-    (no ``module=``, ``module=None`` or ``module=__name__``), cached per file.
-
-    ``ast`` calls with the ``ast`` FileContext; astroid calls with the astroid one (for the
-    rules that still check astroid trees, WCT010)."""
+    (no ``module=``, ``module=None`` or ``module=__name__``), cached per file."""
     key = "__bare_set_module_options__"
     cached = ctx.state.get(key)
     if cached is None:
         cached = []
-        if isinstance(ctx.tree, ast.AST):
-            calls: Iterable[Any] = syntax.nodes_of_class(ctx.tree, ast.Call)
-            is_none = _is_ast_none
-        else:
-            from astroid import nodes as anodes
-
-            calls = ctx.tree.nodes_of_class(anodes.Call)
-            is_none = _is_astroid_none
-        for call in calls:
+        for call in syntax.nodes_of_class(ctx.tree, ast.Call):
             if ctx.call_name(call) != "warp.set_module_options":
                 continue
-            if any(kw.arg is None for kw in call.keywords or []):
+            if any(kw.arg is None for kw in call.keywords):
                 continue  # **kwargs: cannot tell the target
             target = ctx.keyword(call, "module", 1)
-            if target is None or is_none(target):
+            if target is None or _names_own_module(target):
                 cached.append(call)
         ctx.state[key] = cached
     return cached
 
 
-def _is_ast_none(target: ast.AST) -> bool:
+def _names_own_module(target: ast.AST) -> bool:
     """``None`` or ``__name__``: the calling file's own module."""
     return (isinstance(target, ast.Constant) and target.value is None) or (
         isinstance(target, ast.Name) and target.id == "__name__"
     )
 
 
-def _is_astroid_none(target: Any) -> bool:
-    from astroid import nodes as anodes
-
-    return (isinstance(target, anodes.Const) and target.value is None) or (
-        isinstance(target, anodes.Name) and target.name == "__name__"
-    )
-
-
-def dict_items(node: Any) -> list[tuple[Any, Any]] | None:
-    """(key, value) pairs of a dict literal with constant string keys, else None
-    (``ast`` nodes; astroid nodes for the rules that still check astroid trees)."""
-    if node is None:
-        return None
-    if not isinstance(node, ast.AST):
-        return _astroid_dict_items(node)
+def dict_items(node: ast.AST | None) -> list[tuple[ast.Constant, ast.expr]] | None:
+    """(key, value) pairs of a dict literal with constant string keys, else None."""
     if not isinstance(node, ast.Dict):
         return None
     items = []
     for key, value in zip(node.keys, node.values):
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             return None  # ``**spread`` (key None) or a computed key
-        items.append((key, value))
-    return items
-
-
-def _astroid_dict_items(node: Any) -> list[tuple[Any, Any]] | None:
-    from astroid import nodes as anodes
-
-    if not isinstance(node, anodes.Dict):
-        return None
-    items = []
-    for key, value in node.items:
-        if not (isinstance(key, anodes.Const) and isinstance(key.value, str)):
-            return None
         items.append((key, value))
     return items
 
