@@ -64,6 +64,8 @@ class Config:
         return ignore < 0 or select > ignore
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
+        if not self.per_file_ignores:
+            return ()  # the common case; resolving the path costs syscalls per file and code
         rel = self._relative(path)
         codes: list[str] = []
         for pattern, pattern_codes in self.per_file_ignores:

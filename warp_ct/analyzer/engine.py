@@ -309,7 +309,11 @@ class Linter:
             target_warp_version=self.config.target_warp_version,
             inference_budget_s=self.inference_budget_s,
         )
-        self._run_rules(ctx, active, syntax.attach_parents(tree), result)
+        order = syntax.attach_parents(tree)
+        try:
+            self._run_rules(ctx, active, order, result)
+        finally:
+            syntax.detach_parents(order)
         result.notes.extend(ctx.notes)
         for finding in ctx.findings:
             if noqa.suppresses(finding):

@@ -105,6 +105,21 @@ def attach_parents(tree: ast.AST) -> list[ast.AST]:
     return order
 
 
+def detach_parents(order: list[ast.AST]) -> None:
+    """Undo ``attach_parents`` (and the cached scope tables) so the tree is freed by
+    reference counting as soon as it is dropped.
+
+    A tree with parent links is one big reference cycle: left to the cyclic collector, the
+    first collection after the file re-walks every node of it (a fifth of the lint time
+    on warp-lang).
+    """
+    for node in order:
+        attrs = node.__dict__
+        attrs.pop("parent", None)
+        if _LOCALS in attrs:
+            del attrs[_LOCALS], attrs[_GLOBALS]
+
+
 def parent_of(node: ast.AST) -> ast.AST | None:
     return getattr(node, "parent", None)
 
