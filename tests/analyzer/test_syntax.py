@@ -230,3 +230,15 @@ def test_walk_is_in_source_order_decorators_first():
     tree = parse("@deco(a)\nclass K(Base):\n    @inner\n    def m(self) -> R:\n        body()\n")
     names = [n.id for n in syntax.attach_parents(tree) if isinstance(n, ast.Name)]
     assert names == ["deco", "a", "Base", "inner", "R", "body"]
+
+
+def test_whole_tree_queries_match_a_fresh_walk():
+    tree = parse("def f():\n    g(h(1))\nclass C:\n    def m(self):\n        return [k() for k in x]\n")
+    walked = [n for n in ast.walk(tree) if isinstance(n, (ast.Call, ast.FunctionDef))]
+    for _ in range(2):  # the second answer comes from the per-class list
+        found = list(syntax.nodes_of_class(tree, (ast.Call, ast.FunctionDef)))
+        assert sorted(map(id, found)) == sorted(map(id, walked))
+        assert [n.lineno for n in found] == sorted(n.lineno for n in found)
+    order = syntax.attach_parents(tree)
+    syntax.detach_parents(order)
+    assert not any(hasattr(n, "parent") for n in order) and not hasattr(tree, "_wct_order")

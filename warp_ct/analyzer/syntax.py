@@ -32,6 +32,8 @@ LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While) + COMPREHENSION_TYPES
 
 _LOCALS = "_wct_locals"
 _GLOBALS = "_wct_globals"
+_ORDER = "_wct_order"  # on a root: every node in pre-order (attach_parents)
+_BY_CLASS = "_wct_by_class"  # on a root: class -> its nodes in pre-order, filled on demand
 
 
 # Fields that hold no child nodes worth walking. ``ctx`` and ``op``/``ops`` hold shared
@@ -102,6 +104,8 @@ def attach_parents(tree: ast.AST) -> list[ast.AST]:
         if below:
             below.reverse()
             stack.extend(below)
+    setattr(tree, _ORDER, order)
+    setattr(tree, _BY_CLASS, {})
     return order
 
 
@@ -116,6 +120,8 @@ def detach_parents(order: list[ast.AST]) -> None:
     for node in order:
         attrs = node.__dict__
         attrs.pop("parent", None)
+        attrs.pop(_ORDER, None)
+        attrs.pop(_BY_CLASS, None)
         if _LOCALS in attrs:
             del attrs[_LOCALS], attrs[_GLOBALS]
 
@@ -178,7 +184,22 @@ def in_loop(node: ast.AST) -> bool:
 
 def nodes_of_class(node: ast.AST, klass: type[N] | tuple[type, ...], skip: tuple[type, ...] = ()) -> Iterator[N]:
     """``node`` and its descendants that are instances of ``klass``, in pre-order; subtrees
-    rooted at a ``skip`` instance (other than ``node``) are not entered."""
+    rooted at a ``skip`` instance (other than ``node``) are not entered.
+
+    Whole-tree queries (the root ``attach_parents`` was given) are answered from the
+    pre-order list it kept, once per class: rules ask them again and again.
+    """
+    if not skip:
+        by_class = getattr(node, _BY_CLASS, None)
+        if by_class is not None:
+            found = by_class.get(klass)
+            if found is None:
+                found = by_class[klass] = [n for n in getattr(node, _ORDER) if isinstance(n, klass)]
+            return iter(found)
+    return _walk_nodes(node, klass, skip)
+
+
+def _walk_nodes(node: ast.AST, klass: type[N] | tuple[type, ...], skip: tuple[type, ...]) -> Iterator[N]:
     stack = [node]
     while stack:
         current = stack.pop()
