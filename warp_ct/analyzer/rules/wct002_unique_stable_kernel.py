@@ -6,10 +6,9 @@ import ast
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct007_kernel_after_load import callee_label as _callee_label
-from warp_ct.analyzer.rules.wct007_kernel_after_load import flow_index, is_warp_code
 
 # Per-kernel options that only take effect in a module of the kernel's own.
 _NEEDS_OWN_MODULE = ("module_options", "enable_backward")
@@ -117,7 +116,7 @@ class UniqueStableKernel(Rule):
     '''
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
-        # ``ctx.kernel_decorators()`` from the flow index's defs: one walk shared with WCT007.
+        # The flow index's defs instead of ``ctx.kernel_decorators()``: no second walk of the tree.
         index = flow_index(ctx)
         kernels = (ctx.kernel_decorator(func) for func in index.functions if func.decorator_list)
         stable = {dec.funcdef.name: dec for dec in kernels if dec is not None and _is_stable(dec.funcdef)}
@@ -156,7 +155,7 @@ def _launch_groups(items: list[ast.AST], stable: dict[str, KernelDecorator], ctx
     """Kernels of ``stable`` launched in a flow (its ``flow_index`` nodes), grouped by block_dim text."""
     groups: dict[str, list[str]] = {}
     for call in items:
-        if not isinstance(call, ast.Call) or _callee_label(call) not in ("launch", "launch_tiled"):
+        if not isinstance(call, ast.Call) or callee_label(call) not in ("launch", "launch_tiled"):
             continue
         name = ctx.call_name(call)
         if name not in ("warp.launch", "warp.launch_tiled"):
