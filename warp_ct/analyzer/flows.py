@@ -316,6 +316,8 @@ def module_ref(ctx: "FileContext", node: ast.AST | None) -> str | None:
 
 
 def _inferred_module_name(ctx: "FileContext", node: ast.AST) -> str | None:
+    if not _may_denote_module(node):
+        return None
     from astroid import nodes as anodes
 
     values = ctx.infer(node, limit=2)
@@ -323,3 +325,27 @@ def _inferred_module_name(ctx: "FileContext", node: ast.AST) -> str | None:
         module = values[0]
         return ctx.module_name if module is ctx.astroid_tree() else module.name
     return None
+
+
+def _may_denote_module(node: ast.AST, depth: int = 0) -> bool:
+    """Can this Name/Attribute chain be a module object? Only when its base name comes from
+    an import (directly or through plain aliases); parameters, ``sys.modules[...]`` results
+    and attributes of other values are run-time values, not worth building astroid's tree.
+    Warp's own submodules never resolve either: inference sees a stub of ``warp``."""
+    split = syntax.split_dotted(node)
+    if split is None or depth > 4:
+        return False
+    base, attrs = split
+    _scope, bindings = syntax.lookup(base)
+    for binding in bindings:
+        if isinstance(binding, ast.Import):
+            bound = [a.name for a in binding.names if (a.asname or a.name.split(".")[0]) == base.id]
+            if not all(name == "warp" or name.startswith("warp.") for name in bound):
+                return True
+        if isinstance(binding, ast.ImportFrom):
+            return True
+        owner = getattr(binding, "parent", None)
+        if isinstance(binding, ast.Name) and isinstance(owner, ast.Assign) and isinstance(owner.value, (ast.Name, ast.Attribute)):
+            if _may_denote_module(owner.value, depth + 1):
+                return True
+    return False

@@ -39,7 +39,6 @@ class _Event:
 
 class LateGlobalOption(Rule):
     code = "WCT001"
-    uses_astroid = False
     name = "late-global-option"
     severity = Severity.WARNING
     summary = "A `wp.config` option that modules copy when they are created is set after kernels already exist"

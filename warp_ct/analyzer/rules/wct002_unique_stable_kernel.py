@@ -20,7 +20,6 @@ class UniqueStableKernel(Rule):
     severity = Severity.INFO
     summary = '`module="unique"` on a kernel defined once at module scope gives it a module (and a build) of its own'
     fix_applicability = Applicability.UNSAFE
-    uses_astroid = False
     triggers = (r"module\s*=\s*['\"]unique['\"]",)
     docs = '''
     ## What it does

@@ -18,7 +18,6 @@ class PerCallKernel(Rule):
     summary = "A `@wp.kernel` defined inside a function that re-runs without memoization is re-created on every call"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"^[ \t]+@[ \t]*[\w.]*kernel\b",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Flags a `@wp.kernel` defined inside a function (a kernel factory) when nothing keeps

@@ -11,7 +11,6 @@ from warp_ct.analyzer.rules.base import Rule
 
 class GetModuleInSetOptions(Rule):
     code = "WCT004"
-    uses_astroid = False
     name = "get-module-in-set-options"
     severity = Severity.WARNING
     summary = "`wp.set_module_options(..., module=wp.get_module(...))` does not work on Warp 1.16 and older"

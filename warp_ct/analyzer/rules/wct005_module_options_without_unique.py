@@ -16,7 +16,6 @@ class ModuleOptionsWithoutUnique(Rule):
     summary = '`@wp.kernel(module_options=...)` without `module="unique"` raises at import'
     fix_applicability = Applicability.SAFE
     triggers = (r"module_options\s*=",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Flags `@wp.kernel(module_options={...})` when the decorator does not also pass

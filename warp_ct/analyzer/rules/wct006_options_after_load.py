@@ -27,7 +27,6 @@ class OptionsAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "Module options changed after the module was launched or loaded: it is hashed again and rebuilt"
     fix_applicability = None
-    uses_astroid = False
     triggers = (r"set_module_options|\.options\b",)
     docs = '''
     ## What it does

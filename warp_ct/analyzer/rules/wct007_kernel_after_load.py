@@ -40,7 +40,6 @@ class KernelAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "A kernel, function or overload joins a Warp module after that module was launched or loaded"
     fix_applicability = None
-    uses_astroid = False
     triggers = (r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(",)
     docs = '''
     ## What it does

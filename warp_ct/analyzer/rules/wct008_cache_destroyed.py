@@ -266,7 +266,6 @@ class CacheDestroyed(Rule):
     triggers = (
         r"clear_kernel_cache|clear_lto_cache|cache_kernels|kernel_cache_dir|CUDA_CACHE_DISABLE|WARP_CACHE_PATH",
     )
-    uses_astroid = False
     docs = '''
     ## What it does
     Flags code that throws compiled Warp modules away or keeps them from being found

@@ -85,7 +85,6 @@ class BlockDimSpread(Rule):
     severity = Severity.WARNING
     summary = "One Warp module launched at several block_dims is compiled once per block_dim"
     triggers = (r"block_dim|get_suggested_block_size",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Looks at the `wp.launch` / `wp.launch_tiled` calls of each file and the Warp module

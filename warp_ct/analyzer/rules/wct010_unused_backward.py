@@ -429,7 +429,6 @@ class UnusedBackward(Rule):
     summary = "Backward (adjoint) code is compiled for a module whose kernels nothing differentiates"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"@[ \t]*(?:[\w.]+\.)?kernel\b",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Decides, per Warp module (one Python file that defines kernels), whether anything

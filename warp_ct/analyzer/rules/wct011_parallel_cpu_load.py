@@ -20,7 +20,6 @@ class ParallelCpuLoad(Rule):
     summary = "`force_load`/`load_module` with several worker threads on devices that include the CPU"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"max_workers",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Flags `wp.force_load(...)` and `wp.load_module(..., recursive=True)` calls that load

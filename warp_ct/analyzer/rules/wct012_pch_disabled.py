@@ -24,7 +24,6 @@ class PchDisabled(Rule):
     severity = Severity.WARNING
     summary = "`wp.config.use_precompiled_headers = False` makes every CPU module compile Warp's headers again"
     fix_applicability = Applicability.UNSAFE
-    uses_astroid = False
     triggers = (r"use_precompiled_headers",)
     docs = '''
     ## What it does

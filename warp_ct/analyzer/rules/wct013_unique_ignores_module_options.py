@@ -64,7 +64,6 @@ class UniqueIgnoresModuleOptions(Rule):
     severity = Severity.WARNING
     summary = 'A `module="unique"` kernel does not get the options its file sets with `wp.set_module_options`'
     fix_applicability = Applicability.UNSAFE
-    uses_astroid = False
     triggers = (r"set_module_options",)
     docs = '''
     ## What it does

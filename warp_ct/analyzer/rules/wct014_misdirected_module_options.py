@@ -24,7 +24,6 @@ class MisdirectedModuleOptions(Rule):
     summary = "A bare `wp.set_module_options` in a file without kernels configures an empty module"
     fix_applicability = Applicability.UNSAFE
     triggers = (r"set_module_options",)
-    uses_astroid = False
     docs = '''
     ## What it does
     Flags `wp.set_module_options(...)` without `module=` in a Python file that defines no
