@@ -242,3 +242,26 @@ def test_whole_tree_queries_match_a_fresh_walk():
     order = syntax.attach_parents(tree)
     syntax.detach_parents(order)
     assert not any(hasattr(n, "parent") for n in order) and not hasattr(tree, "_wct_order")
+
+
+def test_warp_names_respect_shadowing_and_calls_to_filters_by_last_part():
+    ctx = context(
+        """
+        import warp as wp
+        import numpy as np
+        def f(wp):
+            wp.launch(k)
+        def g():
+            wp.launch(k)
+            np.launch(k)
+            wp.set_module_options({})
+        """
+    )
+    order = syntax.attach_parents(ctx.tree)
+    shadowed = ctx.tree.body[2].body[0].value
+    launched = ctx.tree.body[3].body[0].value
+    assert ctx.call_name(shadowed) is None  # the parameter, not the module
+    assert ctx.call_name(launched) == "warp.launch"
+    assert ctx.calls_to("warp.launch") == [launched]
+    assert [c.lineno for c in ctx.calls_to("warp.set_module_options", "warp.launch")] == [7, 9]
+    assert order

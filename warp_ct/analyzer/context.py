@@ -148,6 +148,8 @@ class FileContext:
     _name_cache: dict[int, tuple[Any, str | None]] = field(default_factory=dict)
     _inference_spent_s: float = 0.0
     _budget_note_added: bool = False
+    _warp_capable: frozenset[str] | None = None
+    _single_bindings: dict[str, ast.AST] = field(default_factory=dict)
     _astroid_tree: Any = None
     _astroid_index: dict[tuple, Any] | None = None
 
@@ -268,6 +270,8 @@ class FileContext:
         if split is None:
             return None
         base, attrs = split
+        if base.id not in self._warp_capable_names():
+            return None  # np.zeros, len, self.x...: most names cannot lead to Warp at all
         root = self._resolve_name_binding(base, depth)
         if root is None:
             return None
@@ -276,8 +280,65 @@ class FileContext:
             return normalize_warp_name(full)
         return None
 
+    def calls_to(self, *qualified: str) -> list[ast.Call]:
+        """Calls of the file whose callee is one of these Warp APIs (``"warp.launch"``...),
+        in source order; cached per file.
+
+        A call ``x.y.f(...)`` can only resolve to an API whose last part is ``f``: most
+        calls are ruled out without resolving their names.
+        """
+        key = ("__calls_to__", qualified)
+        found = self.state.get(key)
+        if found is None:
+            last_parts = {name.rsplit(".", 1)[-1] for name in qualified}
+            found = [
+                call
+                for call in syntax.nodes_of_class(self.tree, ast.Call)
+                if not (isinstance(call.func, ast.Attribute) and call.func.attr not in last_parts)
+                and self.call_name(call) in qualified
+            ]
+            self.state[key] = found
+        return found
+
+    def _warp_capable_names(self) -> frozenset[str]:
+        """Names of this file some binding of which could resolve to Warp: bound by an
+        ``import warp...``, by any from-import (warp's names, re-exports), or by an
+        assignment of a Name/Attribute (an alias). A superset; the bindings decide."""
+        if self._warp_capable is None:
+            self._index_bindings()
+        return self._warp_capable  # type: ignore[return-value]
+
+    def _index_bindings(self) -> None:
+        """One pass over the binding nodes of the file: the Warp-capable names, and for
+        those bound exactly once, at module level, that binding. Such a name means the
+        same thing everywhere in the file, so ``lookup`` is not needed for it."""
+        capable: set[str] = set()
+        counts: dict[str, int] = {}
+        module_level: dict[str, ast.AST] = {}
+        for node in syntax.nodes_of_class(self.tree, syntax.BINDING_TYPES):
+            if isinstance(node, ast.Import):
+                capable.update(
+                    alias.asname or alias.name.split(".")[0]
+                    for alias in node.names
+                    if alias.name == "warp" or alias.name.startswith("warp.")
+                )
+            elif isinstance(node, ast.ImportFrom):
+                capable.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, ast.Name) and isinstance(getattr(node, "parent", None), ast.Assign):
+                if isinstance(node.parent.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
+                    capable.add(node.id)
+            for name, binding in syntax.bound_names(node):
+                counts[name] = counts.get(name, 0) + 1
+                if syntax.scope_of(binding.parent) is self.tree:  # type: ignore[attr-defined]
+                    module_level[name] = binding
+        self._warp_capable = frozenset(capable)
+        self._single_bindings = {
+            name: binding for name, binding in module_level.items() if counts[name] == 1 and name in capable
+        }
+
     def _resolve_name_binding(self, name: ast.Name, depth: int) -> str | None:
-        _scope, bindings = syntax.lookup(name)
+        single = self._single_bindings.get(name.id) if syntax.root_of(name) is self.tree else None
+        bindings = [single] if single is not None else syntax.lookup(name)[1]
         if not bindings:
             return None
         binding = bindings[-1]

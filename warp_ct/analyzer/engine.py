@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-import astroid
 from astroid import MANAGER, nodes
 
 from warp_ct.analyzer import syntax, warp_stub
@@ -31,7 +30,7 @@ from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
 from warp_ct.analyzer.noqa import parse_noqa
-from warp_ct.analyzer.project import BRAIN_TRANSFORMS, FileSummary, Project, activate, module_name_for
+from warp_ct.analyzer.project import FileSummary, Project, module_name_for
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -270,9 +269,7 @@ class Linter:
         used_astroid = True
         try:
             with gc_paused():
-                tree = self._parse(path, text, result)
-                if tree is not None:
-                    used_astroid = self._lint_tree(path, text, tree, summary.module_name, active, noqa, result)
+                used_astroid = self._lint_tree(path, text, summary.module_name, active, noqa, result)
         finally:
             if used_astroid:
                 self._release_trees(summary.module_name, shadowed, cached_before)
@@ -296,10 +293,15 @@ class Linter:
             cache.pop(name, None)
         clear_inference_caches()
 
-    def _lint_tree(
-        self, path: str, text: str, tree: ast.Module, module_name: str, active: list[Rule], noqa, result: FileResult
-    ) -> bool:
-        """Run ``active`` on the tree; True when some rule's question needed astroid."""
+    def _lint_tree(self, path: str, text: str, module_name: str, active: list[Rule], noqa, result: FileResult) -> bool:
+        """Parse and run ``active`` on the tree; True when some rule's question needed astroid.
+
+        The tree lives only in this call: it must be gone before the collector resumes,
+        or its first collection walks every node (the tree is young and was never surveyed).
+        """
+        tree = self._parse(path, text, result)
+        if tree is None:
+            return False
         ctx = FileContext(
             path=path,
             text=text,

@@ -265,6 +265,22 @@ def is_store(node: ast.AST) -> bool:
 
 
 # ---------------------------------------------------------------------- name lookup
+# Nodes that bind names (``bound_names``), ``ast.arg`` included.
+BINDING_TYPES = (
+    ast.Name, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+    ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+)  # fmt: skip
+
+
+def bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """(name, binding node) pairs this node introduces in the scope it sits in (for a
+    parameter: in its function)."""
+    if isinstance(node, ast.arg):
+        yield node.arg, node
+        return
+    yield from _bound_names(node)
+
+
 def _bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """(name, binding node) pairs this node introduces in the scope it sits in."""
     if isinstance(node, ast.Name):

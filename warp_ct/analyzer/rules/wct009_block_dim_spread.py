@@ -179,7 +179,7 @@ class BlockDimSpread(Rule):
         file_default = _file_default_block_dim(ctx)
         modules: dict[str, _ModuleLaunches] = {}
         queries: list[tuple[ast.Call, str]] = []
-        for call in syntax.nodes_of_class(node, ast.Call):
+        for call in ctx.calls_to("warp.get_suggested_block_size", "warp.launch", "warp.launch_tiled"):
             name = ctx.call_name(call)
             if name == "warp.get_suggested_block_size":
                 if _on_cpu(ctx.keyword(call, "device", 1)):

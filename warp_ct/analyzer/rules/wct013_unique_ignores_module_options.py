@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 
-from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
@@ -17,9 +16,7 @@ def bare_module_option_calls(ctx: FileContext) -> list[ast.Call]:
     cached = ctx.state.get(key)
     if cached is None:
         cached = []
-        for call in syntax.nodes_of_class(ctx.tree, ast.Call):
-            if ctx.call_name(call) != "warp.set_module_options":
-                continue
+        for call in ctx.calls_to("warp.set_module_options"):
             if any(kw.arg is None for kw in call.keywords):
                 continue  # **kwargs: cannot tell the target
             target = ctx.keyword(call, "module", 1)
