@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import TYPE_CHECKING, Iterator
 
@@ -29,6 +30,8 @@ _LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get
 _DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
 _NESTED_DEFINITION_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
 _FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
+# A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
+_TOP_LEVEL_LINE_RE = re.compile(r"^[^ \t#)\]}\n]", re.MULTILINE)
 
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
@@ -130,9 +133,14 @@ class KernelAfterLoad(Rule):
         nested = (m.start() for m in _NESTED_DEFINITION_RE.finditer(text))
         if any(start > first_load.start() for start in nested):
             return True  # a definition inside a block: its function may have launched first
-        definitions = [m.start() for m in _DEFINITION_RE.finditer(text)]
+        last_definition = max((m.start() for m in _DEFINITION_RE.finditer(text)), default=-1)
+        top_level_lines: list[int] | None = None
         for load in _LOAD_CALL_RE.finditer(text):
-            if not _in_function(text, load.start()) and any(d > load.start() for d in definitions):
+            if load.start() >= last_definition:
+                break  # no definition follows this load or any later one
+            if top_level_lines is None:
+                top_level_lines = [m.start() for m in _TOP_LEVEL_LINE_RE.finditer(text)]
+            if not _in_function(text, load.start(), top_level_lines):
                 return True  # module-level code loads, and a definition follows
         return False
 
@@ -196,14 +204,10 @@ def _may_be_overload(call: ast.Call) -> bool:
     return isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and func.attr == "overload"
 
 
-def _in_function(text: str, offset: int) -> bool:
+def _in_function(text: str, offset: int, top_level_lines: list[int]) -> bool:
     """Whether the top-level statement around ``offset`` is a function (by indentation).
-    Class bodies run at import, so they count as module-level code."""
+    Class bodies run at import, so they count as module-level code. ``top_level_lines``:
+    offsets of the lines that start a top-level statement (``_TOP_LEVEL_LINE_RE``)."""
     line_start = text.rfind("\n", 0, offset) + 1
-    while True:
-        line_end = text.find("\n", line_start)
-        line = text[line_start : line_end if line_end != -1 else len(text)]
-        top_level = line[:1] not in ("", " ", "\t", "#", ")", "]", "}")
-        if top_level or line_start == 0:
-            return bool(top_level and _FUNCTION_HEAD_RE.match(line))
-        line_start = text.rfind("\n", 0, line_start - 1) + 1
+    i = bisect.bisect_right(top_level_lines, line_start) - 1
+    return i >= 0 and bool(_FUNCTION_HEAD_RE.match(text, top_level_lines[i]))
