@@ -265,3 +265,16 @@ def test_warp_names_respect_shadowing_and_calls_to_filters_by_last_part():
     assert ctx.calls_to("warp.launch") == [launched]
     assert [c.lineno for c in ctx.calls_to("warp.set_module_options", "warp.launch")] == [7, 9]
     assert order
+
+
+def test_a_reexported_warp_name_is_inferred_in_its_module_not_in_this_file(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/warpish.py": "import warp\nkernel = warp.kernel\n", "pkg/a.py": "from .warpish import kernel\nkernel\n"}
+    project = Project()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        project.add(str(tmp_path / name), text)
+    ctx = context(files["pkg/a.py"], path=str(tmp_path / "pkg/a.py"), module="pkg.a", project=project)
+    assert ctx.warp_name(ctx.tree.body[1].value) == "warp.kernel"
+    assert ctx._astroid_tree is None and ctx.used_astroid
+    assert project._imported_qnames == {("pkg.warpish", "kernel"): "warp.kernel"}

@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
@@ -151,6 +151,7 @@ class FileContext:
     _warp_capable: frozenset[str] | None = None
     _single_bindings: dict[str, ast.AST] = field(default_factory=dict)
     _astroid_tree: Any = None
+    _asked_astroid: bool = False
     _astroid_index: dict[tuple, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -389,26 +390,30 @@ class FileContext:
         key = (absolute, original)
         if key in cache:
             return cache[key]
-        result = self._infer_warp_qname(name)
+        # Asked of module X itself: this file's astroid tree is not needed for it.
+        values, _ = self._run_inference(lambda: self._exported(absolute, original), limit=8)
+        result = _qname_of(values)
         if not self._budget_note_added and self._inference_spent_s < self.inference_budget_s:
             cache[key] = result  # never share an answer the budget cut short
         return result
 
-    def _infer_warp_qname(self, node: ast.AST) -> str | None:
-        from astroid import nodes as anodes
+    def _exported(self, module_name: str, name: str) -> Iterator[Any]:
+        """What ``from module_name import name`` binds, inferred in that module."""
+        from astroid import MANAGER
 
-        for value in self.infer(node):
-            if isinstance(value, anodes.Module):
-                return value.name
-            if isinstance(value, (anodes.FunctionDef, anodes.ClassDef)):
-                return value.qname()
-        return None
+        from warp_ct.analyzer.project import activate
+
+        activate(self.project)
+        yield from MANAGER.ast_from_module_name(module_name).igetattr(name)
+
+    def _infer_warp_qname(self, node: ast.AST) -> str | None:
+        return _qname_of(self.infer(node))
 
     # ------------------------------------------------------------------ inference
     @property
     def used_astroid(self) -> bool:
         """Did some question of this file need astroid (its caches then need trimming)?"""
-        return self._astroid_tree is not None
+        return self._astroid_tree is not None or self._asked_astroid
 
     def astroid_tree(self) -> "anodes.Module | None":
         """This file's astroid tree, built on first use (None when astroid cannot build it)."""
@@ -456,26 +461,37 @@ class FileContext:
 
     def _infer(self, node: ast.AST, limit: int) -> tuple[list[Any], bool]:
         """(inferred values, whether some branch was uninferable)."""
+
+        def values() -> Iterator[Any]:
+            # Positions only identify nodes of this file's tree, not of other files'.
+            twin = self.astroid_node(node) if syntax.root_of(node) is self.tree else None
+            if twin is None:
+                yield None
+                return
+            yield from twin.infer()
+
+        return self._run_inference(values, limit)
+
+    def _run_inference(self, values: Callable[[], Iterator[Any]], limit: int) -> tuple[list[Any], bool]:
+        """Collect up to ``limit`` inferred values within the file's budget: (values,
+        whether some branch was uninferable)."""
         uninferable = False
         if self._inference_spent_s >= self.inference_budget_s:
             self._note_budget()
             return [], True
+        self._asked_astroid = True
         start = time.process_time()
-        values: list[Any] = []
+        found: list[Any] = []
         remaining = self.inference_budget_s - self._inference_spent_s
         try:
             # A hard limit where signals work (CLI, workers): one call cannot outlive the budget.
             with hard_deadline(remaining, "inference"):
-                # Positions only identify nodes of this file's tree, not of other files'.
-                twin = self.astroid_node(node) if syntax.root_of(node) is self.tree else None
-                if twin is None:
-                    return [], True
-                for value in twin.infer():
-                    if value.__class__.__name__ == "UninferableBase" or value is None:
+                for value in values():
+                    if value is None or value.__class__.__name__ == "UninferableBase":
                         uninferable = True
                         continue
-                    values.append(value)
-                    if len(values) >= limit:
+                    found.append(value)
+                    if len(found) >= limit:
                         break
         except DeadlineExceeded as exc:
             if exc.kind != "inference":
@@ -487,7 +503,7 @@ class FileContext:
             return [], True
         finally:
             self._inference_spent_s += time.process_time() - start
-        return values, uninferable
+        return found, uninferable
 
     def infer_one(self, node: ast.AST) -> Any:
         """The single inferred value, or None when ambiguous or partly unknown (pylint's
@@ -597,6 +613,18 @@ class FileContext:
         if self.target_warp_version is None:
             return False
         return tuple(self.target_warp_version[:2]) <= (major, minor)
+
+
+def _qname_of(values: list[Any]) -> str | None:
+    """The qualified name of the first module, function or class among inferred values."""
+    from astroid import nodes as anodes
+
+    for value in values:
+        if isinstance(value, anodes.Module):
+            return value.name
+        if isinstance(value, (anodes.FunctionDef, anodes.ClassDef)):
+            return value.qname()
+    return None
 
 
 def _literal(node: ast.AST | None) -> Any:
