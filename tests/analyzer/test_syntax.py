@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, warp_stub
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.project import Project
 from warp_ct.analyzer.rules import all_rules
@@ -268,6 +268,7 @@ def test_warp_names_respect_shadowing_and_calls_to_filters_by_last_part():
 
 
 def test_a_reexported_warp_name_is_inferred_in_its_module_not_in_this_file(tmp_path):
+    warp_stub.install()  # what a Linter does first: inference sees a stub of warp
     files = {"pkg/__init__.py": "", "pkg/warpish.py": "import warp\nkernel = warp.kernel\n", "pkg/a.py": "from .warpish import kernel\nkernel\n"}
     project = Project()
     for name, text in files.items():
