@@ -10,8 +10,8 @@ Prints files, lines, files/s and lines/s, and these ratios (goals from DESIGN.md
   warm re-run / cold          <= 0.1   (same files, result cache filled by the cold run)
   -j 2 / -j 1                 <  1.0   (cold, fresh processes)
 
-Each lint run is a fresh ``python`` process (astroid's module cache would otherwise make
-later runs look faster); the time is that of ``run_lint`` inside it, and the process wall
+Each lint run is a fresh ``python`` process (astroid's module cache, used for inference,
+would otherwise make later runs look faster); the time is that of ``run_lint`` inside it, and the process wall
 time (interpreter start and imports included) is printed beside it. ``ast.parse`` is timed
 twice, before and after the lint runs, and the faster is used, which favours the baseline
 on a noisy machine.
@@ -114,9 +114,10 @@ def breakdown(profile_path: str) -> None:
         "project summaries (regex)": ("project.py", "add"),
         "result cache get/put": ("cache.py", None),
         "gates (warp? noqa? triggers)": ("engine.py", "active_rules"),
-        "astroid.parse (linted files)": ("engine.py", "_parse"),
+        "ast.parse (linted files)": ("engine.py", "_parse"),
+        "syntax check (other Warp files)": ("engine.py", "_check_syntax"),
         "rules (walk + checks + inference)": ("engine.py", "_run_rules"),
-        "  of which inference (ctx.infer)": ("context.py", "infer"),
+        "  of which inference (astroid)": ("context.py", "_run_inference"),
         "  of which astroid import hook (project modules)": ("project.py", "find_in_project"),
     }
     total = stats.total_tt

@@ -1,7 +1,7 @@
 """Editor latency: time from ``didChange`` to ``publishDiagnostics`` after the debounce.
 
 Starts a real ``warp-ct serve`` over stdio, opens a generated 2,000-line Warp file (kernels,
-factories, launches and option changes, so that the rules build an astroid tree and find
+factories, launches and option changes, so that every rule checks its tree and finds
 things), then makes 50 single-character edits one at a time, waiting for each version's
 diagnostics. Reported: p50 / p95 / max of (publish time - change time - debounce).
 

@@ -5,7 +5,7 @@
     python scripts/sweep.py DIR [DIR ...]   # other trees
     python scripts/sweep.py -j 2 --gates    # keep the engine's cheap gates (see below)
 
-By default the cheap gates are OFF: every file gets an astroid tree and every rule runs on
+By default the cheap gates are OFF: every file gets a tree and every rule runs on
 it, even files that never mention Warp and files no rule's text trigger matches, so that
 rules meet every construct of real Python (the normal path would skip almost all of the
 standard library). ``--gates`` sweeps the normal path instead.
