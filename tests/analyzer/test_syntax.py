@@ -267,15 +267,23 @@ def test_warp_names_respect_shadowing_and_calls_to_filters_by_last_part():
     assert order
 
 
-def test_a_reexported_warp_name_is_inferred_in_its_module_not_in_this_file(tmp_path):
+def test_reexported_warp_names_are_read_from_the_exporting_modules(tmp_path):
     warp_stub.install()  # what a Linter does first: inference sees a stub of warp
-    files = {"pkg/__init__.py": "", "pkg/warpish.py": "import warp\nkernel = warp.kernel\n", "pkg/a.py": "from .warpish import kernel\nkernel\n"}
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/warpish.py": "import warp\nkernel = warp.kernel\nfrom warp import launch as go\ndef helper(): pass\n",
+        "pkg/again.py": "from .warpish import kernel as k2, helper\n",
+        "pkg/starry.py": "from .warpish import *\n",
+        "pkg/a.py": "from .again import k2, helper\nfrom .warpish import go\nfrom .starry import kernel\nk2\nhelper\ngo\nkernel\n",
+    }
     project = Project()
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
         project.add(str(tmp_path / name), text)
     ctx = context(files["pkg/a.py"], path=str(tmp_path / "pkg/a.py"), module="pkg.a", project=project)
-    assert ctx.warp_name(ctx.tree.body[1].value) == "warp.kernel"
+    k2, helper, go, starred = (stmt.value for stmt in ctx.tree.body[3:])
+    assert [ctx.warp_name(k2), ctx.warp_name(helper), ctx.warp_name(go)] == ["warp.kernel", None, "warp.launch"]
+    assert not ctx.used_astroid  # all three settled by the exporting modules' syntax
+    assert ctx.warp_name(starred) == "warp.kernel"  # a * import: astroid, in the exporting module
     assert ctx._astroid_tree is None and ctx.used_astroid
-    assert project._imported_qnames == {("pkg.warpish", "kernel"): "warp.kernel"}

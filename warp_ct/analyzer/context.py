@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
+from warp_ct.analyzer.exports import UNKNOWN, resolve_export
 from warp_ct.analyzer.model import Applicability, Finding, Fix, Range, Severity, TextEdit
 from warp_ct.analyzer.positions import LineIndex
 from warp_ct.analyzer.syntax import enclosing_functions, split_dotted
@@ -390,9 +391,13 @@ class FileContext:
         key = (absolute, original)
         if key in cache:
             return cache[key]
-        # Asked of module X itself: this file's astroid tree is not needed for it.
-        values, _ = self._run_inference(lambda: self._exported(absolute, original), limit=8)
-        result = _qname_of(values)
+        result = resolve_export(self.project, absolute, original)
+        if result == UNKNOWN:
+            # Asked of module X itself: this file's astroid tree is not needed for it.
+            values, _ = self._run_inference(lambda: self._exported(absolute, original), limit=8)
+            result = _qname_of(values)
+        elif result is not None:
+            result = normalize_warp_name(result)
         if not self._budget_note_added and self._inference_spent_s < self.inference_budget_s:
             cache[key] = result  # never share an answer the budget cut short
         return result

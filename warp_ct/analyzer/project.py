@@ -18,6 +18,7 @@ import astroid
 from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
+from warp_ct.analyzer.exports import Export, module_exports
 from warp_ct.analyzer.syntax import attach_parents, set_module_of
 
 _IMPORT_RE = re.compile(
@@ -151,6 +152,8 @@ class Project:
         self._imported_qnames: dict[tuple[str, str], str | None] = {}
         # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
         self._ast_trees: dict[str, Any] = {}
+        # module name -> its top-level bindings (exports.py); valid until any file changes.
+        self._exports: dict[str, dict[str, Export] | None] = {}
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -191,6 +194,18 @@ class Project:
         self._reexporters = None
         self._imported_qnames.clear()
         self._ast_trees.clear()
+        self._exports.clear()
+
+    def exports(self, module_name: str) -> dict[str, Export] | None:
+        """A project module's top-level bindings (None: not a project module, or unparsable)."""
+        if module_name not in self._exports:
+            summary = self.by_module.get(module_name)
+            self._exports[module_name] = (
+                None
+                if summary is None
+                else module_exports(summary.text, module_name, Path(summary.path).stem == "__init__")
+            )
+        return self._exports[module_name]
 
     def ast_tree(self, module_name: str, path: str | None = None) -> Any:
         """The ``ast`` tree (parents attached) of a project module, or of a source file on

@@ -1,0 +1,132 @@
+"""Which Warp API a project module hands out under a name, read from its syntax.
+
+``from .utils import kernel_decorator`` in one file is a Warp name when ``utils`` binds
+``kernel_decorator`` to one: ``from warp import kernel as kernel_decorator``, ``import warp
+as kernel_decorator``, ``kernel_decorator = wp.kernel``, or the same through another
+project module. Answering that with astroid means building the exporting module's tree
+(about 5x an ``ast.parse``) and often the trees of what it imports; on newton that was a
+quarter of the lint. The top-level bindings of each module are read once per project
+instead, and astroid is asked only about what they cannot settle (``*`` imports, a name
+bound twice, an assignment of a computed value).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from warp_ct.analyzer import syntax
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import Project
+
+UNKNOWN = "<unknown>"  # the syntax cannot tell: ask astroid
+_MAX_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Export:
+    """How a module binds a top-level name.
+
+    kind: ``module`` (``import a.b as name``: target ``a.b``), ``from`` (``from M import x
+    as name``: target ``M.x`` with M absolute), ``alias`` (``name = a.b``: target ``a.b``),
+    ``definition`` (a def or class: never a Warp API), ``unknown``.
+    """
+
+    kind: str
+    target: str = ""
+
+
+def module_exports(text: str, module_name: str, is_package: bool) -> dict[str, Export] | None:
+    """Top-level name -> Export of a module's source; None when it does not parse. The
+    key ``"*"`` is present when the module star-imports (unlisted names are then unknown)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: dict[str, list[Export]] = {}
+
+    def bind(name: str, export: Export) -> None:
+        found.setdefault(name, []).append(export)
+
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bind(alias.asname, Export("module", alias.name))
+                else:
+                    top = alias.name.split(".")[0]
+                    bind(top, Export("module", top))
+        elif isinstance(node, ast.ImportFrom):
+            base = syntax.absolute_module(module_name, is_package, node.module, node.level)
+            for alias in node.names:
+                if alias.name == "*":
+                    bind("*", Export("unknown"))
+                else:
+                    bind(alias.asname or alias.name, Export("from", f"{base}.{alias.name}"))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name, Export("definition"))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = syntax.dotted_text(node.value) if node.value is not None else None
+            simple = isinstance(node, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name)
+            for target in targets:
+                for name in syntax.nodes_of_class(target, ast.Name):
+                    if syntax.is_store(name):
+                        bind(name.id, Export("alias", value) if simple and value else Export("unknown"))
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)) or type(node).__name__ == "TryStar":
+            # Bindings in module-level blocks are module bindings too; loops and handlers
+            # bind conditionally, which makes a second binding of the name: unknown.
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                stack.extend(reversed(getattr(node, field, [])))
+            if isinstance(node, (ast.For, ast.With)):
+                targets = [node.target] if isinstance(node, ast.For) else [i.optional_vars for i in node.items]
+                for target in targets:
+                    for name in syntax.nodes_of_class(target, ast.Name) if target is not None else ():
+                        bind(name.id, Export("unknown"))
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                bind(node.name, Export("unknown"))
+            stack.extend(reversed(node.body))
+        else:
+            for name in syntax.nodes_of_class(node, ast.Name):
+                if syntax.is_store(name):  # walrus, match captures and the like
+                    bind(name.id, Export("unknown"))
+    return {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
+
+
+def resolve_export(project: "Project", module_name: str, name: str, depth: int = 0) -> str | None:
+    """The Warp API ``from module_name import name`` gives (``"warp.kernel"``), None when
+    it is certainly not one, ``UNKNOWN`` when the syntax cannot tell."""
+    if module_name == "warp" or module_name.startswith("warp."):
+        return f"{module_name}.{name}"
+    if depth > _MAX_DEPTH:
+        return UNKNOWN
+    exports = project.exports(module_name)
+    if exports is None:
+        return None  # outside the project (or unparsable): only project modules re-export Warp
+    export = exports.get(name)
+    if export is None:
+        if "*" in exports:
+            return UNKNOWN
+        # ``from pkg import sub`` of a submodule, or a name the module does not have.
+        return None
+    if export.kind == "definition":
+        return None
+    if export.kind == "module":
+        return export.target if export.target == "warp" or export.target.startswith("warp.") else None
+    if export.kind == "from":
+        source, _, original = export.target.rpartition(".")
+        if source == "warp" or source.startswith("warp."):
+            return export.target
+        return resolve_export(project, source, original, depth + 1)
+    if export.kind == "alias":
+        base, _, rest = export.target.partition(".")
+        root = resolve_export(project, module_name, base, depth + 1)
+        if root is None or root == UNKNOWN:
+            return root
+        return f"{root}.{rest}" if rest else root
+    return UNKNOWN
