@@ -311,13 +311,11 @@ class FileContext:
         return self._warp_capable  # type: ignore[return-value]
 
     def _index_bindings(self) -> None:
-        """One pass over the binding nodes of the file: the Warp-capable names, and for
-        those bound exactly once, at module level, that binding. Such a name means the
-        same thing everywhere in the file, so ``lookup`` is not needed for it."""
+        """The Warp-capable names of the file, and for those bound exactly once, at module
+        level, that binding: such a name means the same thing everywhere in the file, so
+        ``lookup`` is not needed for it."""
         capable: set[str] = set()
-        counts: dict[str, int] = {}
-        module_level: dict[str, ast.AST] = {}
-        for node in syntax.nodes_of_class(self.tree, syntax.BINDING_TYPES):
+        for node in syntax.nodes_of_class(self.tree, (ast.Import, ast.ImportFrom, ast.Assign)):
             if isinstance(node, ast.Import):
                 capable.update(
                     alias.asname or alias.name.split(".")[0]
@@ -326,17 +324,28 @@ class FileContext:
                 )
             elif isinstance(node, ast.ImportFrom):
                 capable.update(alias.asname or alias.name for alias in node.names)
-            elif isinstance(node, ast.Name) and isinstance(getattr(node, "parent", None), ast.Assign):
-                if isinstance(node.parent.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
-                    capable.add(node.id)
+            elif isinstance(node.value, (ast.Name, ast.Attribute)):
+                capable.update(t.id for target in node.targets for t in syntax.nodes_of_class(target, ast.Name))
+        self._warp_capable = frozenset(capable)
+        # Every binding of a capable name, of any kind (parameters and loop variables shadow too).
+        counts: dict[str, int] = {}
+        module_level: dict[str, ast.AST] = {}
+        candidates = [
+            n
+            for n in syntax.nodes_of_class(self.tree, syntax.BINDING_TYPES)
+            if getattr(n, "id", None) in capable
+            or getattr(n, "arg", None) in capable
+            or getattr(n, "name", None) in capable
+            or isinstance(n, (ast.Import, ast.ImportFrom, ast.MatchMapping))
+        ]
+        for node in candidates:
             for name, binding in syntax.bound_names(node):
+                if name not in capable:
+                    continue
                 counts[name] = counts.get(name, 0) + 1
                 if syntax.scope_of(binding.parent) is self.tree:  # type: ignore[attr-defined]
                     module_level[name] = binding
-        self._warp_capable = frozenset(capable)
-        self._single_bindings = {
-            name: binding for name, binding in module_level.items() if counts[name] == 1 and name in capable
-        }
+        self._single_bindings = {name: b for name, b in module_level.items() if counts[name] == 1}
 
     def _resolve_name_binding(self, name: ast.Name, depth: int) -> str | None:
         single = self._single_bindings.get(name.id) if syntax.root_of(name) is self.tree else None

@@ -130,8 +130,7 @@ class KernelAfterLoad(Rule):
         first_load = _LOAD_CALL_RE.search(text)
         if first_load is None:
             return False
-        nested = (m.start() for m in _NESTED_DEFINITION_RE.finditer(text))
-        if any(start > first_load.start() for start in nested):
+        if _NESTED_DEFINITION_RE.search(text, first_load.start() + 1):
             return True  # a definition inside a block: its function may have launched first
         last_definition = max((m.start() for m in _DEFINITION_RE.finditer(text)), default=-1)
         top_level_lines: list[int] | None = None
