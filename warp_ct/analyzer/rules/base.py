@@ -2,7 +2,7 @@
 
 A rule file holds everything about one rule: its code, kebab-case name, default severity,
 user docs (What it does / Why it costs compile time / Example / Use instead / When not to
-apply), the check, and the fix. The engine walks each astroid tree once and calls
+apply), the check, and the fix. The engine walks each file's `ast` tree once and calls
 ``visit_<classname lowercased>(node, ctx)`` / ``leave_<...>(node, ctx)`` on every active rule.
 """
 
@@ -126,7 +126,7 @@ class Rule:
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         """Second, project-aware gate after ``triggers``: False when the project view
-        already shows this file cannot produce a finding, so no astroid tree is built
+        already shows this file cannot produce a finding, so no tree is built
         for this rule. It must never be False for a file the check would report."""
         return True
 
