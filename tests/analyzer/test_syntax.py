@@ -138,6 +138,16 @@ def test_prefilter_never_rules_out_a_match(pattern, text):
         assert literals is None or any(literal in text for literal in literals)
 
 
+def write_project(root, files: dict[str, str]) -> Project:
+    """Files on disk (module names come from the package layout) and a Project of them."""
+    project = Project()
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        project.add(str(root / name), text)
+    return project
+
+
 def context(source: str, path: str = "/proj/pkg/mod.py", module: str = "pkg.mod", project: Project | None = None):
     text = textwrap.dedent(source)
     tree = parse(text)
@@ -211,11 +221,7 @@ def test_nodes_of_another_files_tree_resolve_against_that_file_and_are_never_inf
         "pkg/warpish.py": "import warp\nkernel = warp.kernel\n",
         "pkg/a.py": "x = 1\nkernel\nthing\n",
     }
-    project = Project()
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-        project.add(str(tmp_path / name), text)
+    project = write_project(tmp_path, files)
     ctx = context(files["pkg/a.py"], path=str(tmp_path / "pkg/a.py"), module="pkg.a", project=project)
     other = project.ast_tree("pkg.sub.b")
     assert syntax.module_of(other.body[2]) == ("pkg.sub.b", False)
@@ -276,11 +282,7 @@ def test_reexported_warp_names_are_read_from_the_exporting_modules(tmp_path):
         "pkg/starry.py": "from .warpish import *\n",
         "pkg/a.py": "from .again import k2, helper\nfrom .warpish import go\nfrom .starry import kernel\nk2\nhelper\ngo\nkernel\n",
     }
-    project = Project()
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-        project.add(str(tmp_path / name), text)
+    project = write_project(tmp_path, files)
     ctx = context(files["pkg/a.py"], path=str(tmp_path / "pkg/a.py"), module="pkg.a", project=project)
     k2, helper, go, starred = (stmt.value for stmt in ctx.tree.body[3:])
     assert [ctx.warp_name(k2), ctx.warp_name(helper), ctx.warp_name(go)] == ["warp.kernel", None, "warp.launch"]
