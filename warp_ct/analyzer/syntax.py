@@ -28,7 +28,6 @@ FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 FRAME_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 SCOPE_TYPES = FRAME_TYPES + COMPREHENSION_TYPES
-LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While) + COMPREHENSION_TYPES
 
 _LOCALS = "_wct_locals"
 _GLOBALS = "_wct_globals"
@@ -126,10 +125,6 @@ def detach_parents(order: list[ast.AST]) -> None:
             del attrs[_LOCALS], attrs[_GLOBALS]
 
 
-def parent_of(node: ast.AST) -> ast.AST | None:
-    return getattr(node, "parent", None)
-
-
 def ancestors(node: ast.AST) -> Iterator[ast.AST]:
     """Parents of ``node``, innermost first."""
     current = getattr(node, "parent", None)
@@ -170,16 +165,6 @@ def statement_of(node: ast.AST) -> ast.stmt | None:
 def enclosing_functions(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Functions around ``node``, innermost first (lambdas excluded)."""
     return [a for a in ancestors(node) if isinstance(a, FUNCTION_TYPES)]
-
-
-def in_loop(node: ast.AST) -> bool:
-    """Inside a for/while loop or a comprehension (within the node's own function)."""
-    for ancestor in ancestors(node):
-        if isinstance(ancestor, LOOP_TYPES):
-            return True
-        if isinstance(ancestor, FRAME_TYPES):
-            return False
-    return False
 
 
 def nodes_of_class(node: ast.AST, klass: type[N] | tuple[type, ...], skip: tuple[type, ...] = ()) -> Iterator[N]:

@@ -217,8 +217,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, *syntax.COMPREHENSION_TYPES)
 
 
 def _in_loop(node: ast.AST) -> bool:
-    # Any loop around the call, across class bodies and lambdas too (unlike ``syntax.in_loop``,
-    # which stops at the node's frame).
+    # Any loop around the call, across function, class and lambda boundaries too.
     return any(isinstance(a, _LOOPS) for a in syntax.ancestors(node))
 
 
