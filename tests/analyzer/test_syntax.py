@@ -217,7 +217,8 @@ def test_nodes_of_another_files_tree_resolve_against_that_file_and_are_never_inf
     files = {
         "pkg/__init__.py": "",
         "pkg/sub/__init__.py": "",
-        "pkg/sub/b.py": "from ..warpish import kernel\nfrom .helpers import thing\nkernel\nthing\n",
+        "pkg/sub/b.py": "from ..warpish import kernel\nfrom .helpers import thing\nkernel\nthing\n"
+        "import warp as wp\n@wp.kernel\ndef k(): pass\n",
         "pkg/warpish.py": "import warp\nkernel = warp.kernel\n",
         "pkg/a.py": "x = 1\nkernel\nthing\n",
     }
@@ -229,6 +230,7 @@ def test_nodes_of_another_files_tree_resolve_against_that_file_and_are_never_inf
     ctx.warp_name(other.body[3].value)
     assert ctx._astroid_tree is None  # positions of b.py must never be looked up in a.py's tree
     assert ctx.infer(other.body[2].value) == []
+    assert ctx.kernel_decorator(other.body[5]) is not None  # b.py's own imports count
     assert project._imported_qnames == {}  # a refused inference is not shared as "not Warp"
 
 

@@ -151,6 +151,8 @@ class FileContext:
     _budget_note_added: bool = False
     _warp_capable: frozenset[str] | None = None
     _single_bindings: dict[str, ast.AST] = field(default_factory=dict)
+    # id(root) -> (root, its Warp-capable names) of other files' trees (project.ast_tree).
+    _foreign_trees: dict[int, tuple[ast.AST, frozenset[str]]] = field(default_factory=dict)
     _astroid_tree: Any = None
     _asked_astroid: bool = False
     _astroid_index: dict[tuple, Any] | None = None
@@ -272,8 +274,11 @@ class FileContext:
         if split is None:
             return None
         base, attrs = split
-        if base.id not in self._warp_capable_names():
-            return None  # np.zeros, len, self.x...: most names cannot lead to Warp at all
+        # np.zeros, len, self.x...: most names cannot lead to Warp at all. (A node may sit in
+        # another file's tree, handed out by ``project.ast_tree``: that file's names count.)
+        tree = syntax.root_of(base) if self.project.has_ast_trees else self.tree
+        if base.id not in (self._warp_capable_names() if tree is self.tree else self._foreign_capable_names(tree)):
+            return None
         root = self._resolve_name_binding(base, depth)
         if root is None:
             return None
@@ -303,30 +308,24 @@ class FileContext:
         return found
 
     def _warp_capable_names(self) -> frozenset[str]:
-        """Names of this file some binding of which could resolve to Warp: bound by an
-        ``import warp...``, by any from-import (warp's names, re-exports), or by an
-        assignment of a Name/Attribute (an alias). A superset; the bindings decide."""
+        """``warp_capable_names`` of this file."""
         if self._warp_capable is None:
             self._index_bindings()
         return self._warp_capable  # type: ignore[return-value]
+
+    def _foreign_capable_names(self, tree: ast.AST) -> frozenset[str]:
+        """``warp_capable_names`` of another file's tree (kept with it: ids are not reused)."""
+        entry = self._foreign_trees.get(id(tree))
+        if entry is None or entry[0] is not tree:
+            entry = self._foreign_trees[id(tree)] = (tree, warp_capable_names(tree))
+        return entry[1]
 
     def _index_bindings(self) -> None:
         """The Warp-capable names of the file, and for those bound exactly once, at module
         level, that binding: such a name means the same thing everywhere in the file, so
         ``lookup`` is not needed for it."""
-        capable: set[str] = set()
-        for node in syntax.nodes_of_class(self.tree, (ast.Import, ast.ImportFrom, ast.Assign)):
-            if isinstance(node, ast.Import):
-                capable.update(
-                    alias.asname or alias.name.split(".")[0]
-                    for alias in node.names
-                    if alias.name == "warp" or alias.name.startswith("warp.")
-                )
-            elif isinstance(node, ast.ImportFrom):
-                capable.update(alias.asname or alias.name for alias in node.names)
-            elif isinstance(node.value, (ast.Name, ast.Attribute)):
-                capable.update(t.id for target in node.targets for t in syntax.nodes_of_class(target, ast.Name))
-        self._warp_capable = frozenset(capable)
+        capable = warp_capable_names(self.tree)
+        self._warp_capable = capable
         # Every binding of a capable name, of any kind (parameters and loop variables shadow too).
         counts: dict[str, int] = {}
         module_level: dict[str, ast.AST] = {}
@@ -348,7 +347,8 @@ class FileContext:
         self._single_bindings = {name: b for name, b in module_level.items() if counts[name] == 1}
 
     def _resolve_name_binding(self, name: ast.Name, depth: int) -> str | None:
-        single = self._single_bindings.get(name.id) if syntax.root_of(name) is self.tree else None
+        own = not self.project.has_ast_trees or syntax.root_of(name) is self.tree
+        single = self._single_bindings.get(name.id) if own else None
         bindings = [single] if single is not None else syntax.lookup(name)[1]
         if not bindings:
             return None
@@ -627,6 +627,25 @@ class FileContext:
         if self.target_warp_version is None:
             return False
         return tuple(self.target_warp_version[:2]) <= (major, minor)
+
+
+def warp_capable_names(tree: ast.AST) -> frozenset[str]:
+    """Names of a module some binding of which could resolve to Warp: bound by an ``import
+    warp...``, by any from-import (warp's names, re-exports), or by an assignment of a
+    Name/Attribute (an alias). A superset: the bindings decide."""
+    capable: set[str] = set()
+    for node in syntax.nodes_of_class(tree, (ast.Import, ast.ImportFrom, ast.Assign)):
+        if isinstance(node, ast.Import):
+            capable.update(
+                alias.asname or alias.name.split(".")[0]
+                for alias in node.names
+                if alias.name == "warp" or alias.name.startswith("warp.")
+            )
+        elif isinstance(node, ast.ImportFrom):
+            capable.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node.value, (ast.Name, ast.Attribute)):
+            capable.update(t.id for target in node.targets for t in syntax.nodes_of_class(target, ast.Name))
+    return frozenset(capable)
 
 
 def _qname_of(values: list[Any]) -> str | None:
