@@ -14,6 +14,7 @@ import ast
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -113,7 +114,7 @@ class KernelDecorator:
     call: ast.Call | None
     kind: str  # "kernel", "func", "struct"
 
-    @property
+    @cached_property
     def keywords(self) -> dict[str, ast.expr]:
         if self.call is None:
             return {}
@@ -275,11 +276,11 @@ class FileContext:
             return None
         base, attrs = split
         # np.zeros, len, self.x...: most names cannot lead to Warp at all. (A node may sit in
-        # another file's tree, handed out by ``project.ast_tree``: that file's names count.)
-        tree = syntax.root_of(base) if self.project.has_ast_trees else self.tree
+        # another file's tree, from ``ast_definition`` say: that file's names count.)
+        tree = syntax.root_of(base)
         if base.id not in (self._warp_capable_names() if tree is self.tree else self._foreign_capable_names(tree)):
             return None
-        root = self._resolve_name_binding(base, depth)
+        root = self._resolve_name_binding(base, depth, own=tree is self.tree)
         if root is None:
             return None
         full = ".".join([root, *attrs])
@@ -346,8 +347,8 @@ class FileContext:
                     module_level[name] = binding
         self._single_bindings = {name: b for name, b in module_level.items() if counts[name] == 1}
 
-    def _resolve_name_binding(self, name: ast.Name, depth: int) -> str | None:
-        own = not self.project.has_ast_trees or syntax.root_of(name) is self.tree
+    def _resolve_name_binding(self, name: ast.Name, depth: int, *, own: bool) -> str | None:
+        """The dotted name ``name`` is bound to; ``own``: it is a node of this file's tree."""
         single = self._single_bindings.get(name.id) if own else None
         bindings = [single] if single is not None else syntax.lookup(name)[1]
         if not bindings:

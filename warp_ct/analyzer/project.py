@@ -207,11 +207,6 @@ class Project:
             )
         return self._exports[module_name]
 
-    @property
-    def has_ast_trees(self) -> bool:
-        """Has ``ast_tree`` handed out any tree (whose nodes may now meet other files')?"""
-        return bool(self._ast_trees)
-
     def ast_tree(self, module_name: str, path: str | None = None) -> Any:
         """The ``ast`` tree (parents attached) of a project module, or of a source file on
         disk astroid found for it; None when neither parses."""

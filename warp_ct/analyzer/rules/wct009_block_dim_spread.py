@@ -32,13 +32,11 @@ def kernel_module_of(expr: ast.AST | None, ctx: FileContext) -> tuple[str, str, 
                 return None
             module = decorator.keywords.get("module")
             if module is None:
-                shared = [d for d in ctx.kernel_decorators() if "module" not in d.keywords]
-                return ctx.module_name, binding.name, len(shared)
+                return ctx.module_name, binding.name, _kernel_counts(ctx)[0]
             if isinstance(module, ast.Constant) and module.value == "unique":
                 return f"unique:{binding.lineno}:{binding.name}", binding.name, 1
             if isinstance(module, ast.Constant) and isinstance(module.value, str):
-                named = [d for d in ctx.kernel_decorators() if d.keyword_const("module") == module.value]
-                return f"named:{module.value}", binding.name, len(named)
+                return f"named:{module.value}", binding.name, _kernel_counts(ctx)[1].get(module.value, 0)
             return None
         if isinstance(binding, ast.ImportFrom):
             summary = ctx.project.files.get(ctx.path)
@@ -55,6 +53,21 @@ def kernel_module_of(expr: ast.AST | None, ctx: FileContext) -> tuple[str, str, 
                 if alias.asname == expr.value.id:
                     return _project_kernel(alias.name, expr.attr, ctx)
     return None
+
+
+def _kernel_counts(ctx: FileContext) -> tuple[int, dict[str, int]]:
+    """(kernels of the file's own module, kernels per ``module="name"``), once per file:
+    counting per launch made a file with thousands of launches quadratic."""
+    counts = ctx.state.get("WCT009.kernel_counts")
+    if counts is None:
+        shared, named = 0, {}
+        for decorator in ctx.kernel_decorators():
+            if "module" not in decorator.keywords:
+                shared += 1
+            elif isinstance(name := decorator.keyword_const("module"), str):
+                named[name] = named.get(name, 0) + 1
+        counts = ctx.state["WCT009.kernel_counts"] = (shared, named)
+    return counts
 
 
 def _project_kernel(module_name: str, kernel: str, ctx: FileContext) -> tuple[str, str, int] | None:
