@@ -2,7 +2,7 @@
 
 Pipeline: discover -> read and summarise every file (regular expressions; the project
 view cross-file rules need) -> look each file up in the result cache -> lint the misses:
-files that need no astroid tree inline, the rest serially or in worker processes ->
+files no rule needs a tree of inline, the rest serially or in worker processes ->
 store new results -> report in path order. Output never depends on ``jobs`` or on
 whether the cache was warm.
 """
@@ -25,7 +25,7 @@ class LintStats:
     def __init__(self) -> None:
         self.files = 0
         self.cache_hits = 0
-        self.trees = 0  # files that needed an astroid tree (cache misses only)
+        self.trees = 0  # files some rule needed a tree of (cache misses only)
         self.jobs = 1
 
 

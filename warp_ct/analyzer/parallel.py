@@ -5,7 +5,7 @@ import hook parses when inference follows an import). Where ``fork`` is availabl
 the process has no other threads, workers inherit the parent's ``Linter`` (summaries
 already built, copy-on-write: nothing is pickled but the results). Elsewhere (spawn), each
 worker re-reads and re-summarises the files in its initializer: regular expressions over
-the text, cheap next to the astroid trees it then builds.
+the text, cheap next to the trees it then builds.
 
 A worker that dies (``BrokenProcessPool``: killed for memory, a segfault in a C extension)
 does not lose the run: every file whose result did not come back is linted again serially
