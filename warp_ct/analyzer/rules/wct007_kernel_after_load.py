@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 # Text shapes for the tree gate (supersets of what the check resolves).
 _LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
+_LOAD_WORDS = ("launch", "force_load", "load_module", "get_suggested_block_size")
 _DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
 _NESTED_DEFINITION_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
 _FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
@@ -127,14 +128,17 @@ class KernelAfterLoad(Rule):
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
         text = summary.text
-        first_load = _LOAD_CALL_RE.search(text)
+        # Every load call starts with one of these words: start the regex at the first one
+        # (it would otherwise try its \b-alternation at every offset before it).
+        starts = [i for i in (text.find(word) for word in _LOAD_WORDS) if i >= 0]
+        first_load = _LOAD_CALL_RE.search(text, min(starts)) if starts else None
         if first_load is None:
             return False
         if _NESTED_DEFINITION_RE.search(text, first_load.start() + 1):
             return True  # a definition inside a block: its function may have launched first
         last_definition = max((m.start() for m in _DEFINITION_RE.finditer(text)), default=-1)
         top_level_lines: list[int] | None = None
-        for load in _LOAD_CALL_RE.finditer(text):
+        for load in _LOAD_CALL_RE.finditer(text, first_load.start()):
             if load.start() >= last_definition:
                 break  # no definition follows this load or any later one
             if top_level_lines is None:
