@@ -14,7 +14,7 @@ from warp_ct.analyzer import syntax, warp_stub
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.project import Project
 from warp_ct.analyzer.rules import all_rules
-from warp_ct.analyzer.rules.base import required_literals
+from warp_ct.analyzer.rules.base import leading_literals, required_literals
 
 
 def parse(source: str) -> ast.Module:
@@ -125,6 +125,9 @@ def test_required_literals_shapes():
     assert required_literals(r"(?i)abc") is None
     assert required_literals(r"q(?i:abc)") == {"q"}
     assert required_literals(r"ab|\w+") is None
+    assert leading_literals(r"\b(?:ab|cd)\s*=") == {"ab", "cd"}
+    assert leading_literals(r"x?yz") is None
+    assert leading_literals(r"^[ \t]+@kernel") is None
 
 
 TRIGGERS = [t for rule in all_rules() for t in rule.triggers] + [r"x?yz", r"a(?:bc|d)e", r"(ab|c)+"]
@@ -134,8 +137,26 @@ TRIGGERS = [t for rule in all_rules() for t in rule.triggers] + [r"x?yz", r"a(?:
 @given(pattern=st.sampled_from(TRIGGERS), text=st.text(alphabet="abcdexyz_ @.=(\n\t'\"kernlmodustipf", max_size=60))
 def test_prefilter_never_rules_out_a_match(pattern, text):
     literals = required_literals(pattern)
-    if re.search(pattern, text, re.MULTILINE):
+    match = re.search(pattern, text, re.MULTILINE)
+    if match:
         assert literals is None or any(literal in text for literal in literals)
+        leading = leading_literals(pattern)
+        assert leading is None or any(text.startswith(word, match.start()) for word in leading)
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_triggers_answer_like_a_plain_search(rule):
+    texts = [
+        "import warp as wp\n",
+        "x = 1\n    @wp.kernel\n    def k(): pass\n",
+        "wp.config.enable_backward = True\n@wp.kernel(module='unique')\ndef k(): pass\n",
+        "wp.set_module_options({'block_dim': 64})\nwp.launch(k, dim=1, block_dim=32)\n",
+        "os.environ['WARP_CACHE_PATH'] = d\nwp.config.max_workers = 4\nm.options['x'] = 1\n",
+        "a@b\nwp.overload(k, {})\nuse_precompiled_headers = False\nmodule_options={}\n",
+    ]
+    for text in texts:
+        expected = any(re.search(t, text, re.MULTILINE) for t in rule.triggers) or not rule.triggers
+        assert rule.triggered_by(text) == expected, text
 
 
 def write_project(root, files: dict[str, str]) -> Project:

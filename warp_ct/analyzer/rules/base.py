@@ -79,6 +79,42 @@ def required_literals(pattern: str) -> frozenset[str] | None:
     return _sequence_literals(list(parsed))
 
 
+def leading_literals(pattern: str) -> frozenset[str] | None:
+    """Strings one of which every match of ``pattern`` starts with (after zero-width
+    assertions such as ``\\b``); None when there is no such set. A search can then start at
+    the first occurrence of one of them instead of at offset 0."""
+    try:
+        parsed = _sre_parser.parse(pattern)
+    except Exception:  # noqa: BLE001 - an unreadable pattern just has no shortcut
+        return None
+    if parsed.state.flags & re.IGNORECASE:
+        return None
+    return _leading(list(parsed))
+
+
+def _leading(items: list) -> frozenset[str] | None:
+    position = 0
+    while position < len(items) and items[position][0] is _sre_constants.AT:
+        position += 1
+    run: list[str] = []
+    for op, arg in items[position:]:
+        if op is not _sre_constants.LITERAL:
+            break
+        run.append(chr(arg))
+    if run:
+        return frozenset({"".join(run)})
+    if position >= len(items):
+        return None
+    op, arg = items[position]
+    if op is _sre_constants.SUBPATTERN and not arg[1] & re.IGNORECASE:
+        return _leading(list(arg[-1]))
+    if op is _sre_constants.BRANCH:
+        alternatives = [_leading(list(branch)) for branch in arg[1]]
+        if all(alternatives):
+            return frozenset().union(*alternatives)  # type: ignore[arg-type]
+    return None
+
+
 def _sequence_literals(items: list) -> frozenset[str] | None:
     """The best literal set among the parts every match of this sequence goes through."""
     candidates: list[frozenset[str]] = []
@@ -118,7 +154,7 @@ class Rule:
     # Regular expressions over the raw text; a file none of them matches skips this rule
     # without building a tree. Empty: the rule runs on every Warp-using file.
     triggers: ClassVar[tuple[str, ...]] = ()
-    _trigger_res: ClassVar[tuple[tuple[frozenset[str] | None, Pattern[str]], ...] | None] = None
+    _trigger_res: ClassVar[tuple[tuple[frozenset[str] | None, frozenset[str] | None, Pattern[str]], ...] | None] = None
 
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
@@ -135,12 +171,19 @@ class Rule:
         if not cls.triggers:
             return True
         if cls._trigger_res is None:
-            cls._trigger_res = tuple((required_literals(t), re.compile(t, re.MULTILINE)) for t in cls.triggers)
-        # ``in`` (C, memchr-fast) rules most files out before the regex engine starts.
-        return any(
-            (literals is None or any(literal in text for literal in literals)) and pattern.search(text)
-            for literals, pattern in cls._trigger_res
-        )
+            cls._trigger_res = tuple(
+                (leading_literals(t), required_literals(t), re.compile(t, re.MULTILINE)) for t in cls.triggers
+            )
+        for leading, required, pattern in cls._trigger_res:
+            # ``find``/``in`` (C, memchr-fast) rule most files out before the regex engine
+            # starts, and a match that starts with a known word is searched for from there.
+            if leading is not None:
+                starts = [i for i in (text.find(word) for word in leading) if i >= 0]
+                if starts and pattern.search(text, min(starts)):
+                    return True
+            elif (required is None or any(word in text for word in required)) and pattern.search(text):
+                return True
+        return False
 
     # ------------------------------------------------------------------ docs
     @classmethod
