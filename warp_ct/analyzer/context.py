@@ -40,6 +40,8 @@ DEFAULT_INFERENCE_BUDGET_S = 2.0
 _NO_VALUE = object()
 _DEF_HEAD_RE = re.compile(r"(?:async\s+)?def\s+\w+|class\s+\w+")
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Binding nodes whose bound name is their ``name`` attribute (MatchMapping: ``rest``).
+_NAMED_BINDERS = (*_DEF_TYPES, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
 
 __all__ = [
     "DEFAULT_INFERENCE_BUDGET_S",
@@ -330,13 +332,15 @@ class FileContext:
         # Every binding of a capable name, of any kind (parameters and loop variables shadow too).
         counts: dict[str, int] = {}
         module_level: dict[str, ast.AST] = {}
-        candidates = [
+        # Per-class lists (shared with the rules' own queries); Names are a third of a tree.
+        tree = self.tree
+        candidates = [n for n in syntax.nodes_of_class(tree, ast.Name) if n.id in capable]
+        candidates += [n for n in syntax.nodes_of_class(tree, ast.arg) if n.arg in capable]
+        candidates += syntax.nodes_of_class(tree, (ast.Import, ast.ImportFrom))
+        candidates += [
             n
-            for n in syntax.nodes_of_class(self.tree, syntax.BINDING_TYPES)
-            if getattr(n, "id", None) in capable
-            or getattr(n, "arg", None) in capable
-            or getattr(n, "name", None) in capable
-            or isinstance(n, (ast.Import, ast.ImportFrom, ast.MatchMapping))
+            for n in syntax.nodes_of_class(tree, _NAMED_BINDERS)
+            if getattr(n, "name", None) in capable or isinstance(n, ast.MatchMapping)
         ]
         for node in candidates:
             for name, binding in syntax.bound_names(node):

@@ -9,10 +9,16 @@ import re
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 
+# Characters ``str.splitlines`` also breaks at, and Python's tokenizer does not.
+_OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def split_lines(text: str, keepends: bool = False) -> list[str]:
     """Lines as Python's tokenizer counts them (``\\n``, ``\\r\\n``, ``\\r`` only)."""
     if not keepends:
         return LINE_BREAK_RE.split(text)
+    if not _OTHER_BREAKS_RE.search(text):
+        return text.splitlines(keepends=True) or [""]  # the same lines, split in C
     lines, start = [], 0
     for match in LINE_BREAK_RE.finditer(text):
         lines.append(text[start : match.end()])
