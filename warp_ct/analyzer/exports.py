@@ -120,8 +120,6 @@ def resolve_export(project: "Project", module_name: str, name: str, depth: int =
         return export.target if export.target == "warp" or export.target.startswith("warp.") else None
     if export.kind == "from":
         source, _, original = export.target.rpartition(".")
-        if source == "warp" or source.startswith("warp."):
-            return export.target
         return resolve_export(project, source, original, depth + 1)
     if export.kind == "alias":
         base, _, rest = export.target.partition(".")
