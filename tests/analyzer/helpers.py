@@ -9,12 +9,17 @@ from warp_ct.analyzer.model import Finding
 from warp_ct.config import load_config
 
 
-def lint_files(tmp_path: Path, files: dict[str, str], **config_overrides) -> list[Finding]:
-    """Write ``files`` (relative name -> text) under tmp_path and lint them all together."""
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (relative name -> text) under ``root``, creating folders."""
     for name, text in files.items():
-        target = tmp_path / name
+        target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+
+
+def lint_files(tmp_path: Path, files: dict[str, str], **config_overrides) -> list[Finding]:
+    """Write ``files`` (relative name -> text) under tmp_path and lint them all together."""
+    write_files(tmp_path, files)
     config = load_config(tmp_path).with_overrides(**config_overrides)
     results = Linter(config).lint_paths([str(tmp_path)])
     findings = [f for r in results for f in r.findings]

@@ -16,6 +16,8 @@ from warp_ct.analyzer.project import Project
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import leading_literals, required_literals
 
+from .helpers import write_files
+
 
 def parse(source: str) -> ast.Module:
     tree = ast.parse(textwrap.dedent(source))
@@ -161,10 +163,9 @@ def test_triggers_answer_like_a_plain_search(rule):
 
 def write_project(root, files: dict[str, str]) -> Project:
     """Files on disk (module names come from the package layout) and a Project of them."""
+    write_files(root, files)
     project = Project()
     for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
         project.add(str(root / name), text)
     return project
 

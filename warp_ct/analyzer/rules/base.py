@@ -70,26 +70,26 @@ def required_literals(pattern: str) -> frozenset[str] | None:
     ``\\b(?:max_unroll|lineinfo)\\s*=`` -> {"max_unroll", "lineinfo"}: checking them with
     ``in`` first is several times cheaper than letting ``re`` try every offset of a file.
     """
+    items = _case_sensitive_items(pattern)
+    return None if items is None else _sequence_literals(items)
+
+
+def _case_sensitive_items(pattern: str) -> list | None:
+    """The parsed top-level items of ``pattern``; None when it cannot be read or ignores
+    case (then no literal says anything about a match)."""
     try:
         parsed = _sre_parser.parse(pattern)
-    except Exception:  # noqa: BLE001 - an unreadable pattern just has no prefilter
+    except Exception:  # noqa: BLE001 - an unreadable pattern just gets no shortcut
         return None
-    if parsed.state.flags & re.IGNORECASE:
-        return None
-    return _sequence_literals(list(parsed))
+    return None if parsed.state.flags & re.IGNORECASE else list(parsed)
 
 
 def leading_literals(pattern: str) -> frozenset[str] | None:
     """Strings one of which every match of ``pattern`` starts with (after zero-width
     assertions such as ``\\b``); None when there is no such set. A search can then start at
     the first occurrence of one of them instead of at offset 0."""
-    try:
-        parsed = _sre_parser.parse(pattern)
-    except Exception:  # noqa: BLE001 - an unreadable pattern just has no shortcut
-        return None
-    if parsed.state.flags & re.IGNORECASE:
-        return None
-    return _leading(list(parsed))
+    items = _case_sensitive_items(pattern)
+    return None if items is None else _leading(items)
 
 
 def _leading(items: list) -> frozenset[str] | None:
