@@ -19,7 +19,7 @@ from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer.exports import Export, module_exports
-from warp_ct.analyzer.syntax import attach_parents, set_module_of
+from warp_ct.analyzer.syntax import absolute_module, attach_parents, set_module_of
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -95,26 +95,15 @@ class FileSummary:
         return bool(self.kernel_names)
 
 
-def _resolve_relative(module_name: str, is_package: bool, from_part: str) -> str:
-    level = len(from_part) - len(from_part.lstrip("."))
-    rest = from_part[level:]
-    if level == 0:
-        return rest
-    base = module_name.split(".")
-    if not is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join([*base, rest] if rest else base)
-
-
 def summarize(path: str, text: str, module_name: str | None = None) -> FileSummary:
     module_name = module_name or module_name_for(Path(path))
     is_package = Path(path).stem == "__init__"
     imports: list[str] = []
     for match in _IMPORT_RE.finditer(text):
         if match.group("from") is not None:
-            base = _resolve_relative(module_name, is_package, match.group("from"))
+            dotted = match.group("from")
+            level = len(dotted) - len(dotted.lstrip("."))
+            base = absolute_module(module_name, is_package, dotted[level:] or None, level)
             imports.append(base)
             names = match.group("names").strip("() \t")
             for name in names.replace("\n", " ").split(","):

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.project import _resolve_relative
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
@@ -40,8 +39,7 @@ def kernel_module_of(expr: ast.AST | None, ctx: FileContext) -> tuple[str, str, 
             return None
         if isinstance(binding, ast.ImportFrom):
             summary = ctx.project.files.get(ctx.path)
-            relative = "." * (binding.level or 0) + (binding.module or "")
-            base = _resolve_relative(ctx.module_name, ctx.is_package, relative)
+            base = syntax.absolute_module(ctx.module_name, ctx.is_package, binding.module, binding.level)
             for alias in binding.names:
                 if (alias.asname or alias.name) == expr.id:
                     return _project_kernel(base, alias.name, ctx) if summary is not None else None
