@@ -36,21 +36,8 @@ _LEAVES = frozenset(
         ast.MatchStar, ast.MatchAs, ast.MatchOr,
     }
 )  # fmt: skip
-# Fields that never hold a node (or only operators / contexts).
-_NOT_CHILDREN = frozenset(
-    {"ctx", "op", "ops", "type_comment", "kind", "conversion", "is_async", "level", "simple", "module", "id", "attr",
-     "arg", "name", "names", "kwd_attrs", "rest"}
-)  # fmt: skip
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node class that may hold child nodes, last first (for a stack)."""
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = tuple(f for f in reversed(getattr(kind, "_fields", ())) if f not in _NOT_CHILDREN)
-        _CHILD_FIELDS[kind] = fields
-    return fields
+# Child fields per node class, last first (for a stack).
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def callee_label(call: ast.Call) -> str | None:
@@ -93,7 +80,7 @@ def flow_index(ctx: "FileContext") -> FlowIndex:
     Call, Assign, FunctionDef, AsyncFunctionDef, Lambda, ClassDef, Dict = (
         ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Dict
     )  # fmt: skip
-    leaves, child_fields = _LEAVES, _CHILD_FIELDS
+    leaves, reversed_fields = _LEAVES, _REVERSED_FIELDS
     while owners:
         owner = owners.pop()
         items: list[ast.AST] = []
@@ -132,9 +119,9 @@ def flow_index(ctx: "FileContext") -> FlowIndex:
                     if key is not None:
                         push(key)
                 continue
-            fields = child_fields.get(kind)
+            fields = reversed_fields.get(kind)
             if fields is None:
-                fields = _child_fields(kind)
+                fields = reversed_fields[kind] = tuple(reversed(syntax.child_fields(kind)))
             for field in fields:
                 value = getattr(node, field, None)
                 if value is None:

@@ -40,15 +40,16 @@ _BY_CLASS = "_wct_by_class"  # on a root: class -> its nodes in pre-order, fille
 # tree, and a parent link on them would be wrong (they belong to everyone).
 _SCALAR_FIELDS = frozenset(
     {"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "type_comment",
-     "is_async", "conversion"}
+     "is_async", "conversion", "simple", "kwd_attrs", "rest"}
 )  # fmt: skip
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
-def _child_fields(cls: type) -> tuple[str, ...]:
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an ``ast`` node class that can hold child nodes, in source order."""
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
-        fields = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+        fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SCALAR_FIELDS)
         if "decorator_list" in fields:
             # Source order (astroid's too): decorators, signature, then the body; ``_fields``
             # puts decorators after the body.
@@ -61,7 +62,7 @@ def _child_fields(cls: type) -> tuple[str, ...]:
 def children(node: ast.AST) -> list[ast.AST]:
     """Direct child nodes in field order (``ast.iter_child_nodes`` without the contexts)."""
     found = []
-    for field in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+    for field in _CHILD_FIELDS.get(node.__class__) or child_fields(node.__class__):
         value = getattr(node, field, None)
         if type(value) is list:
             found.extend(item for item in value if isinstance(item, ast.AST))
@@ -88,7 +89,7 @@ def attach_parents(tree: ast.AST) -> list[ast.AST]:
         cls = node.__class__
         fields = fields_of(cls)
         if fields is None:
-            fields = _child_fields(cls)
+            fields = child_fields(cls)
         below = []
         for field in fields:
             value = getattr(node, field, None)
