@@ -29,3 +29,12 @@ def lint_files(tmp_path: Path, files: dict[str, str], **config_overrides) -> lis
 
 def lint_snippet(tmp_path: Path, text: str, name: str = "example.py", **config_overrides) -> list[Finding]:
     return lint_files(tmp_path, {name: text}, **config_overrides)
+
+
+def rule_filter(code: str):
+    """A function keeping only the findings of rule ``code``."""
+
+    def only(findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if f.rule == code]
+
+    return only

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_files, lint_snippet
+from .helpers import lint_files, lint_snippet, rule_filter
 
 KERNELS = """\
 import warp as wp
@@ -16,8 +16,7 @@ def step(x: wp.array(dtype=float)):
 """
 
 
-def _wct001(findings):
-    return [f for f in findings if f.rule == "WCT001"]
+_wct001 = rule_filter("WCT001")
 
 
 def test_entry_point_sets_option_after_importing_kernel_module(tmp_path):

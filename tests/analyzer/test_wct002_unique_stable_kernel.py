@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_snippet
+from .helpers import lint_snippet, rule_filter
 
 
 def _kernel(name, deco='@wp.kernel(module="unique")'):
     return f"\n{deco}\ndef {name}(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] * 2.0\n"
 
 
-def _wct002(findings):
-    return [f for f in findings if f.rule == "WCT002"]
+_wct002 = rule_filter("WCT002")
 
 
 def test_unique_kernels_launched_together(tmp_path):

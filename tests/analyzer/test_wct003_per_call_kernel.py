@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_files, lint_snippet
+from .helpers import lint_files, lint_snippet, rule_filter
 
 FACTORY = """\
 def make(n: int):
@@ -18,8 +18,7 @@ def make(n: int):
 CALLER = "\ndef step(x, n):\n    wp.launch(make(n), dim=1, inputs=[x])\n"
 
 
-def _wct003(findings):
-    return [f for f in findings if f.rule == "WCT003"]
+_wct003 = rule_filter("WCT003")
 
 
 def _src(*parts):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_files
+from .helpers import lint_files, rule_filter
 
 CALL = 'import warp as wp\n\nwp.set_module_options({"enable_backward": False}, module=wp.get_module("sim.kernels"))\n'
 
 
-def _wct004(findings):
-    return [f for f in findings if f.rule == "WCT004"]
+_wct004 = rule_filter("WCT004")
 
 
 def test_reported_with_target_version_setting_and_safe_fix(tmp_path):

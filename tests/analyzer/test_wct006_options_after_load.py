@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from .helpers import lint_files, lint_snippet
+from .helpers import lint_files, lint_snippet, rule_filter
 
 HEAD = "import warp as wp\n\n@wp.kernel\ndef step(x: wp.array(dtype=float)):\n    i = wp.tid()\n    x[i] = x[i] + 1.0\n"
 
 
-def _wct006(findings):
-    return [f for f in findings if f.rule == "WCT006"]
+_wct006 = rule_filter("WCT006")
 
 
 def test_set_module_options_after_launch_in_function(tmp_path):

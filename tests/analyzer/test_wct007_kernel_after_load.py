@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from .helpers import lint_snippet
+from .helpers import lint_snippet, rule_filter
 
 HEAD = "import warp as wp\n\n@wp.kernel\ndef init(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
 
 
-def _wct007(findings):
-    return [f for f in findings if f.rule == "WCT007"]
+_wct007 = rule_filter("WCT007")
 
 
 def test_kernel_defined_after_launch_inside_a_test_function(tmp_path):

@@ -5,11 +5,10 @@ from __future__ import annotations
 from warp_ct.analyzer.fixes import apply_fixes
 from warp_ct.analyzer.model import Severity
 
-from .helpers import lint_files, lint_snippet
+from .helpers import lint_files, lint_snippet, rule_filter
 
 
-def _only(findings):
-    return [f for f in findings if f.rule == "WCT008"]
+_only = rule_filter("WCT008")
 
 
 def test_clear_calls_and_config(tmp_path):

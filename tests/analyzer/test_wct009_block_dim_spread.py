@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from warp_ct.analyzer.model import Severity
 
-from .helpers import lint_files, lint_snippet
+from .helpers import lint_files, lint_snippet, rule_filter
 
 KERNELS = (
     "import warp as wp\n"
@@ -17,8 +17,7 @@ KERNELS = (
 )  # a at line 4-6, b at 7-9; user code starts at line 10
 
 
-def _only(findings):
-    return [f for f in findings if f.rule == "WCT009"]
+_only = rule_filter("WCT009")
 
 
 def test_two_kernels_two_block_dims(tmp_path):

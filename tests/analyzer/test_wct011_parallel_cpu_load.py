@@ -5,7 +5,7 @@ from __future__ import annotations
 from warp_ct.analyzer.fixes import apply_fixes
 from warp_ct.analyzer.model import Severity
 
-from .helpers import lint_snippet
+from .helpers import lint_snippet, rule_filter
 
 TEXT = (
     "import os\nimport warp as wp\nimport kernels\n"
@@ -22,8 +22,7 @@ TEXT = (
 )
 
 
-def _only(findings):
-    return [f for f in findings if f.rule == "WCT011"]
+_only = rule_filter("WCT011")
 
 
 def test_newest_warp_is_a_slowdown_warning(tmp_path):

@@ -6,13 +6,12 @@ import ast
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_snippet
+from .helpers import lint_snippet, rule_filter
 
 BODY = "(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
 
 
-def _only(findings):
-    return [f for f in findings if f.rule == "WCT013"]
+_only = rule_filter("WCT013")
 
 
 def test_unique_kernels_without_the_files_options(tmp_path):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_files
+from .helpers import lint_files, rule_filter
 
 KERNEL = "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
 
 
-def _only(findings):
-    return [f for f in findings if f.rule == "WCT014"]
+_only = rule_filter("WCT014")
 
 
 def test_package_init_configures_an_empty_module(tmp_path):
