@@ -271,7 +271,7 @@ def test_whole_tree_queries_match_a_fresh_walk():
         assert [n.lineno for n in found] == sorted(n.lineno for n in found)
     order = syntax.attach_parents(tree)
     syntax.detach_parents(order)
-    assert not any(hasattr(n, "parent") for n in order) and not hasattr(tree, "_wct_order")
+    assert not any(hasattr(n, "parent") for n in order) and not hasattr(tree, "_wct_index")
 
 
 def test_warp_names_respect_shadowing_and_calls_to_filters_by_last_part():
@@ -313,3 +313,118 @@ def test_reexported_warp_names_are_read_from_the_exporting_modules(tmp_path):
     assert not ctx.used_astroid  # all three settled by the exporting modules' syntax
     assert ctx.warp_name(starred) == "warp.kernel"  # a * import: astroid, in the exporting module
     assert ctx._astroid_tree is None and ctx.used_astroid
+
+
+# ---------------------------------------------------------------------- scope tables vs symtable
+# The compiler's own symbol tables are the oracle for which names each scope binds.
+_SCOPE_KINDS = {ast.ListComp: "listcomp", ast.SetComp: "setcomp", ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
+
+
+def _scope_key(node: ast.AST) -> tuple[str, str, int]:
+    if isinstance(node, ast.Module):
+        return ("module", "top", 0)
+    if isinstance(node, ast.ClassDef):
+        return ("class", node.name, node.lineno)
+    name = "lambda" if isinstance(node, ast.Lambda) else getattr(node, "name", None) or _SCOPE_KINDS[type(node)]
+    return ("function", name, node.lineno)
+
+
+def _our_local_names(tree: ast.Module) -> dict[tuple, list[list[str]]]:
+    found: dict[tuple, list[list[str]]] = {}
+    for scope in syntax.nodes_of_class(tree, syntax.SCOPE_TYPES):
+        declared = syntax.declared_names(scope)
+        names = sorted(n for n in syntax.scope_bindings(scope) if n not in declared)
+        found.setdefault(_scope_key(scope), []).append(names)
+    return {key: sorted(lists) for key, lists in found.items()}
+
+
+def _symtable_local_names(source: str) -> dict[tuple, list[list[str]]]:
+    import symtable
+
+    found: dict[tuple, list[list[str]]] = {}
+
+    def visit(table: symtable.SymbolTable) -> None:
+        kind = str(getattr(table.get_type(), "value", table.get_type()))
+        # symtable mangles ``__x`` in classes; the rules look names up unmangled.
+        prefix = "_" + table.get_name().lstrip("_") + "__"
+        names = sorted(
+            "__" + s.get_name()[len(prefix) :] if s.get_name().startswith(prefix) else s.get_name()
+            for s in table.get_symbols()
+            if (s.is_assigned() or s.is_imported() or s.is_parameter())
+            and (kind == "module" or not s.is_declared_global())
+            and not s.is_nonlocal()
+            and not s.get_name().startswith(".")  # the implicit ``.0`` iterator of a comprehension
+        )
+        key = ("module", "top", 0) if kind == "module" else (kind, table.get_name(), table.get_lineno())
+        found.setdefault(key, []).append(names)
+        for child in table.get_children():
+            visit(child)
+
+    visit(symtable.symtable(source, "<test>", "exec"))
+    return {key: sorted(lists) for key, lists in found.items()}
+
+
+SCOPE_SHAPES = '''
+import os.path, warp as wp
+from warp import kernel as k, config
+from . import sibling
+x: int
+y: int = 1
+(z := 2)
+for i, (j, *rest) in pairs: pass
+with open(p) as fh, ctx() as (u, v): pass
+try: pass
+except ValueError as err: pass
+del os
+def deco(f): return f
+@deco
+def f(a, /, b=(d := 1), *args, c, e=lambda q: q, **kw) -> (r := int):
+    global g
+    g = 1
+    h = [m for m in range(3) if (w := m)]
+    s = {n: o for n, o in items for t in n}
+    gen = (p2 for p2 in a)
+    def inner():
+        nonlocal h
+        h = 2
+        return lambda lam=1: lam
+    class C(base := object, metaclass=type):
+        attr = 1
+        __private = 2
+        def method(self): return __class__
+    match a:
+        case {"k": kv, **others}: pass
+        case [first, *tail] | (first, *tail): pass
+        case Point(x=px) as pt: pass
+        case _: pass
+    async def co():
+        async for ai in aiter_: pass
+        async with actx as av: pass
+        return [await aw for aw in ai]
+    return inner
+class Outer:
+    def method(self):
+        import json as js
+        return js
+from os import *
+'''
+
+
+def test_scope_tables_match_the_compilers_symbol_tables():
+    tree = parse(SCOPE_SHAPES)
+    assert _our_local_names(tree) == _symtable_local_names(textwrap.dedent(SCOPE_SHAPES))
+
+
+hypothesmith = pytest.importorskip("hypothesmith")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(hypothesmith.from_grammar())
+def test_scope_tables_match_symtable_on_generated_python(source: str):
+    try:
+        tree = ast.parse(source)
+        expected = _symtable_local_names(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    syntax.attach_parents(tree)
+    assert _our_local_names(tree) == expected

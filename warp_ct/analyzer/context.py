@@ -41,7 +41,6 @@ _NO_VALUE = object()
 _DEF_HEAD_RE = re.compile(r"(?:async\s+)?def\s+\w+|class\s+\w+")
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Binding nodes whose bound name is their ``name`` attribute (MatchMapping: ``rest``).
-_NAMED_BINDERS = (*_DEF_TYPES, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
 
 __all__ = [
     "DEFAULT_INFERENCE_BUDGET_S",
@@ -329,27 +328,12 @@ class FileContext:
         ``lookup`` is not needed for it."""
         capable = warp_capable_names(self.tree)
         self._warp_capable = capable
-        # Every binding of a capable name, of any kind (parameters and loop variables shadow too).
-        counts: dict[str, int] = {}
-        module_level: dict[str, ast.AST] = {}
-        # Per-class lists (shared with the rules' own queries); Names are a third of a tree.
-        tree = self.tree
-        candidates = [n for n in syntax.nodes_of_class(tree, ast.Name) if n.id in capable]
-        candidates += [n for n in syntax.nodes_of_class(tree, ast.arg) if n.arg in capable]
-        candidates += syntax.nodes_of_class(tree, (ast.Import, ast.ImportFrom))
-        candidates += [
-            n
-            for n in syntax.nodes_of_class(tree, _NAMED_BINDERS)
-            if getattr(n, "name", None) in capable or isinstance(n, ast.MatchMapping)
-        ]
-        for node in candidates:
-            for name, binding in syntax.bound_names(node):
-                if name not in capable:
-                    continue
-                counts[name] = counts.get(name, 0) + 1
-                if syntax.scope_of(binding.parent) is self.tree:  # type: ignore[attr-defined]
-                    module_level[name] = binding
-        self._single_bindings = {name: b for name, b in module_level.items() if counts[name] == 1}
+        # Every binding counts, of any kind: parameters and loop variables shadow too.
+        counts = syntax.binding_counts(self.tree)
+        module_level = syntax.scope_bindings(self.tree)
+        self._single_bindings = {
+            name: module_level[name][0] for name in capable if counts.get(name) == 1 and name in module_level
+        }
 
     def _resolve_name_binding(self, name: ast.Name, depth: int, *, own: bool) -> str | None:
         """The dotted name ``name`` is bound to; ``own``: it is a node of this file's tree."""

@@ -29,10 +29,7 @@ COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp
 FRAME_TYPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 SCOPE_TYPES = FRAME_TYPES + COMPREHENSION_TYPES
 
-_LOCALS = "_wct_locals"
-_GLOBALS = "_wct_globals"
-_ORDER = "_wct_order"  # on a root: every node in pre-order (attach_parents)
-_BY_CLASS = "_wct_by_class"  # on a root: class -> its nodes in pre-order, filled on demand
+_INDEX = "_wct_index"  # on a root: its ``_TreeIndex`` (attach_parents)
 
 
 # Fields that hold no child nodes worth walking. ``ctx`` and ``op``/``ops`` hold shared
@@ -76,7 +73,8 @@ def attach_parents(tree: ast.AST) -> list[ast.AST]:
     (expression contexts excluded).
 
     One iterative pass over each class's child fields: this walk is a fixed cost of every
-    linted file, about a third of ``ast.parse`` itself.
+    linted file, about a third of ``ast.parse`` itself. Everything else about the tree
+    (nodes per class, scope tables) is derived from the pre-order list it keeps.
     """
     tree.parent = None  # type: ignore[attr-defined]
     order: list[ast.AST] = []
@@ -104,26 +102,115 @@ def attach_parents(tree: ast.AST) -> list[ast.AST]:
         if below:
             below.reverse()
             stack.extend(below)
-    setattr(tree, _ORDER, order)
-    setattr(tree, _BY_CLASS, {})
+    setattr(tree, _INDEX, _TreeIndex(order))
     return order
 
 
 def detach_parents(order: list[ast.AST]) -> None:
-    """Undo ``attach_parents`` (and the cached scope tables) so the tree is freed by
-    reference counting as soon as it is dropped.
+    """Undo ``attach_parents`` so the tree is freed by reference counting as soon as it is
+    dropped.
 
     A tree with parent links is one big reference cycle: left to the cyclic collector, the
     first collection after the file re-walks every node of it (a fifth of the lint time
     on warp-lang).
     """
     for node in order:
-        attrs = node.__dict__
-        attrs.pop("parent", None)
-        attrs.pop(_ORDER, None)
-        attrs.pop(_BY_CLASS, None)
-        if _LOCALS in attrs:
-            del attrs[_LOCALS], attrs[_GLOBALS]
+        del node.parent  # type: ignore[attr-defined]
+    if order:
+        order[0].__dict__.pop(_INDEX, None)
+
+
+class _TreeIndex:
+    """What is known about a whole tree, derived from its pre-order node list on demand:
+    the nodes of each class, and every scope's bindings (one pass over the list each,
+    instead of a walk per question)."""
+
+    __slots__ = ("order", "_by_class", "_answers", "_tables", "_declared", "_binding_counts")
+
+    def __init__(self, order: list[ast.AST]) -> None:
+        self.order = order
+        self._by_class: dict[type, list[ast.AST]] | None = None
+        self._answers: dict[object, list[ast.AST]] = {}
+        self._tables: dict[int, dict[str, list[ast.AST]]] | None = None
+        self._declared: dict[int, set[str]] = {}
+        self._binding_counts: dict[str, int] = {}
+
+    def of_class(self, klass: type | tuple[type, ...]) -> list[ast.AST]:
+        """Nodes that are instances of ``klass``, in pre-order."""
+        found = self._answers.get(klass)
+        if found is not None:
+            return found
+        by_class = self._by_class
+        if by_class is None:
+            by_class = self._by_class = {}
+            get = by_class.get
+            for node in self.order:
+                bucket = get(node.__class__)
+                if bucket is None:
+                    by_class[node.__class__] = [node]
+                else:
+                    bucket.append(node)
+        present = [cls for cls in by_class if issubclass(cls, klass)]
+        if len(present) == 1:
+            found = by_class[present[0]]
+        elif not present:
+            found = []
+        else:  # several classes: one pass keeps their nodes interleaved in pre-order
+            wanted = frozenset(present)
+            found = [node for node in self.order if node.__class__ in wanted]
+        self._answers[klass] = found
+        return found
+
+    def scope_tables(self, scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
+        """(name -> binding nodes in source order, names declared global/nonlocal) of a scope."""
+        tables = self._tables
+        if tables is None:
+            tables = self._build_scope_tables()
+        return tables.get(id(scope), _NO_BINDINGS), self._declared.get(id(scope), _NO_NAMES)
+
+    def binding_counts(self) -> dict[str, int]:
+        """How many bindings each name has in the whole tree, all scopes together."""
+        if self._tables is None:
+            self._build_scope_tables()
+        return self._binding_counts
+
+    def _build_scope_tables(self) -> dict[int, dict[str, list[ast.AST]]]:
+        tables: dict[int, dict[str, list[ast.AST]]] = {}
+        declared = self._declared
+        counts = self._binding_counts
+        binders, Name, Store = _BINDER_CLASSES, ast.Name, ast.Store
+        for node in self.order:
+            cls = node.__class__
+            if cls not in binders or (cls is Name and node.ctx.__class__ is not Store):  # type: ignore[attr-defined]
+                continue
+            scope = _binding_scope(node)
+            if cls is ast.Global or cls is ast.Nonlocal:
+                declared.setdefault(id(scope), set()).update(node.names)  # type: ignore[attr-defined]
+                continue
+            table = tables.get(id(scope))
+            if table is None:
+                table = tables[id(scope)] = {}
+            for name, binding in bound_names(node):
+                entries = table.get(name)
+                if entries is None:
+                    table[name] = [binding]
+                else:
+                    entries.append(binding)
+                counts[name] = counts.get(name, 0) + 1
+        self._tables = tables
+        return tables
+
+
+_NO_BINDINGS: dict[str, list[ast.AST]] = {}
+_NO_NAMES: set[str] = set()
+
+
+def _tree_index(root: ast.AST) -> _TreeIndex:
+    index = getattr(root, _INDEX, None)
+    if index is None:
+        attach_parents(root)
+        index = getattr(root, _INDEX)
+    return index
 
 
 def ancestors(node: ast.AST) -> Iterator[ast.AST]:
@@ -173,15 +260,12 @@ def nodes_of_class(node: ast.AST, klass: type[N] | tuple[type, ...], skip: tuple
     rooted at a ``skip`` instance (other than ``node``) are not entered.
 
     Whole-tree queries (the root ``attach_parents`` was given) are answered from the
-    pre-order list it kept, once per class: rules ask them again and again.
+    tree's index: rules ask them again and again.
     """
     if not skip:
-        by_class = getattr(node, _BY_CLASS, None)
-        if by_class is not None:
-            found = by_class.get(klass)
-            if found is None:
-                found = by_class[klass] = [n for n in getattr(node, _ORDER) if isinstance(n, klass)]
-            return iter(found)
+        index = getattr(node, _INDEX, None)
+        if index is not None:
+            return iter(index.of_class(klass))  # type: ignore[arg-type]
     return _walk_nodes(node, klass, skip)
 
 
@@ -258,6 +342,21 @@ BINDING_TYPES = (
 )  # fmt: skip
 
 
+def binding_counts(tree: ast.AST) -> dict[str, int]:
+    """How many bindings each name has in ``tree`` (a root), all scopes together."""
+    return _tree_index(tree).binding_counts()
+
+
+def scope_bindings(scope: ast.AST) -> dict[str, list[ast.AST]]:
+    """name -> the nodes binding it in ``scope`` (a scope node), in source order."""
+    return _tree_index(root_of(scope)).scope_tables(scope)[0]
+
+
+def declared_names(scope: ast.AST) -> set[str]:
+    """Names ``scope`` declares ``global`` or ``nonlocal``."""
+    return _tree_index(root_of(scope)).scope_tables(scope)[1]
+
+
 def bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """(name, binding node) pairs this node introduces in the scope it sits in (for a
     parameter: in its function)."""
@@ -292,47 +391,46 @@ def _bound_names(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
             yield node.rest, node
 
 
-def _scope_tables(scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
-    """(name -> binding nodes in source order, names declared global/nonlocal) of a scope."""
-    cached = getattr(scope, _LOCALS, None)
-    if cached is not None:
-        return cached, getattr(scope, _GLOBALS)
-    table: dict[str, list[ast.AST]] = {}
-    declared: set[str] = set()
-    roots: list[ast.AST] = []
+# Classes whose nodes may bind a name (``bound_names``) or declare one global/nonlocal.
+_BINDER_CLASSES = frozenset({*BINDING_TYPES, ast.Global, ast.Nonlocal})
+
+
+def _binding_scope(node: ast.AST) -> ast.AST:
+    """The scope a binding node binds in: the innermost scope whose own code contains it.
+
+    A def or class binds its name in the enclosing scope; its decorators, defaults,
+    annotations and bases run there too, as does a comprehension's first iterable.
+    """
+    below, child = node, node
+    current = getattr(node, "parent", None)
+    # ``(x := ...)`` in a comprehension binds in the scope around the comprehension.
+    walrus = current.__class__ is ast.NamedExpr
+    while current is not None:
+        cls = current.__class__
+        if cls in _SCOPE_CLASSES and _runs_inside(current, child, below, node):
+            if not (walrus and cls in _COMPREHENSION_CLASSES):
+                return current
+        below, child = child, current
+        current = getattr(current, "parent", None)
+    return child
+
+
+def _runs_inside(scope: ast.AST, child: ast.AST, below: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node``, reached through ``scope``'s child ``child`` (and its child
+    ``below``), is part of the code that runs in ``scope`` itself."""
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        args = scope.args
-        for arg in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]:
-            if arg is not None:
-                table.setdefault(arg.arg, []).append(arg)
-        roots = list(scope.body) if isinstance(scope.body, list) else [scope.body]
-    elif isinstance(scope, COMPREHENSION_TYPES):
-        for generator in scope.generators:
-            roots.append(generator.target)
-            roots.extend(generator.ifs)
-        roots.extend([scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt])
-        # The first iterable is evaluated in the enclosing scope; the others here.
-        roots.extend(g.iter for g in scope.generators[1:])
-    else:
-        roots = list(getattr(scope, "body", []))
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-            continue
-        for name, binding in _bound_names(node):
-            table.setdefault(name, []).append(binding)
-        if isinstance(node, SCOPE_TYPES):
-            # A nested scope binds only its own name here; its decorators, defaults and
-            # bases are evaluated here but bind nothing (walrus aside).
-            if isinstance(node, COMPREHENSION_TYPES):
-                stack.append(node.generators[0].iter)
-            continue
-        stack.extend(reversed(children(node)))
-    setattr(scope, _LOCALS, table)
-    setattr(scope, _GLOBALS, declared)
-    return table, declared
+        if child is scope.args:
+            return below is node and isinstance(node, ast.arg)  # a parameter, not a default
+        return isinstance(child, ast.stmt) or child is scope.body
+    if isinstance(scope, ast.ClassDef):
+        return isinstance(child, ast.stmt)
+    if isinstance(scope, COMPREHENSION_TYPES):
+        return not (child is scope.generators[0] and below is child.iter)  # type: ignore[attr-defined]
+    return True  # Module (and the other roots ``ast.parse`` can give)
+
+
+_SCOPE_CLASSES = frozenset(SCOPE_TYPES)
+_COMPREHENSION_CLASSES = frozenset(COMPREHENSION_TYPES)
 
 
 def _evaluated_outside(node: ast.AST, scope: ast.AST) -> bool:
@@ -412,11 +510,12 @@ def lookup(node: ast.AST, name: str | None = None) -> tuple[ast.AST | None, list
         scope = scope_of(parent) if parent is not None else scope
     start = scope
     module = root_of(node)
+    index = _tree_index(module)
     while True:
-        table, declared = _scope_tables(scope)
+        table, declared = index.scope_tables(scope)
         if name in declared and scope is not module:
             if isinstance(module, ast.Module):
-                table, _ = _scope_tables(module)
+                table, _ = index.scope_tables(module)
                 found = table.get(name, [])
                 return module, _reaching(found, module, None)
             return None, []
