@@ -52,6 +52,11 @@ def test_noqa_line_numbers_are_pythons_lines():
     assert noqa.line_codes == {1: {"WCT005"}}
     noqa = parse_noqa("a = 1\r\nb = 2  # noqa\r\n")
     assert noqa.line_codes == {1: None}
+    # Old Mac line ends, several mentions on one line, "noqa" outside a comment, a
+    # character whose lower case is longer ("İ"), a file-level comment between.
+    noqa = parse_noqa("a = noqa\rb = 2  # NOQA: wct001 # noqa\r\n# warp-ct: noqa: WCT002\nİ = 1  # noqa: WCT003\n")
+    assert noqa.line_codes == {1: {"WCT001"}, 3: {"WCT003"}}
+    assert noqa.file_codes == {"WCT002"}
 
 
 def test_add_code_to_line_merges():

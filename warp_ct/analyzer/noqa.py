@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from warp_ct.analyzer.model import Finding
-from warp_ct.analyzer.positions import split_lines
 
 # Codes after "noqa:" in flake8's shape; other tools' codes are kept so edits can merge.
 _LINE_NOQA_RE = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -16,6 +16,7 @@ _FILE_NOQA_RE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _CODE_SPLIT_RE = re.compile(r"[\s,]+")
+_NOQA_WORD_RE = re.compile("noqa", re.IGNORECASE)
 
 ALL = None  # blanket suppression
 
@@ -43,7 +44,8 @@ def _codes(text: str | None) -> set[str] | None:
 
 def parse_noqa(text: str) -> NoqaMap:
     result = NoqaMap()
-    if "noqa" not in text.lower():
+    lowered = text.lower()
+    if "noqa" not in lowered:
         return result
     for match in _FILE_NOQA_RE.finditer(text):
         codes = _codes(match.group("codes"))
@@ -52,15 +54,45 @@ def parse_noqa(text: str) -> NoqaMap:
             break
         assert result.file_codes is not None
         result.file_codes |= codes
-    for line0, line in enumerate(split_lines(text)):
-        if "#" not in line or "noqa" not in line.lower():
-            continue
-        if _FILE_NOQA_RE.match(line):
-            continue
-        match = _LINE_NOQA_RE.search(line)
-        if match:
-            result.line_codes[line0] = _codes(match.group("codes"))
+    # Only the lines that mention noqa are read (splitting a whole file into lines costs
+    # more than the rest of this function).
+    line0, counted_to, line_end = 0, 0, -1
+    for at in _mentions(text, lowered):
+        if at > line_end:  # the first mention on a new line
+            start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+            line_end = _line_end(text, at)
+            line0 += _breaks(text, counted_to, start)
+            counted_to = start
+            line = text[start:line_end]
+            if "#" in line and not _FILE_NOQA_RE.match(line):
+                match = _LINE_NOQA_RE.search(line)
+                if match:
+                    result.line_codes[line0] = _codes(match.group("codes"))
     return result
+
+
+def _mentions(text: str, lowered: str) -> Iterator[int]:
+    """Offsets in ``text`` where "noqa" starts, in any case."""
+    if len(lowered) != len(text):  # lower() changed some lengths ("İ" is two characters lowered)
+        yield from (match.start() for match in _NOQA_WORD_RE.finditer(text))
+        return
+    at = lowered.find("noqa")
+    while at != -1:
+        yield at
+        at = lowered.find("noqa", at + 4)
+
+
+def _line_end(text: str, at: int) -> int:
+    """Index of the line break ending the line ``at`` is on (or the text's length)."""
+    ends = [end for end in (text.find("\n", at), text.find("\r", at)) if end != -1]
+    return min(ends) if ends else len(text)
+
+
+def _breaks(text: str, start: int, end: int) -> int:
+    """Line breaks in ``text[start:end]`` as Python counts them (``\r\n`` is one)."""
+    newlines = text.count("\n", start, end)
+    returns = text.count("\r", start, end)
+    return newlines + returns - (text.count("\r\n", start, end) if returns else 0)
 
 
 def add_code_to_line(line: str, code: str) -> str:
