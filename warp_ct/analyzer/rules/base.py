@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - Python < 3.11
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Pattern
 
+from warp_ct.analyzer import textscan
 from warp_ct.analyzer.model import Applicability, Severity
 
 if TYPE_CHECKING:
@@ -92,6 +93,61 @@ def leading_literals(pattern: str) -> frozenset[str] | None:
     return None if items is None else _leading(items)
 
 
+def single_line_anchored(pattern: str) -> bool:
+    """Whether ``pattern`` starts with ``^`` and can never match a line break: compiled
+    with MULTILINE, every match then lies within one line."""
+    items = _case_sensitive_items(pattern)
+    if not items or items[0] != (_sre_constants.AT, _sre_constants.AT_BEGINNING):
+        return False
+    dotall = bool(_sre_parser.parse(pattern).state.flags & re.DOTALL)
+    return _never_newline(items, dotall)
+
+
+def _never_newline(items: list, dotall: bool) -> bool:
+    newline = ord("\n")
+    for op, arg in items:
+        if op is _sre_constants.LITERAL:
+            ok = arg != newline
+        elif op is _sre_constants.NOT_LITERAL:
+            ok = arg == newline
+        elif op is _sre_constants.ANY:
+            ok = not dotall
+        elif op is _sre_constants.AT:
+            ok = True
+        elif op is _sre_constants.IN:
+            ok = all(_class_item_never_newline(item_op, item_arg) for item_op, item_arg in arg)
+        elif op in (_sre_constants.MAX_REPEAT, _sre_constants.MIN_REPEAT):
+            ok = _never_newline(list(arg[2]), dotall)
+        elif op is _sre_constants.SUBPATTERN:
+            ok = _never_newline(list(arg[-1]), dotall)
+        elif op is _sre_constants.BRANCH:
+            ok = all(_never_newline(list(branch), dotall) for branch in arg[1])
+        else:  # look-arounds, back references...: not worth reasoning about
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+# Character-class members that never match a line break.
+_NEWLINE_FREE_CATEGORIES = frozenset(
+    getattr(_sre_constants, name)
+    for name in ("CATEGORY_WORD", "CATEGORY_DIGIT", "CATEGORY_NOT_DIGIT_NEVER", "CATEGORY_NOT_LINEBREAK")
+    if hasattr(_sre_constants, name)
+)
+
+
+def _class_item_never_newline(op, arg) -> bool:
+    newline = ord("\n")
+    if op is _sre_constants.LITERAL:
+        return arg != newline
+    if op is _sre_constants.RANGE:
+        return not arg[0] <= newline <= arg[1]
+    if op is _sre_constants.CATEGORY:
+        return arg in _NEWLINE_FREE_CATEGORIES
+    return False  # NEGATE and anything else
+
+
 def _leading(items: list) -> frozenset[str] | None:
     position = 0
     while position < len(items) and items[position][0] is _sre_constants.AT:
@@ -144,6 +200,32 @@ def _sequence_literals(items: list) -> frozenset[str] | None:
     return max(candidates, key=lambda c: min(len(s) for s in c))
 
 
+@dataclass(frozen=True)
+class _Trigger:
+    """A trigger pattern and the cheapest way to look for it in a file."""
+
+    pattern: Pattern[str]
+    leading: frozenset[str] | None  # every match starts with one of these
+    required: frozenset[str] | None  # every match holds one of these
+    one_line: bool  # ``^``-anchored and never across a line break
+
+    @classmethod
+    def of(cls, source: str) -> "_Trigger":
+        return cls(re.compile(source, re.MULTILINE), leading_literals(source), required_literals(source),
+                   single_line_anchored(source))  # fmt: skip
+
+    def found_in(self, text: str) -> bool:
+        # ``find``/``in`` (C, memchr-fast) rule most files out before the regex engine
+        # starts, and the pattern is then tried only where a match can start.
+        if self.leading is not None:
+            return textscan.search_at(self.pattern, self.leading, text)
+        if self.required is None:
+            return self.pattern.search(text) is not None
+        if self.one_line:
+            return textscan.search_lines(self.pattern, self.required, text)
+        return any(word in text for word in self.required) and self.pattern.search(text) is not None
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -154,7 +236,7 @@ class Rule:
     # Regular expressions over the raw text; a file none of them matches skips this rule
     # without building a tree. Empty: the rule runs on every Warp-using file.
     triggers: ClassVar[tuple[str, ...]] = ()
-    _trigger_res: ClassVar[tuple[tuple[frozenset[str] | None, frozenset[str] | None, Pattern[str]], ...] | None] = None
+    _trigger_res: ClassVar[tuple["_Trigger", ...] | None] = None
 
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
@@ -171,19 +253,8 @@ class Rule:
         if not cls.triggers:
             return True
         if cls._trigger_res is None:
-            cls._trigger_res = tuple(
-                (leading_literals(t), required_literals(t), re.compile(t, re.MULTILINE)) for t in cls.triggers
-            )
-        for leading, required, pattern in cls._trigger_res:
-            # ``find``/``in`` (C, memchr-fast) rule most files out before the regex engine
-            # starts, and a match that starts with a known word is searched for from there.
-            if leading is not None:
-                starts = [i for i in (text.find(word) for word in leading) if i >= 0]
-                if starts and pattern.search(text, min(starts)):
-                    return True
-            elif (required is None or any(word in text for word in required)) and pattern.search(text):
-                return True
-        return False
+            cls._trigger_res = tuple(_Trigger.of(t) for t in cls.triggers)
+        return any(trigger.found_in(text) for trigger in cls._trigger_res)
 
     # ------------------------------------------------------------------ docs
     @classmethod

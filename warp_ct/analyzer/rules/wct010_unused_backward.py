@@ -14,6 +14,7 @@ from itertools import accumulate, count
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
+from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 # The project gate (``needs_tree``) computes these facts for every file of the project, so
 # the scans below are kept cheap: a pattern that starts with ``\b`` (or is an alternation)
 # gets no literal-prefix scan from ``re`` and is tried at every character. Each is used
-# through ``_finditer`` / ``_mentions`` with the literal every match starts with, so only
+# through ``textscan`` / ``_mentions`` with the literal every match starts with, so only
 # the places where that literal occurs are tried (same matches, a fraction of the time).
 _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
 _LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
@@ -94,40 +95,10 @@ class LazyFacts:
         return self._facts
 
 
-def _finditer(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a pattern whose every (non-empty) match starts with
-    ``literal`` after zero-width assertions: the pattern is tried only where the literal
-    occurs. ``match(text, pos)`` sees the characters before ``pos``, so ``\\b`` still holds."""
-    find, match = text.find, pattern.match
-    pos = find(literal)
-    while pos >= 0:
-        found = match(text, pos)
-        if found is None:
-            pos = find(literal, pos + 1)
-        else:
-            yield found
-            pos = find(literal, found.end())
-
-
-def _finditer_lines(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a ``^``-anchored MULTILINE pattern whose matches stay on
-    one line and contain ``literal``: only the lines holding the literal are tried."""
-    find, match = text.find, pattern.match
-    pos = find(literal)
-    while pos >= 0:
-        found = match(text, text.rfind("\n", 0, pos) + 1)
-        if found is not None:
-            yield found
-        end = find("\n", pos)
-        if end < 0:
-            return
-        pos = find(literal, end + 1)
-
-
 def _mentions(text: str, alternatives: tuple[tuple[re.Pattern[str] | None, str], ...]) -> bool:
     """Whether one of the (pattern, leading literal) alternatives matches somewhere."""
     for pattern, literal in alternatives:
-        if literal in text and (pattern is None or next(_finditer(pattern, literal, text), None) is not None):
+        if literal in text and (pattern is None or textscan.search_at(pattern, (literal,), text)):
             return True
     return False
 
@@ -181,7 +152,7 @@ def _parse_args(args: str) -> ast.Call | None:
 def file_facts(text: str) -> BackwardFacts:
     """Cheap, syntax-free facts: regular expressions plus tiny parses of call arguments."""
     facts = BackwardFacts()
-    facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in _finditer(_LAUNCH_RE, "launch", text)}
+    facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in textscan.finditer_at(_LAUNCH_RE, "launch", text)}
     if not _mentions(text, _DIFF_HINT):
         return facts
     facts.global_off = bool(_GLOBAL_OFF_RE.search(text))
@@ -193,7 +164,7 @@ def file_facts(text: str) -> BackwardFacts:
     for block in tape_blocks:
         _tape_body(block, facts)
     if "adjoint" in text:
-        for match in _finditer(_LAUNCH_CALL_RE, "launch", text):
+        for match in textscan.finditer_at(_LAUNCH_CALL_RE, "launch", text):
             if text.find("adjoint", match.end(), match.end() + 4000) < 0:
                 continue  # the arguments (``_balanced`` reads at most 4000 characters) cannot say adjoint=
             args = _balanced(text, match.end() - 1)
@@ -205,11 +176,11 @@ def file_facts(text: str) -> BackwardFacts:
 
 
 def _tape_blocks(text: str) -> list[str]:
-    tapes = {m.group(1) for m in _finditer_lines(_TAPE_ASSIGN_RE, "Tape", text)}
+    tapes = {m.group(1) for m in textscan.finditer_lines(_TAPE_ASSIGN_RE, "Tape", text)}
     lines: list[str] = []
     starts: dict[int, int] | None = None
     blocks = []
-    for match in _finditer_lines(_WITH_RE, "with", text):
+    for match in textscan.finditer_lines(_WITH_RE, "with", text):
         items = match.group(2)
         names = {part.strip().split(" as ")[0].strip() for part in items.split(",")}
         if not ("Tape(" in items or names & tapes or "tape" in items.lower()):
@@ -284,7 +255,7 @@ def _dict_bool(node: ast.AST | None, key: str) -> tuple[bool, bool | None, bool]
 
 
 def _options(text: str, facts: BackwardFacts) -> None:
-    for match in _finditer(_SET_OPTIONS_RE, "set_module_options", text):
+    for match in textscan.finditer_at(_SET_OPTIONS_RE, "set_module_options", text):
         args = _balanced(text, match.end() - 1)
         call = _parse_args(args) if args is not None else None
         if call is None:
@@ -303,7 +274,7 @@ def _options(text: str, facts: BackwardFacts) -> None:
             name = _module_target(target)
             if name is not None and (not is_dict or present):
                 facts.by_name[name] = value
-    for match in _finditer(_GET_MODULE_UPDATE_RE, "get_module", text):
+    for match in textscan.finditer_at(_GET_MODULE_UPDATE_RE, "get_module", text):
         target = _parse_args(match.group("name"))
         args = _balanced(text, match.end() - 1)
         call = _parse_args(args) if args is not None else None

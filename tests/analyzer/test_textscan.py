@@ -1,0 +1,62 @@
+"""Anchored regex scans (textscan, rule triggers) answer exactly like a plain ``re`` search."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from warp_ct.analyzer import project, textscan
+from warp_ct.analyzer.rules import all_rules
+from warp_ct.analyzer.rules.base import _Trigger, single_line_anchored
+
+TEXT = st.text(alphabet="abkernlimportfw_ @.=(),\n\t#'\"xyz", max_size=80)
+TRIGGERS = [t for rule in all_rules() for t in rule.triggers] + [
+    r"^[ \t]*ab", r"^x[^\n]*kern", r"^\s*kern", r"\b(?:ab|kern)\s*=", r"^[ \t]*(?:import|from)[ \t]+\w+",
+]
+
+
+def test_single_line_anchored_shapes():
+    assert single_line_anchored(r"^[ \t]+@[ \t]*[\w.]*kernel\b")
+    assert single_line_anchored(r"^.*x") and single_line_anchored(r"^[^\n]*x")
+    assert not single_line_anchored(r"^\s*kernel")  # \s crosses lines
+    assert not single_line_anchored(r"^[^)]*x")  # so does a negated class
+    assert not single_line_anchored(r"(?s)^.*x")
+    assert not single_line_anchored(r"x^")
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=st.sampled_from(TRIGGERS), text=TEXT)
+def test_triggers_find_what_a_search_finds(pattern, text):
+    assert _Trigger.of(pattern).found_in(text) == (re.search(pattern, text, re.MULTILINE) is not None)
+
+
+def spans(matches) -> list[tuple[int, int]]:
+    return [m.span() for m in matches]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT)
+def test_line_scans_find_what_finditer_finds(text):
+    # Matches that run over several lines (parenthesised imports, stacked decorators) too.
+    for pattern, literal in (
+        (project._IMPORT_RE, "import"),
+        (project._KERNEL_DEF_RE, "kernel"),
+        (project._WARP_IMPORT_RE, "warp"),
+        (re.compile(r"^[ \t]*a[^\n]*\n[ \t]*b", re.MULTILINE), "a"),
+    ):
+        assert spans(textscan.finditer_lines(pattern, literal, text)) == spans(pattern.finditer(text)), pattern
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT)
+def test_literal_scans_find_what_finditer_finds(text):
+    for pattern, literal in ((re.compile(r"\bkern\w*\s*\("), "kern"), (re.compile(r"ab+"), "ab"), (re.compile(r"aa"), "a")):
+        assert spans(textscan.finditer_at(pattern, literal, text)) == spans(pattern.finditer(text)), pattern
+
+
+def test_line_scans_on_real_import_shapes():
+    text = "from a import (b,\n    c)  # import\nimport d, e as f\nx = 'import'\n  from . import g\n"
+    assert spans(textscan.finditer_lines(project._IMPORT_RE, "import", text)) == spans(project._IMPORT_RE.finditer(text))
+    assert len(list(textscan.finditer_lines(project._IMPORT_RE, "import", text))) == 3
