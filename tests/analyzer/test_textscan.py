@@ -37,23 +37,37 @@ def spans(matches) -> list[tuple[int, int]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=TEXT)
-def test_line_scans_find_what_finditer_finds(text):
+@given(text=TEXT, pos=st.integers(0, 90))
+def test_line_scans_find_what_finditer_finds(text, pos):
     # Matches that run over several lines (parenthesised imports, stacked decorators) too.
-    for pattern, literal in (
+    for pattern, literals in (
         (project._IMPORT_RE, "import"),
         (project._KERNEL_DEF_RE, "kernel"),
         (project._WARP_IMPORT_RE, "warp"),
         (re.compile(r"^[ \t]*a[^\n]*\n[ \t]*b", re.MULTILINE), "a"),
+        (re.compile(r"^[ \t]*(?:im|fr)\w*", re.MULTILINE), ("im", "fr")),
     ):
-        assert spans(textscan.finditer_lines(pattern, literal, text)) == spans(pattern.finditer(text)), pattern
+        assert spans(textscan.finditer_lines(pattern, literals, text, pos)) == spans(pattern.finditer(text, pos)), pattern
+
+
+LITERAL_PATTERNS = [
+    (re.compile(r"\bkern\w*\s*\("), "kern"),
+    (re.compile(r"ab+"), "ab"),
+    (re.compile(r"aa"), "a"),
+    (re.compile(r"\b(?:launch|launch_tiled|load_module)\s*\("), ("launch", "load_module")),
+    (re.compile(r"@[ \t]*[\w.]*(?:kern|func)\b|overload\s*\("), ("@", "overload")),  # overlapping alternatives
+    (re.compile(r"a|ab|b"), ("a", "ab", "b")),  # one literal a prefix of another
+]
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=TEXT)
-def test_literal_scans_find_what_finditer_finds(text):
-    for pattern, literal in ((re.compile(r"\bkern\w*\s*\("), "kern"), (re.compile(r"ab+"), "ab"), (re.compile(r"aa"), "a")):
-        assert spans(textscan.finditer_at(pattern, literal, text)) == spans(pattern.finditer(text)), pattern
+@given(text=TEXT, pos=st.integers(0, 90))
+def test_literal_scans_find_what_finditer_finds(text, pos):
+    for pattern, literals in LITERAL_PATTERNS:
+        expected = spans(pattern.finditer(text, pos))
+        assert spans(textscan.finditer_at(pattern, literals, text, pos)) == expected, pattern
+        found = textscan.search_at(pattern, literals, text, pos)
+        assert (found.span() if found else None) == (expected[0] if expected else None)
 
 
 def test_line_scans_on_real_import_shapes():

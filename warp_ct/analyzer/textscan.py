@@ -3,58 +3,86 @@
 Python's ``re`` finds a literal prefix quickly, but a pattern that starts with ``\\b``, a
 ``^`` (MULTILINE), a character class or an alternation is tried at every offset of the
 text: over a large project that is seconds. When a cheap fact says where every match
-must start (the literal it begins with, the line that holds a word), ``str.find`` (C,
-memchr-fast) finds those places and the pattern is tried there only. The answers are
-those of ``pattern.finditer(text)``: ``match(text, pos)`` still sees the characters
-before ``pos``, so ``\\b`` and ``^`` hold as in a full search.
+must start (one of the literals it begins with, a line that holds a word), ``str.find``
+(C, memchr-fast) finds those places and the pattern is tried there only.
+
+The answers are those of ``pattern.finditer(text, pos)``: ``match(text, at)`` still sees
+the characters before ``at``, so ``\\b`` and ``^`` hold as in a full search, and matches
+do not overlap.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 from typing import Iterable, Iterator
 
 
-def finditer_at(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a pattern whose every match starts with ``literal``
-    (after zero-width assertions such as ``\\b``)."""
-    find, match = text.find, pattern.match
-    pos = find(literal)
-    while pos >= 0:
-        found = match(text, pos)
-        if found is None:
-            pos = find(literal, pos + 1)
+def _occurrences(text: str, words: Iterable[str], pos: int) -> Iterator[tuple[int, str]]:
+    """(offset, word) of every occurrence of the words from ``pos`` on, in text order;
+    ``send(floor)`` skips ahead to ``floor``."""
+    find = text.find
+    heads = [(at, word) for word in words if (at := find(word, pos)) >= 0]
+    heapq.heapify(heads)
+    while heads:
+        at, word = heads[0]
+        floor = yield at, word
+        following = find(word, max(at + 1, floor or 0))
+        if following < 0:
+            heapq.heappop(heads)
         else:
+            heapq.heapreplace(heads, (following, word))
+
+
+def finditer_at(pattern: re.Pattern[str], literals: str | Iterable[str], text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text, pos)`` for a pattern whose every match starts with one of
+    ``literals`` (after zero-width assertions such as ``\\b``)."""
+    match = pattern.match
+    floor = pos
+    candidates = _occurrences(text, (literals,) if isinstance(literals, str) else literals, pos)
+    step = next(candidates, None)
+    while step is not None:
+        at = step[0]
+        found = match(text, at) if at >= floor else None
+        if found is not None:
             yield found
-            pos = find(literal, max(found.end(), pos + 1))
+            floor = max(found.end(), at + 1)
+        step = _advance(candidates, floor)
 
 
-def search_at(pattern: re.Pattern[str], literals: Iterable[str], text: str) -> bool:
-    """Whether ``pattern`` matches somewhere, for a pattern whose every match starts with
-    one of ``literals`` (after zero-width assertions)."""
-    return any(next(finditer_at(pattern, literal, text), None) is not None for literal in literals if literal in text)
-
-
-def finditer_lines(pattern: re.Pattern[str], literal: str, text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a ``^``-anchored MULTILINE pattern whose every match
-    holds ``literal`` on its first line: only the lines with the literal are tried. A
-    match may go on over later lines."""
-    find, rfind, match = text.find, text.rfind, pattern.match
-    floor = 0  # matches do not overlap: the next starts at or after the last one's end
-    pos = find(literal)
-    while pos >= 0:
-        start = rfind("\n", 0, pos) + 1
+def finditer_lines(pattern: re.Pattern[str], literals: str | Iterable[str], text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text, pos)`` for a ``^``-anchored MULTILINE pattern whose every
+    match holds one of ``literals`` on its first line: only the lines with a literal are
+    tried. A match may go on over later lines."""
+    match, rfind, find = pattern.match, text.rfind, text.find
+    floor = pos
+    candidates = _occurrences(text, (literals,) if isinstance(literals, str) else literals, pos)
+    step = next(candidates, None)
+    while step is not None:
+        start = rfind("\n", 0, step[0]) + 1
         found = match(text, start) if start >= floor else None
         if found is not None:
             yield found
-            floor = found.end()
-        line_end = find("\n", pos)
+        line_end = find("\n", step[0])
         if line_end < 0:
             return
-        pos = find(literal, max(line_end + 1, floor))
+        # The next candidate line starts after this one (and after the match).
+        floor = max(line_end + 1, found.end() if found is not None else 0, floor)
+        step = _advance(candidates, floor)
 
 
-def search_lines(pattern: re.Pattern[str], literals: Iterable[str], text: str) -> bool:
-    """Whether a ``^``-anchored MULTILINE pattern matches somewhere, when every match holds
-    one of ``literals`` on its first line."""
-    return any(next(finditer_lines(pattern, literal, text), None) is not None for literal in literals if literal in text)
+def _advance(candidates, floor: int):
+    try:
+        return candidates.send(floor)
+    except StopIteration:
+        return None
+
+
+def search_at(pattern: re.Pattern[str], literals: str | Iterable[str], text: str, pos: int = 0) -> re.Match[str] | None:
+    """``pattern.search(text, pos)`` under ``finditer_at``'s condition."""
+    return next(finditer_at(pattern, literals, text, pos), None)
+
+
+def search_lines(pattern: re.Pattern[str], literals: str | Iterable[str], text: str, pos: int = 0) -> re.Match[str] | None:
+    """``pattern.search(text, pos)`` under ``finditer_lines``' condition."""
+    return next(finditer_lines(pattern, literals, text, pos), None)

@@ -218,11 +218,11 @@ class _Trigger:
         # ``find``/``in`` (C, memchr-fast) rule most files out before the regex engine
         # starts, and the pattern is then tried only where a match can start.
         if self.leading is not None:
-            return textscan.search_at(self.pattern, self.leading, text)
+            return textscan.search_at(self.pattern, self.leading, text) is not None
         if self.required is None:
             return self.pattern.search(text) is not None
         if self.one_line:
-            return textscan.search_lines(self.pattern, self.required, text)
+            return textscan.search_lines(self.pattern, self.required, text) is not None
         return any(word in text for word in self.required) and self.pattern.search(text) is not None
 
 

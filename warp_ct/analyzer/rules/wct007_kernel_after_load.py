@@ -7,7 +7,7 @@ import bisect
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
     LOADER_LABELS,
@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 _LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
 _LOAD_WORDS = ("launch", "force_load", "load_module", "get_suggested_block_size")
 _DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
-_NESTED_DEFINITION_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
+# A definition inside a block: an indented decorator, or any ``overload(`` call.
+_NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b", re.MULTILINE)
+_OVERLOAD_CALL_RE = re.compile(r"overload\s*\(")
 _FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
 # A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
 _TOP_LEVEL_LINE_RE = re.compile(r"^[^ \t#)\]}\n]", re.MULTILINE)
@@ -128,17 +130,18 @@ class KernelAfterLoad(Rule):
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
         text = summary.text
-        # Every load call starts with one of these words: start the regex at the first one
-        # (it would otherwise try its \b-alternation at every offset before it).
-        starts = [i for i in (text.find(word) for word in _LOAD_WORDS) if i >= 0]
-        first_load = _LOAD_CALL_RE.search(text, min(starts)) if starts else None
+        # Each pattern is tried only where a match can start (textscan): a \b-alternation
+        # would otherwise be tried at every offset of every file.
+        first_load = textscan.search_at(_LOAD_CALL_RE, _LOAD_WORDS, text)
         if first_load is None:
             return False
-        if _NESTED_DEFINITION_RE.search(text, first_load.start() + 1):
+        after = first_load.start() + 1
+        nested = textscan.search_lines(_NESTED_DECORATOR_RE, "@", text, after)
+        if nested or textscan.search_at(_OVERLOAD_CALL_RE, "overload", text, after):
             return True  # a definition inside a block: its function may have launched first
-        last_definition = max((m.start() for m in _DEFINITION_RE.finditer(text)), default=-1)
+        last_definition = max((m.start() for m in textscan.finditer_at(_DEFINITION_RE, ("@", "overload"), text)), default=-1)
         top_level_lines: list[int] | None = None
-        for load in _LOAD_CALL_RE.finditer(text, first_load.start()):
+        for load in textscan.finditer_at(_LOAD_CALL_RE, _LOAD_WORDS, text, first_load.start()):
             if load.start() >= last_definition:
                 break  # no definition follows this load or any later one
             if top_level_lines is None:
