@@ -633,7 +633,11 @@ def warp_capable_names(tree: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.ImportFrom):
             capable.update(alias.asname or alias.name for alias in node.names)
         elif isinstance(node.value, (ast.Name, ast.Attribute)):
-            capable.update(t.id for target in node.targets for t in syntax.nodes_of_class(target, ast.Name))
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    capable.add(target.id)
+                else:  # ``a, b = wp, np``
+                    capable.update(t.id for t in syntax.nodes_of_class(target, ast.Name))
     return frozenset(capable)
 
 

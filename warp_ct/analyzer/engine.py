@@ -29,7 +29,7 @@ from warp_ct.analyzer import syntax, warp_stub
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
-from warp_ct.analyzer.noqa import parse_noqa
+from warp_ct.analyzer.noqa import NoqaMap, parse_noqa
 from warp_ct.analyzer.project import FileSummary, Project, module_name_for
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
@@ -181,6 +181,7 @@ class Linter:
         # path -> (summary, project generation, rules needing a tree): the batch asks once to
         # sort files, then the lint asks again; the answer holds until any file changes.
         self._active_cache: dict[str, tuple[FileSummary, int, list[Rule]]] = {}
+        self._noqa_cache: dict[str, tuple[FileSummary, NoqaMap]] = {}
         self.file_budget_s = file_budget_s
         for rule in self.rules:
             # Only selected rules pay for their project facts on every file.
@@ -237,9 +238,16 @@ class Linter:
         summary = self.project.files.get(path) or self.project.add(path, text)
         if not self.project.uses_warp(summary):
             return []
-        if parse_noqa(text).file_codes is None:
+        if self._noqa(summary).file_codes is None:
             return []
         return self._rules_needing_tree(summary, path, text)
+
+    def _noqa(self, summary: FileSummary) -> NoqaMap:
+        """The file's noqa comments, read once per text (the gates ask, then the lint)."""
+        cached = self._noqa_cache.get(summary.path)
+        if cached is None or cached[0] is not summary:
+            cached = self._noqa_cache[summary.path] = (summary, parse_noqa(summary.text))
+        return cached[1]
 
     def _rules_needing_tree(self, summary: FileSummary, path: str, text: str) -> list[Rule]:
         cached = self._active_cache.get(path)
@@ -257,7 +265,7 @@ class Linter:
         summary = self.project.files.get(path) or self.project.add(path, text)
         if not self.project.uses_warp(summary):
             return
-        noqa = parse_noqa(text)
+        noqa = self._noqa(summary)
         if noqa.file_codes is None:
             return
         active = self._rules_needing_tree(summary, path, text)

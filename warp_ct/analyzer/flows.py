@@ -26,18 +26,8 @@ LOADER_LABELS = frozenset({"launch", "launch_tiled", "get_suggested_block_size",
 _WARP_CODE = ("kernel", "func", "func_native", "func_grad", "func_replay")
 
 _FLOWS_STATE = "__flows__"
-# Only statements can hold a def or class: subtrees outside every flow need no walk below them.
-_STATEMENT_HOLDERS = (ast.stmt, ast.ExceptHandler, ast.match_case)
-# Nodes with nothing a flow looks at below them.
-_LEAVES = frozenset(
-    {
-        ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Import,
-        ast.ImportFrom, ast.MatchValue, ast.MatchSingleton, ast.MatchSequence, ast.MatchMapping, ast.MatchClass,
-        ast.MatchStar, ast.MatchAs, ast.MatchOr,
-    }
-)  # fmt: skip
-# Child fields per node class, last first (for a stack).
-_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+_FLOW_ITEMS = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_OUTSIDE = object()  # owner of code that is in no flow (a lambda body, an annotation, ...)
 
 
 def callee_label(call: ast.Call) -> str | None:
@@ -55,7 +45,7 @@ def is_warp_code(func: ast.AST, ctx: "FileContext") -> bool:
     return ctx.kernel_decorator(func, kinds=_WARP_CODE) is not None
 
 
-# ---------------------------------------------------------------------- flows (one walk)
+# ---------------------------------------------------------------------- flows
 @dataclass
 class FlowIndex:
     """The module and every function (in source order) with the nodes of its flow that
@@ -66,83 +56,69 @@ class FlowIndex:
 
 
 def flow_index(ctx: "FileContext") -> FlowIndex:
-    """One walk of ``ctx.tree``: for the module and each Python function, the Call, Assign,
-    FunctionDef and ClassDef nodes of its flow in pre-order (a node before its children, a
-    dict's keys and values interleaved as Python evaluates them). Every node is visited
-    once; cached in ``ctx.state`` for the other flow rules of the file."""
+    """For the module and each Python function, the Call, Assign, FunctionDef and ClassDef
+    nodes of its flow in pre-order (a node before its children; a dict's keys before its
+    values). Read off the tree's per-class node lists, each node's flow found through its
+    parents (remembered per node, so each parent is asked once); cached in ``ctx.state``
+    for the other flow rules of the file."""
     cached = ctx.state.get(_FLOWS_STATE)
     if cached is not None:
         return cached
     tree = ctx.tree
-    flows: list[tuple[ast.AST, list[ast.AST]]] = []
-    functions: list[ast.AST] = []
-    owners: list[ast.AST] = [tree]
-    Call, Assign, FunctionDef, AsyncFunctionDef, Lambda, ClassDef, Dict = (
-        ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Dict
-    )  # fmt: skip
-    leaves, reversed_fields = _LEAVES, _REVERSED_FIELDS
-    while owners:
-        owner = owners.pop()
-        items: list[ast.AST] = []
-        flows.append((owner, items))
-        hidden: list[ast.AST] = []  # class bodies in a function: outside every flow
-        stack: list[ast.AST] = list(reversed(owner.body))  # type: ignore[attr-defined]
-        pop, push, add = stack.pop, stack.append, items.append
-        while stack:
-            node = pop()
-            kind = type(node)
-            if kind in leaves:
-                continue
-            if kind is Call or kind is Assign:
-                add(node)
-            elif kind is FunctionDef or kind is AsyncFunctionDef:
-                add(node)
-                functions.append(node)
-                owners.append(node)
-                # decorators and defaults run now, in this flow; the body runs later
-                stack.extend(reversed(node.args.defaults))
-                stack.extend(reversed(node.decorator_list))
-                continue
-            elif kind is Lambda:
-                stack.extend(reversed(node.args.defaults))
-                continue
-            elif kind is ClassDef:
-                add(node)
-                if owner is tree:
-                    stack.extend(reversed(node.body))
-                else:
-                    hidden.extend(node.body)
-                continue
-            elif kind is Dict:
-                for key, value in zip(reversed(node.keys), reversed(node.values)):
-                    push(value)
-                    if key is not None:
-                        push(key)
-                continue
-            fields = reversed_fields.get(kind)
-            if fields is None:
-                fields = reversed_fields[kind] = tuple(reversed(syntax.child_fields(kind)))
-            for field in fields:
-                value = getattr(node, field, None)
-                if value is None:
-                    continue
-                if type(value) is list:
-                    stack.extend(reversed(value))
-                else:
-                    push(value)
-        while hidden:
-            node = hidden.pop()
-            if isinstance(node, syntax.FUNCTION_TYPES):
-                functions.append(node)
-                owners.append(node)
-            elif isinstance(node, _STATEMENT_HOLDERS):
-                hidden.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _STATEMENT_HOLDERS))
-    # Flows were collected depth-last; source order of their ``def`` is pre-order.
-    flows.sort(key=lambda flow: (0, -1) if flow[0] is tree else (flow[0].lineno, flow[0].col_offset))  # type: ignore
-    functions.sort(key=lambda func: (func.lineno, func.col_offset))  # type: ignore[attr-defined]
+    functions = list(syntax.nodes_of_class(tree, syntax.FUNCTION_TYPES))
+    flows: list[tuple[ast.AST, list[ast.AST]]] = [(tree, [])] + [(func, []) for func in functions]
+    items_of = {id(owner): items for owner, items in flows}
+    owners: dict[int, Any] = {id(tree): tree}
+    for node in syntax.nodes_of_class(tree, _FLOW_ITEMS):
+        owner = _owner(node, owners, tree)
+        if owner is not _OUTSIDE:
+            items_of[id(owner)].append(node)
     index = FlowIndex(flows, functions)  # type: ignore[arg-type]
     ctx.state[_FLOWS_STATE] = index
     return index
+
+
+def _owner(node: ast.AST, owners: dict[int, Any], tree: ast.AST) -> Any:
+    """The flow (module or function) that evaluates ``node``, or ``_OUTSIDE``; ``owners``
+    remembers the answer for ``node`` and every ancestor asked on the way."""
+    path = []
+    current = node
+    owner = owners.get(id(current))
+    while owner is None:
+        path.append(current)
+        current = current.parent  # type: ignore[attr-defined]
+        owner = owners.get(id(current))
+    # ``current`` is known; walk back down, deciding each child from its parent.
+    for child in reversed(path):
+        owner = _child_owner(current, child, owner, tree)
+        owners[id(child)] = owner
+        current = child
+    return owner
+
+
+def _child_owner(parent: ast.AST, child: ast.AST, parent_owner: Any, tree: ast.AST) -> Any:
+    """Which flow evaluates ``child``, given its parent and the flow evaluating the parent.
+
+    A def's body is its own flow; its decorators and defaults run where the def does, its
+    annotations are not followed. A lambda's body runs later (no flow); a class body runs
+    where the class statement does at module level, and is followed nowhere inside a
+    function (it would run once per call, but is not a flow of its own either).
+    """
+    cls = parent.__class__
+    is_def = cls is ast.FunctionDef or cls is ast.AsyncFunctionDef
+    if is_def and isinstance(child, ast.stmt):
+        return parent  # every def has a flow, wherever it sits
+    if parent_owner is _OUTSIDE:
+        return _OUTSIDE
+    if is_def:
+        return parent_owner if child is parent.args or child in parent.decorator_list else _OUTSIDE  # type: ignore[attr-defined]
+    if cls is ast.arguments:
+        return parent_owner if any(child is default for default in parent.defaults) else _OUTSIDE  # type: ignore[attr-defined]
+    if cls is ast.Lambda:
+        return parent_owner if child is parent.args else _OUTSIDE  # type: ignore[attr-defined]
+    if cls is ast.ClassDef:
+        return parent_owner if parent_owner is tree and isinstance(child, ast.stmt) else _OUTSIDE
+    return parent_owner
 
 
 _NOT_ALWAYS_RUN = (ast.ExceptHandler, ast.Lambda, *syntax.FUNCTION_TYPES, *syntax.COMPREHENSION_TYPES)

@@ -20,6 +20,7 @@ context (its parent says how: Assign, For, With, ...), ``ast.FunctionDef`` /
 from __future__ import annotations
 
 import ast
+from itertools import chain
 from typing import Iterator, TypeVar
 
 N = TypeVar("N", bound=ast.AST)
@@ -129,7 +130,7 @@ class _TreeIndex:
 
     def __init__(self, order: list[ast.AST]) -> None:
         self.order = order
-        self._by_class: dict[type, list[ast.AST]] | None = None
+        self._by_class: dict[type, tuple[list[ast.AST], list[int]]] | None = None
         self._answers: dict[object, list[ast.AST]] = {}
         self._tables: dict[int, dict[str, list[ast.AST]]] | None = None
         self._declared: dict[int, set[str]] = {}
@@ -142,24 +143,31 @@ class _TreeIndex:
             return found
         by_class = self._by_class
         if by_class is None:
-            by_class = self._by_class = {}
-            get = by_class.get
-            for node in self.order:
-                bucket = get(node.__class__)
-                if bucket is None:
-                    by_class[node.__class__] = [node]
-                else:
-                    bucket.append(node)
+            by_class = self._group_by_class()
         present = [cls for cls in by_class if issubclass(cls, klass)]
         if len(present) == 1:
-            found = by_class[present[0]]
+            found = by_class[present[0]][0]
         elif not present:
             found = []
-        else:  # several classes: one pass keeps their nodes interleaved in pre-order
-            wanted = frozenset(present)
-            found = [node for node in self.order if node.__class__ in wanted]
+        else:  # several classes: interleave them by their places in the pre-order
+            order = self.order
+            found = [order[i] for i in sorted(chain.from_iterable(by_class[cls][1] for cls in present))]
         self._answers[klass] = found
         return found
+
+    def _group_by_class(self) -> dict[type, tuple[list[ast.AST], list[int]]]:
+        """Exact class -> (its nodes, their places in the pre-order)."""
+        by_class: dict[type, tuple[list[ast.AST], list[int]]] = {}
+        get = by_class.get
+        for place, node in enumerate(self.order):
+            entry = get(node.__class__)
+            if entry is None:
+                by_class[node.__class__] = ([node], [place])
+            else:
+                entry[0].append(node)
+                entry[1].append(place)
+        self._by_class = by_class
+        return by_class
 
     def scope_tables(self, scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
         """(name -> binding nodes in source order, names declared global/nonlocal) of a scope."""
