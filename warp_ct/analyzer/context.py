@@ -141,7 +141,6 @@ class FileContext:
     project: "Project"
     target_warp_version: tuple[int, ...] | None = None
     inference_budget_s: float = DEFAULT_INFERENCE_BUDGET_S
-    index: LineIndex = field(init=False)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     current_rule: "Rule | None" = None
@@ -158,10 +157,17 @@ class FileContext:
     _astroid_tree: Any = None
     _asked_astroid: bool = False
     _astroid_index: dict[tuple, Any] | None = None
+    _line_index: LineIndex | None = None
 
     def __post_init__(self) -> None:
-        self.index = LineIndex(self.text)
         syntax.set_module_of(self.tree, self.module_name, self.is_package)
+
+    @property
+    def index(self) -> LineIndex:
+        """Line and column conversion, built when the first finding needs it (most files have none)."""
+        if self._line_index is None:
+            self._line_index = LineIndex(self.text)
+        return self._line_index
 
     @property
     def is_package(self) -> bool:
