@@ -129,7 +129,12 @@ class KernelDecorator:
 
     @property
     def is_unique(self) -> bool:
-        return self.keyword_const("module") == "unique"
+        return self.keyword_const("module") == "unique"  # a literal only: see UNIQUE_MODULE_TEXT
+
+
+# What a ``module="unique"`` keyword looks like in source (``KernelDecorator.is_unique``
+# reads a string literal only): a file without this text has no unique kernel.
+UNIQUE_MODULE_TEXT = r"\bmodule\s*=[\s(]*[uUrR]?['\"]unique['\"]"
 
 
 @dataclass

@@ -11,6 +11,7 @@ options, a new kernel) cost a second build.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,10 @@ KERNEL_LOADERS = {"warp.launch": 0, "warp.launch_tiled": 0, "warp.get_suggested_
 ANY_MODULE = "*"  # wp.force_load(): every module that exists so far
 LOADER_LABELS = frozenset({"launch", "launch_tiled", "get_suggested_block_size", "force_load", "load_module"})
 _WARP_CODE = ("kernel", "func", "func_native", "func_grad", "func_replay")
+# The text of a load call (a callee whose last name is in LOADER_LABELS, then its
+# parenthesis), for the project gates; every match starts with one of LOAD_WORDS.
+LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
+LOAD_WORDS = ("launch", "force_load", "load_module", "get_suggested_block_size")
 
 _FLOWS_STATE = "__flows__"
 _FLOW_ITEMS = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

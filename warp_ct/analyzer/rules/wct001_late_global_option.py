@@ -5,12 +5,17 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
 
 # Copied from wp.config when a module object is created (its first kernel/function/struct,
 # i.e. at import). Options read at hash time (mode, optimization_level, ...) are not here.
@@ -18,6 +23,12 @@ DEADLINE_OPTIONS = frozenset(
     {"enable_backward", "max_unroll", "lineinfo", "compile_time_trace", "deterministic", "deterministic_max_records"}
 )
 _WARP_DEFINITIONS = ("kernel", "func", "struct", "func_native", "func_grad", "func_replay")
+# ``<option> = ``, ``<option> += ``, ``<option>: T = `` (not ``==``).
+_OPTION_ASSIGNMENT_TEXT = (
+    r"\b(?:enable_backward|max_unroll|lineinfo|compile_time_trace|deterministic(?:_max_records)?)\b"
+    r"\s*(?::[^=\n]*)?(?:\*\*|//|>>|<<|[-+*/%&|^@])?=(?!=)"
+)
+_OPTION_ASSIGNMENT_RE = re.compile(_OPTION_ASSIGNMENT_TEXT)
 # Async defs, loops and withs define and import like the plain forms. ``try``/``except*``
 # (``ast.TryStar``) bodies are not searched.
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -43,7 +54,7 @@ class LateGlobalOption(Rule):
     severity = Severity.WARNING
     summary = "A `wp.config` option that modules copy when they are created is set after kernels already exist"
     fix_applicability = Applicability.UNSAFE
-    triggers = (r"\b(?:enable_backward|max_unroll|lineinfo|compile_time_trace|deterministic(?:_max_records)?)\s*=[^=]",)
+    triggers = (_OPTION_ASSIGNMENT_TEXT,)
     docs = '''
     ## What it does
     Flags an assignment to `wp.config.enable_backward`, `max_unroll`, `lineinfo`,
@@ -140,6 +151,19 @@ class LateGlobalOption(Rule):
     '''
 
     # ------------------------------------------------------------------ check
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # The check reads assignments to an attribute (``<config>.<option> = ...``, ``+=``,
+        # ``: T = ...``): the option's name right after a dot. Keywords (``@wp.kernel(
+        # enable_backward=False)``) and dict keys are the many other mentions.
+        text = summary.text
+        for match in textscan.finditer_at(_OPTION_ASSIGNMENT_RE, DEADLINE_OPTIONS, text):
+            before = match.start() - 1
+            while before >= 0 and text[before] in " \t\\\r\n":  # spaces, line continuations
+                before -= 1
+            if before >= 0 and text[before] == ".":
+                return True
+        return False
+
     def visit_assign(self, node: ast.Assign, ctx: FileContext) -> None:
         for target in node.targets:
             self._check_target(node, target, ctx)

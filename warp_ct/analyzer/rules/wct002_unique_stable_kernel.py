@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from warp_ct.analyzer import syntax
-from warp_ct.analyzer.context import FileContext, KernelDecorator
+from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext, KernelDecorator
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
@@ -20,7 +20,7 @@ class UniqueStableKernel(Rule):
     severity = Severity.INFO
     summary = '`module="unique"` on a kernel defined once at module scope gives it a module (and a build) of its own'
     fix_applicability = Applicability.UNSAFE
-    triggers = (r"module\s*=\s*['\"]unique['\"]",)
+    triggers = (UNIQUE_MODULE_TEXT,)
     docs = '''
     ## What it does
     Flags `@wp.kernel(module="unique")` on kernels defined once at module scope when the

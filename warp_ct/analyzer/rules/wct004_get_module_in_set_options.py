@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
 
 
 class GetModuleInSetOptions(Rule):
@@ -70,6 +74,10 @@ class GetModuleInSetOptions(Rule):
     module that was not loaded yet; after a load, prefer setting options before the first
     launch anyway.
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        version = project.target_warp_version
+        return version is not None and tuple(version[:2]) <= (1, 16) and "get_module" in summary.text
 
     def visit_call(self, node: ast.Call, ctx: FileContext) -> None:
         if not ctx.version_at_most(1, 16):

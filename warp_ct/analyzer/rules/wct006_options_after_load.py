@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+import re
+from typing import TYPE_CHECKING, Iterator
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
+    LOAD_CALL_RE,
+    LOAD_WORDS,
     callee_label,
     describe,
     flow_index,
@@ -20,6 +23,15 @@ from warp_ct.analyzer.flows import (
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
 
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
+# The text of an option change: ``set_module_options`` or ``<module>.options`` (update,
+# setdefault, item assignment).
+_CHANGE_TEXT = r"set_module_options|\.options\b"
+_CHANGE_RE = re.compile(_CHANGE_TEXT)
+_CHANGE_WORDS = ("set_module_options", ".options")
+
 
 class OptionsAfterLoad(Rule):
     code = "WCT006"
@@ -27,7 +39,7 @@ class OptionsAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "Module options changed after the module was launched or loaded: it is hashed again and rebuilt"
     fix_applicability = None
-    triggers = (r"set_module_options|\.options\b",)
+    triggers = (_CHANGE_TEXT,)
     docs = '''
     ## What it does
     Flags `wp.set_module_options(...)`, `wp.get_module(name).options.update(...)` and
@@ -91,6 +103,16 @@ class OptionsAfterLoad(Rule):
     A sweep that deliberately builds one variant per setting (benchmarks, tests of the
     options themselves) is the exception: suppress with `# noqa: WCT006`.
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # A finding is a change after a load of the same flow: in the text, some load call
+        # starts before the last change does.
+        text = summary.text
+        first_load = textscan.search_at(LOAD_CALL_RE, LOAD_WORDS, text)
+        if first_load is None:
+            return False
+        last_change = max((m.start() for m in textscan.finditer_at(_CHANGE_RE, _CHANGE_WORDS, text)), default=-1)
+        return first_load.start() < last_change
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         for owner, items in flow_index(ctx).flows:

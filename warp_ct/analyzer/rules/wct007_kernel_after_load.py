@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Iterator
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
+    LOAD_CALL_RE,
+    LOAD_WORDS,
     LOADER_LABELS,
     callee_label,
     describe,
@@ -26,8 +28,6 @@ if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
 # Text shapes for the tree gate (supersets of what the check resolves).
-_LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
-_LOAD_WORDS = ("launch", "force_load", "load_module", "get_suggested_block_size")
 _DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
 # A definition inside a block: an indented decorator, or any ``overload(`` call.
 _NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b", re.MULTILINE)
@@ -132,7 +132,7 @@ class KernelAfterLoad(Rule):
         text = summary.text
         # Each pattern is tried only where a match can start (textscan): a \b-alternation
         # would otherwise be tried at every offset of every file.
-        first_load = textscan.search_at(_LOAD_CALL_RE, _LOAD_WORDS, text)
+        first_load = textscan.search_at(LOAD_CALL_RE, LOAD_WORDS, text)
         if first_load is None:
             return False
         after = first_load.start() + 1
@@ -141,7 +141,7 @@ class KernelAfterLoad(Rule):
             return True  # a definition inside a block: its function may have launched first
         last_definition = max((m.start() for m in textscan.finditer_at(_DEFINITION_RE, ("@", "overload"), text)), default=-1)
         top_level_lines: list[int] | None = None
-        for load in textscan.finditer_at(_LOAD_CALL_RE, _LOAD_WORDS, text, first_load.start()):
+        for load in textscan.finditer_at(LOAD_CALL_RE, LOAD_WORDS, text, first_load.start()):
             if load.start() >= last_definition:
                 break  # no definition follows this load or any later one
             if top_level_lines is None:

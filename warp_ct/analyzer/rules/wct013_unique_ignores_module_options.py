@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import ast
+import re
+from typing import TYPE_CHECKING
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
+_UNIQUE_MODULE_RE = re.compile(UNIQUE_MODULE_TEXT)
 
 
 def bare_module_option_calls(ctx: FileContext) -> list[ast.Call]:
@@ -121,6 +128,10 @@ class UniqueIgnoresModuleOptions(Rule):
         wp.atomic_add(out, 0, x[i] * x[i])
     ```
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # Only a ``module="unique"`` kernel can miss the file's options.
+        return _UNIQUE_MODULE_RE.search(summary.text) is not None
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)

@@ -1,0 +1,98 @@
+"""The gates (``Rule.triggers`` over the text, ``Rule.needs_tree`` over the project view)
+decide which files get a tree: they may let through files that have no finding, never
+hide one. Every project here is linted twice, gated and with every gate open, and must
+give the same findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from warp_ct.analyzer.engine import Linter
+from warp_ct.analyzer.rules import all_rules
+from warp_ct.config import load_config
+
+from .helpers import write_files
+
+
+def open_gates(rule):
+    """The rule as a subclass whose gates always say yes (the original is untouched)."""
+    return type(f"Open{type(rule).__name__}", (type(rule),), {"triggers": (), "needs_tree": lambda self, s, p: True})()
+
+
+def findings(root: Path, rules) -> set[tuple]:
+    results = Linter(load_config(root), rules=rules).lint_paths([str(root)])
+    return {(f.path, f.range.start.line, f.range.start.character, f.rule, f.message) for r in results for f in r.findings}
+
+
+def assert_gates_hide_nothing(root: Path, files: dict[str, str]) -> set[tuple]:
+    write_files(root, files)
+    gated = findings(root, list(all_rules()))
+    assert gated == findings(root, [open_gates(r) for r in all_rules()])
+    return gated
+
+
+EXAMPLES = [
+    (f"{rule.code}-{kind}{n}", example.files)
+    for rule in all_rules()
+    for kind, examples in zip(("bad", "good"), rule.examples())
+    for n, example in enumerate(examples)
+]
+
+
+@pytest.mark.parametrize("files", [files for _, files in EXAMPLES], ids=[name for name, _ in EXAMPLES])
+def test_gates_hide_no_finding_in_the_doc_examples(files, tmp_path):
+    assert_gates_hide_nothing(tmp_path, files)
+
+
+KERNELS = """
+import warp as wp
+
+@wp.kernel
+def step(x: wp.array(dtype=float)):
+    x[wp.tid()] += 1.0
+
+@wp.kernel
+def other(x: wp.array(dtype=float)):
+    x[wp.tid()] -= 1.0
+"""
+
+# Shapes the text gates read closely: each must still reach its rule.
+SHAPES = {
+    "augmented-and-annotated-options": KERNELS + "wp.config.max_unroll += 1\nwp.config.lineinfo: bool = True\n",
+    "spaced-and-continued-option": KERNELS + "wp.config . lineinfo = True\nwp.config.\\\n    enable_backward = False\n",
+    "aliased-config": KERNELS + "cfg = wp.config\ncfg.enable_backward = False\n",
+    "option-keywords-only": KERNELS + "@wp.kernel(enable_backward=False)\ndef k(x: float):\n    pass\nopts = {'lineinfo': True}\n",
+    "unique-spellings": (
+        "import warp as wp\nwp.set_module_options({'enable_backward': False})\n"
+        "@wp.kernel(module=u'unique')\ndef a(x: float):\n    pass\n"
+        "@wp.kernel(module = (\"unique\"))\ndef b(x: float):\n    pass\n"
+    ),
+    "load-before-option-change": KERNELS + "wp.launch(step, dim=1, inputs=[x])\nwp.set_module_options({'max_unroll': 4})\n",
+    "option-change-before-load": KERNELS + "wp.set_module_options({'max_unroll': 4})\nwp.launch(step, dim=1, inputs=[x])\n",
+    "options-update-after-load": (
+        KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
+        "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_gates_hide_no_finding_in_shapes_they_read_closely(name, tmp_path):
+    assert_gates_hide_nothing(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})
+
+
+def test_the_shapes_do_reach_the_rules(tmp_path):
+    # Not vacuous: the closely read shapes produce the findings they are about.
+    codes = {}
+    for name in ("augmented-and-annotated-options", "spaced-and-continued-option", "aliased-config",
+                 "unique-spellings", "load-before-option-change", "options-update-after-load"):  # fmt: skip
+        root = tmp_path / name
+        codes[name] = {f[3] for f in assert_gates_hide_nothing(root, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})}
+    assert "WCT001" in codes["augmented-and-annotated-options"]
+    assert "WCT001" in codes["spaced-and-continued-option"]
+    assert "WCT001" in codes["aliased-config"]
+    assert "WCT013" in codes["unique-spellings"]
+    assert "WCT006" in codes["load-before-option-change"]
+    assert "WCT006" in codes["options-update-after-load"]
