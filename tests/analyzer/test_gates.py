@@ -71,6 +71,20 @@ SHAPES = {
     ),
     "load-before-option-change": KERNELS + "wp.launch(step, dim=1, inputs=[x])\nwp.set_module_options({'max_unroll': 4})\n",
     "option-change-before-load": KERNELS + "wp.set_module_options({'max_unroll': 4})\nwp.launch(step, dim=1, inputs=[x])\n",
+    "block-dims-in-launches": (
+        KERNELS + "def run(x, n):\n    wp.launch(step, dim=1, inputs=[x], block_dim=64)\n"
+        "    wp.launch(other, dim=1, inputs=[x])\n    for b in (32, 64):\n        wp.launch(step, dim=1, inputs=[x], block_dim=b)\n"
+    ),
+    "block-dim-outside-launches": KERNELS + "BLOCK_DIM = 64\nwp.set_module_options({'block_dim': 64})\nwp.launch(step, dim=1, inputs=[x])\n",
+    "bare-options-beside-a-shadowed-warp-alias": (
+        "import warp as wp\nimport taichi as ti\nwp.set_module_options({'enable_backward': False})\n"
+        "def make(wp):\n    @wp.kernel\n    def k():\n        pass\n    return k\n"
+    ),
+    "bare-options-beside-another-kernel-decorator": (
+        "import warp as wp\nimport taichi as ti\nwp.set_module_options({'enable_backward': False})\n"
+        "@ti.kernel\ndef k():\n    pass\n"
+    ),
+    "bare-options-beside-warp-kernels": "import warp as wp\nwp.set_module_options({'enable_backward': False})\n" + KERNELS,
     "options-update-after-load": (
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
@@ -87,7 +101,9 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     # Not vacuous: the closely read shapes produce the findings they are about.
     codes = {}
     for name in ("augmented-and-annotated-options", "spaced-and-continued-option", "aliased-config",
-                 "unique-spellings", "load-before-option-change", "options-update-after-load"):  # fmt: skip
+                 "unique-spellings", "load-before-option-change", "options-update-after-load",
+                 "block-dims-in-launches", "bare-options-beside-a-shadowed-warp-alias",
+                 "bare-options-beside-another-kernel-decorator"):  # fmt: skip
         root = tmp_path / name
         codes[name] = {f[3] for f in assert_gates_hide_nothing(root, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})}
     assert "WCT001" in codes["augmented-and-annotated-options"]
@@ -96,3 +112,6 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     assert "WCT013" in codes["unique-spellings"]
     assert "WCT006" in codes["load-before-option-change"]
     assert "WCT006" in codes["options-update-after-load"]
+    assert "WCT009" in codes["block-dims-in-launches"]
+    assert "WCT014" in codes["bare-options-beside-a-shadowed-warp-alias"]
+    assert "WCT014" in codes["bare-options-beside-another-kernel-decorator"]

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
 DEFAULT_BLOCK_DIM = 256
+_LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
 _RUNTIME = "runtime"
 
 
@@ -185,6 +191,16 @@ class BlockDimSpread(Rule):
         wp.launch(scale, dim=a.shape, inputs=[a, 1.0], block_dim=32, device="cpu")
     ```
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        text = summary.text
+        if "get_suggested_block_size" in text:
+            return True
+        # Without an explicit ``block_dim=`` every launch of a module uses its one default:
+        # some launch must have the word among its arguments, i.e. before the next launch.
+        starts = [m.start() for m in textscan.finditer_at(_LAUNCH_CALL_RE, "launch", text)]
+        ends = [*starts[1:], len(text)]
+        return any(text.find("block_dim", start, end) >= 0 for start, end in zip(starts, ends))
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         file_default = _file_default_block_dim(ctx)

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import ast
+import re
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
+# ``import warp as wp`` / ``import warp`` on a line of its own at module level: the alias.
+_WARP_ALIAS_RE = re.compile(r"^import[ \t]+warp(?:[ \t]+as[ \t]+(\w+))?[ \t]*(?:#.*)?$", re.MULTILINE)
 
 # Warp APIs that create Warp code owned by the calling file's module.
 _DEFINERS = {
@@ -96,6 +104,9 @@ class MisdirectedModuleOptions(Rule):
     ```
     '''
 
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        return not _surely_defines_warp_code(summary.text)
+
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         calls = bare_module_option_calls(ctx)
         if not calls or _defines_warp_code(node, ctx):
@@ -120,6 +131,22 @@ class MisdirectedModuleOptions(Rule):
                     "(`wp.set_module_options(opts, module=\"pkg.kernels\")`) before its first load"
                 )
             ctx.report(call, message, fixes=fixes)
+
+
+def _surely_defines_warp_code(text: str) -> bool:
+    """From the text alone: a ``@wp.kernel``/``@wp.func``/``@wp.struct``... decorator whose
+    ``wp`` is the module-level ``import warp as wp`` and nothing else. The alias appears
+    bare (not followed by a dot) nowhere but in that import: any other binding of the name
+    (a parameter, an assignment, another import) would be such an appearance."""
+    imports = list(_WARP_ALIAS_RE.finditer(text))
+    for alias in {match.group(1) or "warp" for match in imports}:
+        bare = sum(1 for _ in re.finditer(rf"\b{alias}\b(?!\s*\.)", text))
+        if bare != sum(1 for match in imports if (match.group(1) or "warp") == alias):
+            continue
+        decorator = rf"^[ \t]*@[ \t]*{alias}[ \t]*\.[ \t]*(?:kernel|func|struct|func_native|func_grad|func_replay)\b"
+        if re.search(decorator, text, re.MULTILINE):
+            return True
+    return False
 
 
 def _defines_warp_code(tree: ast.Module, ctx: FileContext) -> bool:
