@@ -85,6 +85,13 @@ SHAPES = {
         "@ti.kernel\ndef k():\n    pass\n"
     ),
     "bare-options-beside-warp-kernels": "import warp as wp\nwp.set_module_options({'enable_backward': False})\n" + KERNELS,
+    "nested-kernels-with-and-without-module": (
+        "import warp as wp\n"
+        "def make_unique(s):\n    @wp.kernel(\n        enable_backward=False,\n        module='unique',\n    )\n"
+        "    def k(x: float):\n        pass\n    return k\n"
+        "def make_shared(s):\n    @wp.kernel(module=None)\n    @other(module='x')\n    def k(x: float):\n        pass\n    return k\n"
+        "def use(x):\n    make_shared(1)\n"
+    ),
     "options-update-after-load": (
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
@@ -103,7 +110,7 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     for name in ("augmented-and-annotated-options", "spaced-and-continued-option", "aliased-config",
                  "unique-spellings", "load-before-option-change", "options-update-after-load",
                  "block-dims-in-launches", "bare-options-beside-a-shadowed-warp-alias",
-                 "bare-options-beside-another-kernel-decorator"):  # fmt: skip
+                 "bare-options-beside-another-kernel-decorator", "nested-kernels-with-and-without-module"):  # fmt: skip
         root = tmp_path / name
         codes[name] = {f[3] for f in assert_gates_hide_nothing(root, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})}
     assert "WCT001" in codes["augmented-and-annotated-options"]
@@ -115,3 +122,4 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     assert "WCT009" in codes["block-dims-in-launches"]
     assert "WCT014" in codes["bare-options-beside-a-shadowed-warp-alias"]
     assert "WCT014" in codes["bare-options-beside-another-kernel-decorator"]
+    assert "WCT003" in codes["nested-kernels-with-and-without-module"]

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import ast
+import re
+from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
+
+_NESTED_KERNEL_TEXT = r"^[ \t]+@[ \t]*[\w.]*kernel\b"
+_NESTED_KERNEL_RE = re.compile(_NESTED_KERNEL_TEXT, re.MULTILINE)
+# ``module=`` with anything but None: a kernel with a module chosen on purpose.
+_MODULE_KEYWORD_RE = re.compile(r"\bmodule\s*=\s*(?!None\b)")
 
 
 class PerCallKernel(Rule):
@@ -17,7 +27,7 @@ class PerCallKernel(Rule):
     severity = Severity.WARNING
     summary = "A `@wp.kernel` defined inside a function that re-runs without memoization is re-created on every call"
     fix_applicability = Applicability.UNSAFE
-    triggers = (r"^[ \t]+@[ \t]*[\w.]*kernel\b",)
+    triggers = (_NESTED_KERNEL_TEXT,)
     docs = '''
     ## What it does
     Flags a `@wp.kernel` defined inside a function (a kernel factory) when nothing keeps
@@ -118,6 +128,14 @@ class PerCallKernel(Rule):
     argument must be hashable, and equal arguments then share one kernel object.
     '''
 
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        # Some indented kernel decorator without ``module=<not None>`` in its own text.
+        text = summary.text
+        for match in textscan.finditer_lines(_NESTED_KERNEL_RE, "@", text):
+            if not _MODULE_KEYWORD_RE.search(_decorator_text(text, match.end())):
+                return True
+        return False
+
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         dec = ctx.kernel_decorator(node)
         if dec is None:
@@ -155,6 +173,19 @@ class PerCallKernel(Rule):
 
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _decorator_text(text: str, start: int) -> str:
+    """The rest of a decorator from ``start``: its line and the lines after it, up to the
+    next decorator or the ``def``."""
+    end = text.find("\n", start)
+    while end >= 0:
+        following = text.find("\n", end + 1)
+        line = text[end + 1 : following if following >= 0 else len(text)].lstrip()
+        if line.startswith(("@", "def ", "async ")):
+            break
+        end = following
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _runs_once(func: _Function) -> bool:
