@@ -92,6 +92,17 @@ SHAPES = {
         "def make_shared(s):\n    @wp.kernel(module=None)\n    @other(module='x')\n    def k(x: float):\n        pass\n    return k\n"
         "def use(x):\n    make_shared(1)\n"
     ),
+    "kernels-defined-after-loads-in-blocks": (
+        KERNELS + "def test_defines_then_launches(x):\n    @wp.kernel\n    def a(x: float):\n        pass\n"
+        "    wp.launch(a, dim=1, inputs=[x])\n"
+        'def launches_then_defines(x):\n    wp.launch(step, dim=1, inputs=[x])\n    s = """\nnot code\n"""\n'
+        "    @wp.kernel\n    def b(x: float):\n        pass\n"
+        "wp.launch(step, dim=1, inputs=[x])\nfor i in range(2):\n    @wp.func\n    def f(x: float):\n        return x\n"
+    ),
+    "native-function-defined-after-a-launch": (
+        KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
+        "    @wp.func_native('return;')\n    def native(x: int):\n        ...\n"
+    ),
     "options-update-after-load": (
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
@@ -110,7 +121,8 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     for name in ("augmented-and-annotated-options", "spaced-and-continued-option", "aliased-config",
                  "unique-spellings", "load-before-option-change", "options-update-after-load",
                  "block-dims-in-launches", "bare-options-beside-a-shadowed-warp-alias",
-                 "bare-options-beside-another-kernel-decorator", "nested-kernels-with-and-without-module"):  # fmt: skip
+                 "bare-options-beside-another-kernel-decorator", "nested-kernels-with-and-without-module",
+                 "kernels-defined-after-loads-in-blocks", "native-function-defined-after-a-launch"):  # fmt: skip
         root = tmp_path / name
         codes[name] = {f[3] for f in assert_gates_hide_nothing(root, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})}
     assert "WCT001" in codes["augmented-and-annotated-options"]
@@ -123,3 +135,5 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     assert "WCT014" in codes["bare-options-beside-a-shadowed-warp-alias"]
     assert "WCT014" in codes["bare-options-beside-another-kernel-decorator"]
     assert "WCT003" in codes["nested-kernels-with-and-without-module"]
+    assert "WCT007" in codes["kernels-defined-after-loads-in-blocks"]
+    assert "WCT007" in codes["native-function-defined-after-a-launch"]

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
 # Text shapes for the tree gate (supersets of what the check resolves).
-_DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(", re.MULTILINE)
+_DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b|overload\s*\(", re.MULTILINE)
 # A definition inside a block: an indented decorator, or any ``overload(`` call.
-_NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b", re.MULTILINE)
+_NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b", re.MULTILINE)
 _OVERLOAD_CALL_RE = re.compile(r"overload\s*\(")
 _FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
 # A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
@@ -46,7 +46,7 @@ class KernelAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "A kernel, function or overload joins a Warp module after that module was launched or loaded"
     fix_applicability = None
-    triggers = (r"@[ \t]*[\w.]*(?:kernel|func|struct|overload)\b|overload\s*\(",)
+    triggers = (r"@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b|overload\s*\(",)
     docs = '''
     ## What it does
     Flags a `@wp.kernel`, `@wp.func`, `@wp.struct`, `@wp.overload` or `wp.overload(...)`
@@ -132,21 +132,25 @@ class KernelAfterLoad(Rule):
         text = summary.text
         # Each pattern is tried only where a match can start (textscan): a \b-alternation
         # would otherwise be tried at every offset of every file.
-        first_load = textscan.search_at(LOAD_CALL_RE, LOAD_WORDS, text)
-        if first_load is None:
+        loads = [m.start() for m in textscan.finditer_at(LOAD_CALL_RE, LOAD_WORDS, text)]
+        if not loads:
             return False
-        after = first_load.start() + 1
-        nested = textscan.search_lines(_NESTED_DECORATOR_RE, "@", text, after)
-        if nested or textscan.search_at(_OVERLOAD_CALL_RE, "overload", text, after):
-            return True  # a definition inside a block: its function may have launched first
+        after = loads[0] + 1
+        if textscan.search_at(_OVERLOAD_CALL_RE, "overload", text, after):
+            return True  # ``wp.overload(...)`` may sit in any flow
+        top_level_lines = [m.start() for m in _TOP_LEVEL_LINE_RE.finditer(text)]
+        for nested in textscan.finditer_lines(_NESTED_DECORATOR_RE, "@", text, after):
+            # A definition inside a block: in a function, a load must come before it in
+            # that function (from its ``def`` line, or from where the indentation says
+            # the statement starts if that is earlier); elsewhere any earlier load counts.
+            start = _function_start(text, nested.start(), top_level_lines)
+            if start is None or bisect.bisect_left(loads, start) < bisect.bisect_left(loads, nested.start()):
+                return True
         last_definition = max((m.start() for m in textscan.finditer_at(_DEFINITION_RE, ("@", "overload"), text)), default=-1)
-        top_level_lines: list[int] | None = None
-        for load in textscan.finditer_at(LOAD_CALL_RE, LOAD_WORDS, text, first_load.start()):
-            if load.start() >= last_definition:
+        for load in loads:
+            if load >= last_definition:
                 break  # no definition follows this load or any later one
-            if top_level_lines is None:
-                top_level_lines = [m.start() for m in _TOP_LEVEL_LINE_RE.finditer(text)]
-            if not _in_function(text, load.start(), top_level_lines):
+            if _function_start(text, load, top_level_lines) is None:
                 return True  # module-level code loads, and a definition follows
         return False
 
@@ -210,10 +214,26 @@ def _may_be_overload(call: ast.Call) -> bool:
     return isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and func.attr == "overload"
 
 
-def _in_function(text: str, offset: int, top_level_lines: list[int]) -> bool:
-    """Whether the top-level statement around ``offset`` is a function (by indentation).
-    Class bodies run at import, so they count as module-level code. ``top_level_lines``:
-    offsets of the lines that start a top-level statement (``_TOP_LEVEL_LINE_RE``)."""
+def _function_start(text: str, offset: int, top_level_lines: list[int]) -> int | None:
+    """Where the top-level function around ``offset`` starts, by indentation; None when the
+    top-level statement there is not a function (class bodies run at import, so they count
+    as module-level code). ``top_level_lines``: offsets of the lines that start a top-level
+    statement (``_TOP_LEVEL_LINE_RE``). A column-0 line inside a multi-line string looks
+    like a statement start: the nearest earlier ``def`` line is taken when it is earlier."""
     line_start = text.rfind("\n", 0, offset) + 1
     i = bisect.bisect_right(top_level_lines, line_start) - 1
-    return i >= 0 and bool(_FUNCTION_HEAD_RE.match(text, top_level_lines[i]))
+    if i < 0 or not _FUNCTION_HEAD_RE.match(text, top_level_lines[i]):
+        return None
+    head = _last_def_line(text, line_start)
+    return top_level_lines[i] if head is None else min(top_level_lines[i], head)
+
+
+def _last_def_line(text: str, end: int) -> int | None:
+    """Start of the last column-0 ``def``/``async def`` line before ``end``."""
+    while True:
+        found = max(text.rfind("\ndef", 0, end), text.rfind("\nasync", 0, end))
+        if found < 0:
+            return 0 if _FUNCTION_HEAD_RE.match(text) else None
+        if _FUNCTION_HEAD_RE.match(text, found + 1):
+            return found + 1
+        end = found
