@@ -103,6 +103,13 @@ SHAPES = {
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    @wp.func_native('return;')\n    def native(x: int):\n        ...\n"
     ),
+    "unique-kernels-at-module-and-class-scope": (
+        "import warp as wp\n"
+        "@wp.kernel(module='unique')\ndef a(x: wp.array(dtype=float)):\n    x[wp.tid()] += 1.0\n"
+        "class K:\n    @wp.kernel(\n        module='unique',\n    )\n    def b(x: wp.array(dtype=float)):\n        x[wp.tid()] += 2.0\n"
+        "def run(x):\n    wp.launch(a, dim=1, inputs=[x])\n    wp.launch(K.b, dim=1, inputs=[x])\n"
+        "def run2(x):\n    wp.launch(a, dim=1, inputs=[x])\n    wp.launch(a, dim=2, inputs=[x])\n"
+    ),
     "options-update-after-load": (
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"

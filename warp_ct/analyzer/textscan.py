@@ -13,6 +13,7 @@ do not overlap.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import re
 from typing import Iterable, Iterator
@@ -86,3 +87,39 @@ def search_at(pattern: re.Pattern[str], literals: str | Iterable[str], text: str
 def search_lines(pattern: re.Pattern[str], literals: str | Iterable[str], text: str, pos: int = 0) -> re.Match[str] | None:
     """``pattern.search(text, pos)`` under ``finditer_lines``' condition."""
     return next(finditer_lines(pattern, literals, text, pos), None)
+
+
+# ---------------------------------------------------------------------- top-level statements
+# A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
+_TOP_LEVEL_LINE_RE = re.compile(r"^[^ \t#)\]}\n]", re.MULTILINE)
+_FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
+
+
+def top_level_lines(text: str) -> list[int]:
+    """Offsets of the lines that (by indentation) start a top-level statement."""
+    return [match.start() for match in _TOP_LEVEL_LINE_RE.finditer(text)]
+
+
+def function_start(text: str, offset: int, top_lines: list[int]) -> int | None:
+    """Where the top-level function around ``offset`` starts, by indentation; None when the
+    top-level statement there is not a function (a class body runs at import: module-level
+    code). ``top_lines``: ``top_level_lines(text)``. A column-0 line inside a multi-line
+    string looks like a statement start: the nearest earlier ``def`` line is taken when it
+    is earlier."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    i = bisect.bisect_right(top_lines, line_start) - 1
+    if i < 0 or not _FUNCTION_HEAD_RE.match(text, top_lines[i]):
+        return None
+    head = _last_def_line(text, line_start)
+    return top_lines[i] if head is None else min(top_lines[i], head)
+
+
+def _last_def_line(text: str, end: int) -> int | None:
+    """Start of the last column-0 ``def``/``async def`` line before ``end``."""
+    while True:
+        found = max(text.rfind("\ndef", 0, end), text.rfind("\nasync", 0, end))
+        if found < 0:
+            return 0 if _FUNCTION_HEAD_RE.match(text) else None
+        if _FUNCTION_HEAD_RE.match(text, found + 1):
+            return found + 1
+        end = found

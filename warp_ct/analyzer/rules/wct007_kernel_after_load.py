@@ -32,9 +32,6 @@ _DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_repla
 # A definition inside a block: an indented decorator, or any ``overload(`` call.
 _NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b", re.MULTILINE)
 _OVERLOAD_CALL_RE = re.compile(r"overload\s*\(")
-_FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
-# A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
-_TOP_LEVEL_LINE_RE = re.compile(r"^[^ \t#)\]}\n]", re.MULTILINE)
 
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
@@ -138,19 +135,19 @@ class KernelAfterLoad(Rule):
         after = loads[0] + 1
         if textscan.search_at(_OVERLOAD_CALL_RE, "overload", text, after):
             return True  # ``wp.overload(...)`` may sit in any flow
-        top_level_lines = [m.start() for m in _TOP_LEVEL_LINE_RE.finditer(text)]
+        top_level_lines = textscan.top_level_lines(text)
         for nested in textscan.finditer_lines(_NESTED_DECORATOR_RE, "@", text, after):
             # A definition inside a block: in a function, a load must come before it in
             # that function (from its ``def`` line, or from where the indentation says
             # the statement starts if that is earlier); elsewhere any earlier load counts.
-            start = _function_start(text, nested.start(), top_level_lines)
+            start = textscan.function_start(text, nested.start(), top_level_lines)
             if start is None or bisect.bisect_left(loads, start) < bisect.bisect_left(loads, nested.start()):
                 return True
         last_definition = max((m.start() for m in textscan.finditer_at(_DEFINITION_RE, ("@", "overload"), text)), default=-1)
         for load in loads:
             if load >= last_definition:
                 break  # no definition follows this load or any later one
-            if _function_start(text, load, top_level_lines) is None:
+            if textscan.function_start(text, load, top_level_lines) is None:
                 return True  # module-level code loads, and a definition follows
         return False
 
@@ -212,28 +209,3 @@ def _may_be_overload(call: ast.Call) -> bool:
     ``wp.overload`` when ``f`` is ``overload`` (a bare name may be an alias: resolve it)."""
     func = call.func
     return isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and func.attr == "overload"
-
-
-def _function_start(text: str, offset: int, top_level_lines: list[int]) -> int | None:
-    """Where the top-level function around ``offset`` starts, by indentation; None when the
-    top-level statement there is not a function (class bodies run at import, so they count
-    as module-level code). ``top_level_lines``: offsets of the lines that start a top-level
-    statement (``_TOP_LEVEL_LINE_RE``). A column-0 line inside a multi-line string looks
-    like a statement start: the nearest earlier ``def`` line is taken when it is earlier."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    i = bisect.bisect_right(top_level_lines, line_start) - 1
-    if i < 0 or not _FUNCTION_HEAD_RE.match(text, top_level_lines[i]):
-        return None
-    head = _last_def_line(text, line_start)
-    return top_level_lines[i] if head is None else min(top_level_lines[i], head)
-
-
-def _last_def_line(text: str, end: int) -> int | None:
-    """Start of the last column-0 ``def``/``async def`` line before ``end``."""
-    while True:
-        found = max(text.rfind("\ndef", 0, end), text.rfind("\nasync", 0, end))
-        if found < 0:
-            return 0 if _FUNCTION_HEAD_RE.match(text) else None
-        if _FUNCTION_HEAD_RE.match(text, found + 1):
-            return found + 1
-        end = found
