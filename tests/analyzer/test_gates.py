@@ -110,6 +110,13 @@ SHAPES = {
         "def run(x):\n    wp.launch(a, dim=1, inputs=[x])\n    wp.launch(K.b, dim=1, inputs=[x])\n"
         "def run2(x):\n    wp.launch(a, dim=1, inputs=[x])\n    wp.launch(a, dim=2, inputs=[x])\n"
     ),
+    "kernels-with-their-own-backward-settings": (
+        "import warp as wp\n"
+        "@wp.kernel(enable_backward=False)\ndef a(x: wp.array(dtype=float)):\n    x[wp.tid()] += 1.0\n"
+        "@wp.kernel(\n    module='unique',\n)\ndef b(x: wp.array(dtype=float)):\n    x[wp.tid()] += 2.0\n"
+        "@wp.kernel\ndef c(x: wp.array(dtype=float)):\n    x[wp.tid()] += 3.0\n"
+        "def run(x):\n    wp.launch(a, dim=1, inputs=[x])\n    wp.launch(b, dim=1, inputs=[x])\n    wp.launch(c, dim=1, inputs=[x])\n"
+    ),
     "options-update-after-load": (
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
@@ -129,7 +136,8 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
                  "unique-spellings", "load-before-option-change", "options-update-after-load",
                  "block-dims-in-launches", "bare-options-beside-a-shadowed-warp-alias",
                  "bare-options-beside-another-kernel-decorator", "nested-kernels-with-and-without-module",
-                 "kernels-defined-after-loads-in-blocks", "native-function-defined-after-a-launch"):  # fmt: skip
+                 "kernels-defined-after-loads-in-blocks", "native-function-defined-after-a-launch",
+                 "kernels-with-their-own-backward-settings"):  # fmt: skip
         root = tmp_path / name
         codes[name] = {f[3] for f in assert_gates_hide_nothing(root, {"pkg/__init__.py": "", "pkg/mod.py": SHAPES[name]})}
     assert "WCT001" in codes["augmented-and-annotated-options"]
@@ -144,3 +152,4 @@ def test_the_shapes_do_reach_the_rules(tmp_path):
     assert "WCT003" in codes["nested-kernels-with-and-without-module"]
     assert "WCT007" in codes["kernels-defined-after-loads-in-blocks"]
     assert "WCT007" in codes["native-function-defined-after-a-launch"]
+    assert "WCT010" in codes["kernels-with-their-own-backward-settings"]

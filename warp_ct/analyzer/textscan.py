@@ -123,3 +123,16 @@ def _last_def_line(text: str, end: int) -> int | None:
         if _FUNCTION_HEAD_RE.match(text, found + 1):
             return found + 1
         end = found
+
+
+def decorator_text(text: str, start: int) -> str:
+    """The rest of a decorator from ``start`` (inside it): its line and the lines after it,
+    up to the next decorator or the ``def``/``class``."""
+    end = text.find("\n", start)
+    while end >= 0:
+        following = text.find("\n", end + 1)
+        line = text[end + 1 : following if following >= 0 else len(text)].lstrip()
+        if line.startswith(("@", "def ", "async ", "class ")):
+            break
+        end = following
+    return text[start : end if end >= 0 else len(text)]

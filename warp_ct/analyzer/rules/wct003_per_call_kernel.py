@@ -132,7 +132,7 @@ class PerCallKernel(Rule):
         # Some indented kernel decorator without ``module=<not None>`` in its own text.
         text = summary.text
         for match in textscan.finditer_lines(_NESTED_KERNEL_RE, "@", text):
-            if not _MODULE_KEYWORD_RE.search(_decorator_text(text, match.end())):
+            if not _MODULE_KEYWORD_RE.search(textscan.decorator_text(text, match.end())):
                 return True
         return False
 
@@ -173,19 +173,6 @@ class PerCallKernel(Rule):
 
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _decorator_text(text: str, start: int) -> str:
-    """The rest of a decorator from ``start``: its line and the lines after it, up to the
-    next decorator or the ``def``."""
-    end = text.find("\n", start)
-    while end >= 0:
-        following = text.find("\n", end + 1)
-        line = text[end + 1 : following if following >= 0 else len(text)].lstrip()
-        if line.startswith(("@", "def ", "async ")):
-            break
-        end = following
-    return text[start : end if end >= 0 else len(text)]
 
 
 def _runs_once(func: _Function) -> bool:

@@ -298,6 +298,18 @@ def _module_target(node: ast.AST) -> str | None:
 
 
 _EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*[:=]\s*True")
+_KERNEL_DECORATOR_RE = re.compile(r"@[ \t]*(?:[\w.]+\.)?kernel\b")
+# In a kernel decorator: a module of its own, or no backward code.
+_NOT_LIVE_RE = re.compile(r"\bmodule\s*=|\benable_backward\s*=\s*False\b")
+
+
+def _may_have_live_kernels(text: str) -> bool:
+    """Some kernel decorator that may generate backward code in the file's module: one
+    without ``module=`` and without ``enable_backward=False`` in its own text."""
+    return any(
+        not _NOT_LIVE_RE.search(textscan.decorator_text(text, match.end()))
+        for match in textscan.finditer_at(_KERNEL_DECORATOR_RE, "@", text)
+    )
 
 
 @dataclass
@@ -530,7 +542,7 @@ class UnusedBackward(Rule):
             return True
         if facts.self_backward is False or configured is True or summary.module_name in verdict.global_off:
             return False
-        return bool(_consumers(project, summary, verdict))
+        return _may_have_live_kernels(summary.text) and bool(_consumers(project, summary, verdict))
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
