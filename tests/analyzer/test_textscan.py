@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warp_ct.analyzer import project, textscan
+from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import _Trigger, single_line_anchored
 
-TEXT = st.text(alphabet="abkernlimportfw_ @.=(),\n\t#'\"xyz", max_size=80)
+TEXT = st.text(alphabet="abkernlimportfw_ @.=(),\n\t#'\"xyzunique)]}", max_size=80)
 TRIGGERS = [t for rule in all_rules() for t in rule.triggers] + [
     r"^[ \t]*ab", r"^x[^\n]*kern", r"^\s*kern", r"\b(?:ab|kern)\s*=", r"^[ \t]*(?:import|from)[ \t]+\w+",
 ]
@@ -57,6 +58,7 @@ LITERAL_PATTERNS = [
     (re.compile(r"\b(?:launch|launch_tiled|load_module)\s*\("), ("launch", "load_module")),
     (re.compile(r"@[ \t]*[\w.]*(?:kern|func)\b|overload\s*\("), ("@", "overload")),  # overlapping alternatives
     (re.compile(r"a|ab|b"), ("a", "ab", "b")),  # one literal a prefix of another
+    (re.compile(UNIQUE_MODULE_TEXT), "module"),
 ]
 
 
@@ -74,3 +76,20 @@ def test_line_scans_on_real_import_shapes():
     text = "from a import (b,\n    c)  # import\nimport d, e as f\nx = 'import'\n  from . import g\n"
     assert spans(textscan.finditer_lines(project._IMPORT_RE, "import", text)) == spans(project._IMPORT_RE.finditer(text))
     assert len(list(textscan.finditer_lines(project._IMPORT_RE, "import", text))) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT)
+def test_top_level_lines_are_the_unindented_statement_lines(text):
+    expected = [m.start() for m in re.finditer(r"^[^ \t#)\]}\n]", text, re.MULTILINE)]
+    assert textscan.top_level_lines(text) == expected
+
+
+def test_function_start_reads_indentation():
+    text = 'x = 1\ndef f():\n    a = 1\n    b = """\nnot code\n"""\n    c = 2\nclass C:\n    d = 3\n'
+    lines = textscan.top_level_lines(text)
+    assert textscan.function_start(text, text.index("a = 1"), lines) == text.index("def f")
+    assert textscan.function_start(text, text.index("d = 3"), lines) is None  # a class body
+    assert textscan.function_start(text, text.index("x = 1"), lines) is None
+    # A column-0 line of a string reads as module level: "anything may precede".
+    assert textscan.function_start(text, text.index("c = 2"), lines) is None

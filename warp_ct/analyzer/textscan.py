@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 
@@ -39,8 +40,19 @@ def finditer_at(pattern: re.Pattern[str], literals: str | Iterable[str], text: s
     """``pattern.finditer(text, pos)`` for a pattern whose every match starts with one of
     ``literals`` (after zero-width assertions such as ``\\b``)."""
     match = pattern.match
+    if isinstance(literals, str):  # one literal: no merging needed
+        find = text.find
+        at = find(literals, pos)
+        while at >= 0:
+            found = match(text, at)
+            if found is None:
+                at = find(literals, at + 1)
+            else:
+                yield found
+                at = find(literals, max(found.end(), at + 1))
+        return
     floor = pos
-    candidates = _occurrences(text, (literals,) if isinstance(literals, str) else literals, pos)
+    candidates = _occurrences(text, literals, pos)
     step = next(candidates, None)
     while step is not None:
         at = step[0]
@@ -90,39 +102,33 @@ def search_lines(pattern: re.Pattern[str], literals: str | Iterable[str], text: 
 
 
 # ---------------------------------------------------------------------- top-level statements
-# A line that starts a top-level statement: not blank, indented, a comment or a closing bracket.
-_TOP_LEVEL_LINE_RE = re.compile(r"^[^ \t#)\]}\n]", re.MULTILINE)
+# A line that starts a top-level statement: not blank, indented, a comment or a closing
+# bracket (the line break before it makes ``re`` skip ahead with memchr).
+_TOP_LEVEL_LINE_RE = re.compile(r"\n[^ \t#)\]}\n]")
 _FUNCTION_HEAD_RE = re.compile(r"(?:async[ \t]+)?def\b")
 
 
+@lru_cache(maxsize=4)  # several gates ask about the same file's text in a row
 def top_level_lines(text: str) -> list[int]:
     """Offsets of the lines that (by indentation) start a top-level statement."""
-    return [match.start() for match in _TOP_LEVEL_LINE_RE.finditer(text)]
+    first = [0] if text[:1] not in ("", " ", "\t", "#", ")", "]", "}", "\n") else []
+    return first + [match.start() + 1 for match in _TOP_LEVEL_LINE_RE.finditer(text)]
 
 
 def function_start(text: str, offset: int, top_lines: list[int]) -> int | None:
     """Where the top-level function around ``offset`` starts, by indentation; None when the
     top-level statement there is not a function (a class body runs at import: module-level
-    code). ``top_lines``: ``top_level_lines(text)``. A column-0 line inside a multi-line
-    string looks like a statement start: the nearest earlier ``def`` line is taken when it
-    is earlier."""
+    code). ``top_lines``: ``top_level_lines(text)``.
+
+    A column-0 line inside a multi-line string looks like a statement start: the answer
+    is then None (module level), or, for a line starting with ``def``, that line (a
+    start later than the real one). Callers must treat None as "anything may precede".
+    """
     line_start = text.rfind("\n", 0, offset) + 1
     i = bisect.bisect_right(top_lines, line_start) - 1
     if i < 0 or not _FUNCTION_HEAD_RE.match(text, top_lines[i]):
         return None
-    head = _last_def_line(text, line_start)
-    return top_lines[i] if head is None else min(top_lines[i], head)
-
-
-def _last_def_line(text: str, end: int) -> int | None:
-    """Start of the last column-0 ``def``/``async def`` line before ``end``."""
-    while True:
-        found = max(text.rfind("\ndef", 0, end), text.rfind("\nasync", 0, end))
-        if found < 0:
-            return 0 if _FUNCTION_HEAD_RE.match(text) else None
-        if _FUNCTION_HEAD_RE.match(text, found + 1):
-            return found + 1
-        end = found
+    return top_lines[i]
 
 
 def decorator_text(text: str, start: int) -> str:

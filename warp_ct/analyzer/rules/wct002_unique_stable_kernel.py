@@ -132,7 +132,8 @@ class UniqueStableKernel(Rule):
         if sum(1 for _ in zip(range(2), textscan.finditer_at(_KERNEL_DECORATOR_RE, "@", text))) < 2:
             return False
         top_lines = textscan.top_level_lines(text)
-        return any(textscan.function_start(text, m.start(), top_lines) is None for m in _UNIQUE_MODULE_RE.finditer(text))
+        uniques = textscan.finditer_at(_UNIQUE_MODULE_RE, "module", text)
+        return any(textscan.function_start(text, m.start(), top_lines) is None for m in uniques)
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         # The flow index's defs instead of ``ctx.kernel_decorators()``: no second walk of the tree.

@@ -138,8 +138,9 @@ class KernelAfterLoad(Rule):
         top_level_lines = textscan.top_level_lines(text)
         for nested in textscan.finditer_lines(_NESTED_DECORATOR_RE, "@", text, after):
             # A definition inside a block: in a function, a load must come before it in
-            # that function (from its ``def`` line, or from where the indentation says
-            # the statement starts if that is earlier); elsewhere any earlier load counts.
+            # that function (from its ``def`` line on); elsewhere any earlier load counts.
+            # (A column-0 ``def`` line inside a string of that function would hide the
+            # loads above it: the one shape this reading of indentation gets wrong.)
             start = textscan.function_start(text, nested.start(), top_level_lines)
             if start is None or bisect.bisect_left(loads, start) < bisect.bisect_left(loads, nested.start()):
                 return True

@@ -6,6 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
+from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
@@ -131,7 +132,7 @@ class UniqueIgnoresModuleOptions(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # Only a ``module="unique"`` kernel can miss the file's options.
-        return _UNIQUE_MODULE_RE.search(summary.text) is not None
+        return textscan.search_at(_UNIQUE_MODULE_RE, "module", summary.text) is not None
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)

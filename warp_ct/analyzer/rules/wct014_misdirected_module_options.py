@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
@@ -138,13 +138,13 @@ def _surely_defines_warp_code(text: str) -> bool:
     ``wp`` is the module-level ``import warp as wp`` and nothing else. The alias appears
     bare (not followed by a dot) nowhere but in that import: any other binding of the name
     (a parameter, an assignment, another import) would be such an appearance."""
-    imports = list(_WARP_ALIAS_RE.finditer(text))
+    imports = list(textscan.finditer_lines(_WARP_ALIAS_RE, "import", text))
     for alias in {match.group(1) or "warp" for match in imports}:
-        bare = sum(1 for _ in re.finditer(rf"\b{alias}\b(?!\s*\.)", text))
+        bare = sum(1 for _ in textscan.finditer_at(re.compile(rf"\b{alias}\b(?!\s*\.)"), alias, text))
         if bare != sum(1 for match in imports if (match.group(1) or "warp") == alias):
             continue
         decorator = rf"^[ \t]*@[ \t]*{alias}[ \t]*\.[ \t]*(?:kernel|func|struct|func_native|func_grad|func_replay)\b"
-        if re.search(decorator, text, re.MULTILINE):
+        if textscan.search_lines(re.compile(decorator, re.MULTILINE), "@", text):
             return True
     return False
 
