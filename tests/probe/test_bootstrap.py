@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest

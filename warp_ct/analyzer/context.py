@@ -132,9 +132,14 @@ class KernelDecorator:
         return self.keyword_const("module") == "unique"  # a literal only: see UNIQUE_MODULE_TEXT
 
 
+# Warp code as text, for the project gates (``Rule.needs_tree``), which decide before any tree.
 # What a ``module="unique"`` keyword looks like in source (``KernelDecorator.is_unique``
 # reads a string literal only): a file without this text has no unique kernel.
 UNIQUE_MODULE_TEXT = r"\bmodule\s*=[\s(]*[uUrR]?['\"]unique['\"]"
+# A ``@wp.kernel`` / ``@kernel`` decorator (matches start with "@").
+KERNEL_DECORATOR_RE = re.compile(r"@[ \t]*(?:[\w.]+\.)?kernel\b")
+# A ``launch(`` / ``launch_tiled(`` call (matches start with "launch").
+LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
 
 
 @dataclass

@@ -159,7 +159,7 @@ def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexpl
     from warp_ct.probe.text import render_text
 
     analysis = report.analysis
-    lines = [f"# warp-ct: compile-time measurement", "", f"Command: `{' '.join(report.command)}`", ""]
+    lines = ["# warp-ct: compile-time measurement", "", f"Command: `{' '.join(report.command)}`", ""]
     problems = [d for d in analysis.diagnoses if d.problem]
     if problems:
         lines.append("## Problems measured")

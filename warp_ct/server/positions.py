@@ -8,8 +8,6 @@ feeds, ``\\u2028``...).
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from warp_ct.analyzer.model import Position, Range

@@ -7,7 +7,13 @@ import re
 from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax, textscan
-from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext, KernelDecorator
+from warp_ct.analyzer.context import (
+    KERNEL_DECORATOR_RE,
+    LAUNCH_CALL_RE,
+    UNIQUE_MODULE_TEXT,
+    FileContext,
+    KernelDecorator,
+)
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
@@ -16,8 +22,6 @@ if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
 _UNIQUE_MODULE_RE = re.compile(UNIQUE_MODULE_TEXT)
-_LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
-_KERNEL_DECORATOR_RE = re.compile(r"@[ \t]*(?:[\w.]+\.)?kernel\b")
 
 # Per-kernel options that only take effect in a module of the kernel's own.
 _NEEDS_OWN_MODULE = ("module_options", "enable_backward")
@@ -127,9 +131,9 @@ class UniqueStableKernel(Rule):
         # Two kernels launched together, one of them ``module="unique"`` and defined once:
         # not inside a function (by indentation: at module level or in a class body).
         text = summary.text
-        if sum(1 for _ in zip(range(2), textscan.finditer_at(_LAUNCH_CALL_RE, "launch", text))) < 2:
+        if sum(1 for _ in zip(range(2), textscan.finditer_at(LAUNCH_CALL_RE, "launch", text))) < 2:
             return False
-        if sum(1 for _ in zip(range(2), textscan.finditer_at(_KERNEL_DECORATOR_RE, "@", text))) < 2:
+        if sum(1 for _ in zip(range(2), textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text))) < 2:
             return False
         top_lines = textscan.top_level_lines(text)
         uniques = textscan.finditer_at(_UNIQUE_MODULE_RE, "module", text)

@@ -12,10 +12,10 @@ import operator
 import re
 from itertools import accumulate, count
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, LAUNCH_CALL_RE, FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 # through ``textscan`` / ``_mentions`` with the literal every match starts with, so only
 # the places where that literal occurs are tried (same matches, a fraction of the time).
 _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
-_LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
 _FIRST_ARG_RE = re.compile(r"\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)\s*(?:,|\)|$)")
 _TAPE_WORD = (re.compile(r"\bTape\b"), "Tape")
 _REQUIRES_GRAD = (re.compile(r"requires_grad\s*=\s*True"), "requires_grad")
@@ -164,7 +163,7 @@ def file_facts(text: str) -> BackwardFacts:
     for block in tape_blocks:
         _tape_body(block, facts)
     if "adjoint" in text:
-        for match in textscan.finditer_at(_LAUNCH_CALL_RE, "launch", text):
+        for match in textscan.finditer_at(LAUNCH_CALL_RE, "launch", text):
             if text.find("adjoint", match.end(), match.end() + 4000) < 0:
                 continue  # the arguments (``_balanced`` reads at most 4000 characters) cannot say adjoint=
             args = _balanced(text, match.end() - 1)
@@ -298,7 +297,6 @@ def _module_target(node: ast.AST) -> str | None:
 
 
 _EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*[:=]\s*True")
-_KERNEL_DECORATOR_RE = re.compile(r"@[ \t]*(?:[\w.]+\.)?kernel\b")
 # In a kernel decorator: a module of its own, or no backward code.
 _NOT_LIVE_RE = re.compile(r"\bmodule\s*=|\benable_backward\s*=\s*False\b")
 
@@ -308,7 +306,7 @@ def _may_have_live_kernels(text: str) -> bool:
     without ``module=`` and without ``enable_backward=False`` in its own text."""
     return any(
         not _NOT_LIVE_RE.search(textscan.decorator_text(text, match.end()))
-        for match in textscan.finditer_at(_KERNEL_DECORATOR_RE, "@", text)
+        for match in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text)
     )
 
 
