@@ -77,6 +77,9 @@ def test_ctrl_c_on_the_cli_exits_130_and_cleans_up(tmp_path):
         cwd=ROOT,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a test run started in the background (``cmd &``) inherits
+        # SIGINT ignored, and Python then keeps ignoring Ctrl-C in the CLI too.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 20
     while not pid_file.exists() or not pid_file.read_text():
