@@ -138,8 +138,6 @@ class KernelDecorator:
 UNIQUE_MODULE_TEXT = r"\bmodule\s*=[\s(]*[uUrR]?['\"]unique['\"]"
 # A ``@wp.kernel`` / ``@kernel`` decorator (matches start with "@").
 KERNEL_DECORATOR_RE = re.compile(r"@[ \t]*(?:[\w.]+\.)?kernel\b")
-# A ``launch(`` / ``launch_tiled(`` call (matches start with "launch").
-LAUNCH_CALL_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(")
 
 
 @dataclass

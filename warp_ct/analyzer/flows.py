@@ -13,9 +13,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from warp_ct.analyzer import syntax
+from warp_ct.analyzer import syntax, textscan
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.context import FileContext
@@ -27,8 +28,20 @@ LOADER_LABELS = frozenset({"launch", "launch_tiled", "get_suggested_block_size",
 _WARP_CODE = ("kernel", "func", "func_native", "func_grad", "func_replay")
 # The text of a load call (a callee whose last name is in LOADER_LABELS, then its
 # parenthesis), for the project gates; every match starts with one of LOAD_WORDS.
-LOAD_CALL_RE = re.compile(r"\b(?:launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
+LOAD_CALL_RE = re.compile(r"\b(launch|launch_tiled|force_load|load_module|get_suggested_block_size)\s*\(")
 LOAD_WORDS = ("launch", "force_load", "load_module", "get_suggested_block_size")
+
+
+@lru_cache(maxsize=4)  # the gates of several rules read the same file's text in a row
+def load_calls(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, callee label) of every load call's text (``LOAD_CALL_RE``) in ``text``;
+    ``end`` is just after the opening parenthesis."""
+    return tuple((m.start(), m.end(), m.group(1)) for m in textscan.finditer_at(LOAD_CALL_RE, LOAD_WORDS, text))
+
+
+def launch_calls(text: str) -> list[tuple[int, int, str]]:
+    """``load_calls`` of ``launch(`` / ``launch_tiled(``."""
+    return [call for call in load_calls(text) if call[2] in ("launch", "launch_tiled")]
 
 _FLOWS_STATE = "__flows__"
 _FLOW_ITEMS = (ast.Call, ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import (
     KERNEL_DECORATOR_RE,
-    LAUNCH_CALL_RE,
     UNIQUE_MODULE_TEXT,
     FileContext,
     KernelDecorator,
 )
-from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
+from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code, launch_calls
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
 
@@ -131,7 +130,7 @@ class UniqueStableKernel(Rule):
         # Two kernels launched together, one of them ``module="unique"`` and defined once:
         # not inside a function (by indentation: at module level or in a class body).
         text = summary.text
-        if sum(1 for _ in zip(range(2), textscan.finditer_at(LAUNCH_CALL_RE, "launch", text))) < 2:
+        if len(launch_calls(text)) < 2:
             return False
         if sum(1 for _ in zip(range(2), textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text))) < 2:
             return False

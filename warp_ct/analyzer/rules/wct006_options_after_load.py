@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Iterator
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
-    LOAD_CALL_RE,
-    LOAD_WORDS,
     callee_label,
     describe,
     flow_index,
     is_warp_code,
+    load_calls,
     loaded_before,
     loads_in,
     module_ref,
@@ -108,11 +107,11 @@ class OptionsAfterLoad(Rule):
         # A finding is a change after a load of the same flow: in the text, some load call
         # starts before the last change does.
         text = summary.text
-        first_load = textscan.search_at(LOAD_CALL_RE, LOAD_WORDS, text)
-        if first_load is None:
+        loads = load_calls(text)
+        if not loads:
             return False
         last_change = max((m.start() for m in textscan.finditer_at(_CHANGE_RE, _CHANGE_WORDS, text)), default=-1)
-        return first_load.start() < last_change
+        return loads[0][0] < last_change
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         for owner, items in flow_index(ctx).flows:

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Iterator
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
-    LOAD_CALL_RE,
-    LOAD_WORDS,
     LOADER_LABELS,
     callee_label,
     describe,
     flow_index,
     is_warp_code,
     kernel_module,
+    load_calls,
     loaded_before,
     loads_in,
 )
@@ -129,7 +128,7 @@ class KernelAfterLoad(Rule):
         text = summary.text
         # Each pattern is tried only where a match can start (textscan): a \b-alternation
         # would otherwise be tried at every offset of every file.
-        loads = [m.start() for m in textscan.finditer_at(LOAD_CALL_RE, LOAD_WORDS, text)]
+        loads = [start for start, _end, _label in load_calls(text)]
         if not loads:
             return False
         after = loads[0] + 1

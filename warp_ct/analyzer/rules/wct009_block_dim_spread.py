@@ -6,8 +6,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax, textscan
-from warp_ct.analyzer.context import LAUNCH_CALL_RE, FileContext
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
@@ -196,7 +197,7 @@ class BlockDimSpread(Rule):
             return True
         # Without an explicit ``block_dim=`` every launch of a module uses its one default:
         # some launch must have the word among its arguments, i.e. before the next launch.
-        starts = [m.start() for m in textscan.finditer_at(LAUNCH_CALL_RE, "launch", text)]
+        starts = [start for start, _end, _label in launch_calls(text)]
         ends = [*starts[1:], len(text)]
         return any(text.find("block_dim", start, end) >= 0 for start, end in zip(starts, ends))
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, LAUNCH_CALL_RE, FileContext
+from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
+from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
@@ -163,10 +164,10 @@ def file_facts(text: str) -> BackwardFacts:
     for block in tape_blocks:
         _tape_body(block, facts)
     if "adjoint" in text:
-        for match in textscan.finditer_at(LAUNCH_CALL_RE, "launch", text):
-            if text.find("adjoint", match.end(), match.end() + 4000) < 0:
+        for _start, end, _label in launch_calls(text):
+            if text.find("adjoint", end, end + 4000) < 0:
                 continue  # the arguments (``_balanced`` reads at most 4000 characters) cannot say adjoint=
-            args = _balanced(text, match.end() - 1)
+            args = _balanced(text, end - 1)
             if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
                 _differentiate(args, facts)
     if not tape_blocks and not facts.differentiated and _mentions(text, _WANTS_GRAD):
