@@ -96,11 +96,14 @@ def leading_literals(pattern: str) -> frozenset[str] | None:
 def single_line_anchored(pattern: str) -> bool:
     """Whether ``pattern`` starts with ``^`` and can never match a line break: compiled
     with MULTILINE, every match then lies within one line."""
-    items = _case_sensitive_items(pattern)
+    try:
+        parsed = _sre_parser.parse(pattern)
+    except Exception:  # noqa: BLE001 - an unreadable pattern just gets no shortcut
+        return False
+    items = list(parsed)
     if not items or items[0] != (_sre_constants.AT, _sre_constants.AT_BEGINNING):
         return False
-    dotall = bool(_sre_parser.parse(pattern).state.flags & re.DOTALL)
-    return _never_newline(items, dotall)
+    return _never_newline(items, bool(parsed.state.flags & re.DOTALL))
 
 
 def _never_newline(items: list, dotall: bool) -> bool:
