@@ -90,7 +90,7 @@ SHAPES = {
         "def make_unique(s):\n    @wp.kernel(\n        enable_backward=False,\n        module='unique',\n    )\n"
         "    def k(x: float):\n        pass\n    return k\n"
         "def make_shared(s):\n    @wp.kernel(module=None)\n    @other(module='x')\n    def k(x: float):\n        pass\n    return k\n"
-        "def use(x):\n    make_shared(1)\n"
+        "def step(x):\n    make_shared(1)\n"
     ),
     "kernels-defined-after-loads-in-blocks": (
         KERNELS + "def test_defines_then_launches(x):\n    @wp.kernel\n    def a(x: float):\n        pass\n"

@@ -28,6 +28,8 @@ from warp_ct.analyzer.syntax import enclosing_functions, split_dotted
 if TYPE_CHECKING:
     from astroid import nodes as anodes
 
+    from warp_ct.analyzer.facts import FileFacts
+    from warp_ct.analyzer.program import Program
     from warp_ct.analyzer.project import Project
     from warp_ct.analyzer.rules.base import Rule
 
@@ -180,6 +182,19 @@ class FileContext:
     @property
     def is_package(self) -> bool:
         return Path(self.path).stem == "__init__"
+
+    @property
+    def program(self) -> "Program":
+        """The model of the whole linted program (facts of every file joined)."""
+        return self.project.program()
+
+    @property
+    def facts(self) -> "FileFacts":
+        """This file's facts (``facts.py``), as the program model sees them."""
+        summary = self.project.files.get(self.path)
+        if summary is None or summary.text is not self.text:
+            summary = self.project.add(self.path, self.text)
+        return self.project.facts(summary)
 
     # ------------------------------------------------------------------ reporting
     def report(

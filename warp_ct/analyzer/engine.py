@@ -31,6 +31,7 @@ from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
 from warp_ct.analyzer.noqa import NoqaMap, parse_noqa
 from warp_ct.analyzer.project import FileSummary, Project, module_name_for
+from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -256,7 +257,10 @@ class Linter:
         active = [
             r
             for r in self.rules
-            if self._enabled(r.code, path) and r.triggered_by(text) and r.needs_tree(summary, self.project)
+            if not r.is_query()
+            and self._enabled(r.code, path)
+            and r.triggered_by(text)
+            and r.needs_tree(summary, self.project)
         ]
         self._active_cache[path] = (summary, self.project.generation, active)
         return active
@@ -268,6 +272,7 @@ class Linter:
         noqa = self._noqa(summary)
         if noqa.file_codes is None:
             return
+        self._run_queries(path, text, summary, noqa, result)
         active = self._rules_needing_tree(summary, path, text)
         if not active:
             self._check_syntax(path, text, result)  # a broken Warp file must say so all the same
@@ -361,6 +366,41 @@ class Linter:
             result.findings.append(self._meta(PARSE_ERROR, path, rng, message))
         else:
             result.notes.append(message)
+
+    def _run_queries(self, path: str, text: str, summary: FileSummary, noqa: NoqaMap, result: FileResult) -> None:
+        """Run the rules written as queries over the program model on this file."""
+        queries = [r for r in self.rules if r.is_query() and self._enabled(r.code, path)]
+        if not queries:
+            return
+        program = self.project.program()
+        facts = self.project.facts(summary)
+        if facts.syntax_error is not None:
+            return  # the tree rules' parse reports it
+        ctx = QueryContext(path=path, text=text, module_name=summary.module_name, facts=facts, program=program,
+                           project=self.project, target_warp_version=self.config.target_warp_version)  # fmt: skip
+        with gc_paused():
+            for rule in queries:
+                ctx.current_rule = rule
+                try:
+                    with hard_deadline(self.file_budget_s, "file"):
+                        rule.query(ctx)
+                except DeadlineExceeded as exc:
+                    if exc.kind not in ("file", "inference"):
+                        raise
+                    result.notes.append(f"analysis time budget of {exc.seconds:g} s exhausted in {rule.code}")
+                except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the others
+                    result.findings.append(self._meta(
+                        RULE_ERROR, path, Range.from_coords(0, 0, 0, 0),
+                        f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}; "
+                        "other rules still ran. Please report this with the file.",
+                    ))  # fmt: skip
+                finally:
+                    ctx.current_rule = None
+        for finding in ctx.findings:
+            if noqa.suppresses(finding):
+                continue
+            severity = self.config.severity_for(finding.rule, finding.severity)
+            result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
 
     def _run_rules(self, ctx: FileContext, rules: list[Rule], order: list[ast.AST], result: FileResult) -> None:
         """Call each rule's ``visit_<kind>`` on the nodes in pre-order, then ``leave_module``."""

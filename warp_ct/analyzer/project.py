@@ -20,6 +20,8 @@ from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.exports import Export, module_exports
+from warp_ct.analyzer.facts import FileFacts, extract
+from warp_ct.analyzer.program import Program
 from warp_ct.analyzer.syntax import absolute_module, attach_parents, set_module_of
 
 _IMPORT_RE = re.compile(
@@ -144,6 +146,10 @@ class Project:
         self._ast_trees: dict[str, Any] = {}
         # module name -> its top-level bindings (exports.py); valid until any file changes.
         self._exports: dict[str, dict[str, Export] | None] = {}
+        # path -> (text, facts): a file's facts depend on its text only, so they survive
+        # changes of other files; the program joining them is rebuilt per generation.
+        self._facts: dict[str, tuple[str, FileFacts]] = {}
+        self._program: Program | None = None
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -173,6 +179,7 @@ class Project:
         return summary
 
     def remove(self, path: str) -> None:
+        self._facts.pop(path, None)
         summary = self.files.pop(path, None)
         if summary is not None and self.by_module.get(summary.module_name) is summary:
             del self.by_module[summary.module_name]
@@ -185,6 +192,30 @@ class Project:
         self._imported_qnames.clear()
         self._ast_trees.clear()
         self._exports.clear()
+        self._program = None
+
+    # ------------------------------------------------------------------ the program model
+    def facts(self, summary: FileSummary) -> FileFacts:
+        """One file's facts (extracted once per text)."""
+        cached = self._facts.get(summary.path)
+        if cached is not None and cached[0] is summary.text:
+            return cached[1]
+        facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__")
+        self._facts[summary.path] = (summary.text, facts)
+        return facts
+
+    def in_program(self, summary: FileSummary) -> bool:
+        """Files the model reads: those that touch Warp, and those that import a project
+        module (an entry point that drives Warp code written elsewhere)."""
+        if self.uses_warp(summary):
+            return True
+        return any(imp in self.by_module or imp.rsplit(".", 1)[0] in self.by_module for imp in summary.imports)
+
+    def program(self) -> Program:
+        """The model of every linted file, built when a rule first asks."""
+        if self._program is None:
+            self._program = Program(self.facts(s) for s in list(self.files.values()) if self.in_program(s))
+        return self._program
 
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""

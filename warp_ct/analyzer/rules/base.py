@@ -24,6 +24,7 @@ from warp_ct.analyzer.model import Applicability, Severity
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
+    from warp_ct.analyzer.query import QueryContext
 
 DOCS_URL = "https://github.com/warp-ct/warp-ct/blob/main/docs/rules/{code}.md"
 
@@ -240,6 +241,14 @@ class Rule:
     # without building a tree. Empty: the rule runs on every Warp-using file.
     triggers: ClassVar[tuple[str, ...]] = ()
     _trigger_res: ClassVar[tuple["_Trigger", ...] | None] = None
+
+    def query(self, ctx: "QueryContext") -> None:
+        """A rule written as a query over the program model (``ctx.program``) reports this
+        file's findings here, without a tree of its own; see docs/ANALYZER_GUIDE.md."""
+
+    @classmethod
+    def is_query(cls) -> bool:
+        return cls.query is not Rule.query
 
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""

@@ -1,0 +1,1007 @@
+"""Facts per file: one ``ast`` walk of a Warp-using file, plain serialisable data out.
+
+This is the first of the analyzer's three layers (facts -> program model -> rule queries,
+see DESIGN.md). A file's facts say what its code *does* with Warp, without judging it:
+which kernels it defines (where, with which decorator arguments, capturing what), which
+functions it has (parameters and defaults, memoizing decorators, the calls they make and
+where those calls sit: in a loop, behind a guard), which launches and loads it makes
+(kernel and ``block_dim`` expressions), which options it changes, which caches it touches,
+and whether it differentiates. Values are kept as small expression trees (``Value``) so the
+program model can resolve them later through parameters, defaults and call sites of other
+files: a file's facts never depend on another file, so an edit re-extracts one file.
+
+Names are recorded as the dotted text written in the source, resolved through the file's
+own imports (``wp.kernel`` -> ``warp.kernel``, ``from .k import make`` -> ``pkg.k.make``);
+names bound by the file itself stay local (``make_scale``) and the model resolves them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from warp_ct.analyzer.syntax import absolute_module
+
+# ----------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Value:
+    """An expression, as far as the analysis cares about it.
+
+    kinds: ``const`` (data: the Python value), ``param`` (data: parameter name of the
+    enclosing function), ``name`` (data: dotted name, import-resolved; a module global or
+    an imported object), ``attr`` (``self.x``: data is "x"; items[0] is the base),
+    ``sub`` (items: base, index), ``tuple`` (items), ``choice`` (items: the alternatives
+    of ``a if c else b``; data: the condition's text), ``call`` (data: callee dotted name,
+    items: positional arguments), ``local`` (data: name; items: the values assigned to it
+    in the function), ``unknown``.
+    """
+
+    kind: str
+    data: Any = None
+    items: tuple["Value", ...] = ()
+
+    def to_json(self) -> Any:
+        return [self.kind, self.data if not isinstance(self.data, tuple) else list(self.data),
+                [item.to_json() for item in self.items]]  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Value":
+        kind, payload, items = data
+        return cls(kind, payload, tuple(cls.from_json(item) for item in items))
+
+
+UNKNOWN = Value("unknown")
+
+
+def const(value: Any) -> Value:
+    return Value("const", value)
+
+
+# ----------------------------------------------------------------------------- facts
+
+
+Span = tuple[int, int, int, int]  # lineno (1-based), col (bytes), end_lineno, end_col (bytes)
+
+
+def span_of(node: ast.AST) -> Span:
+    lineno = getattr(node, "lineno", 1) or 1
+    col = getattr(node, "col_offset", 0) or 0
+    end_lineno = getattr(node, "end_lineno", None) or lineno
+    end_col = getattr(node, "end_col_offset", None)
+    return (lineno, col, end_lineno, end_col if end_col is not None else col)
+
+
+@dataclass
+class CallFact:
+    """A call of a non-Warp function (the call graph's edges)."""
+
+    callee: str  # dotted callee as written, import-resolved ("self.setup", "pkg.k.make", "make")
+    args: tuple[Value, ...]
+    kwargs: dict[str, Value]
+    span: Span
+    order: int  # position among the events of its function (source order)
+    loop_depth: int  # enclosing for/while loops (and comprehensions) inside the function
+    guarded: bool  # under an ``if`` (may not run every time)
+    cache_guarded: bool = False  # the ``if`` tests a cache or a changed value: runs only when needed
+    passes_star: bool = False  # *args / **kwargs: the parameter mapping is unknown
+
+
+@dataclass
+class KernelFact:
+    name: str
+    decorator: str  # "kernel" | "func" | "func_native" | ... (the warp decorator's last part)
+    span: Span  # the ``def`` head
+    decorator_span: Span
+    function: str | None  # qualname of the function it is defined in (None: module/class scope)
+    module: Value | None  # ``module=`` argument (None: absent)
+    module_span: Span | None  # the ``module=...`` keyword, for fixes
+    module_options: Value | None
+    enable_backward: Value | None
+    generic: bool  # some parameter is ``Any``-typed (instantiated per launch types)
+    captures: tuple[str, ...]  # names read from the enclosing function's scope
+    order: int  # event order in its function
+    loop_depth: int
+    guarded: bool  # defined under an ``if`` inside the function (a cache or config guard)
+    cache_guarded: bool  # the guard tests a cache/attribute (``if key not in cache``, ``is None``)
+    is_tile: bool = False  # uses tile primitives (``wp.tile*``)
+
+
+@dataclass
+class LaunchFact:
+    """``wp.launch`` / ``wp.launch_tiled`` and the calls that load a module."""
+
+    kind: str  # "launch", "launch_tiled", "force_load", "load_module", "block_size_query", "kernel_query"
+    kernel: Value  # the kernel expression (UNKNOWN for force_load/load_module without a module)
+    target: Value | None  # load_module's module argument / force_load's modules
+    block_dim: Value | None
+    dtypes: tuple[str, ...]  # source text of the inputs (for generic instantiation)
+    adjoint: Value | None
+    device: Value | None
+    max_workers: Value | None
+    span: Span
+    function: str | None
+    order: int
+    loop_depth: int
+    guarded: bool
+
+
+@dataclass
+class OptionFact:
+    """An option change: ``wp.config.X = v``, ``wp.set_module_options({...}, module=...)``,
+    ``wp.get_module(m).options.update/[k] = ...``, ``setattr(wp.config, "X", v)``."""
+
+    kind: str  # "config" | "module_options"
+    options: dict[str, Value]  # option name -> value (``"*"``: not a literal dict)
+    target: Value | None  # module_options: the ``module=`` value (None: the calling module)
+    span: Span
+    function: str | None
+    order: int
+    loop_depth: int
+    guarded: bool
+    via_get_module: bool = False  # ``set_module_options(..., module=wp.get_module(...))``
+
+
+@dataclass
+class CacheFact:
+    kind: str  # "clear_kernel_cache", "clear_lto_cache", "rmtree", "atexit_rmtree", "cache_kernels_off", "temp_cache_dir", "cuda_cache_disable"
+    target: Value | None
+    span: Span
+    function: str | None
+    order: int
+    guarded: bool
+
+
+@dataclass
+class FunctionFact:
+    qualname: str  # "Pipeline.run", "make_scale", "outer.<locals>.inner"
+    name: str
+    span: Span  # the ``def`` head
+    class_name: str | None  # the class for methods
+    parent: str | None  # enclosing function's qualname for nested functions
+    params: tuple[str, ...]
+    defaults: dict[str, Value]  # parameter -> default value
+    default_spans: dict[str, Span]
+    decorators: tuple[str, ...]  # dotted, import-resolved
+    memoizes: bool  # keeps its results: a memo decorator or an inline dict cache
+    is_kernel: bool  # the function itself is a Warp kernel/func (its body is Warp code)
+    calls: list[CallFact] = field(default_factory=list)
+    locals: dict[str, list[Value]] = field(default_factory=dict)  # local name -> assigned values
+    self_attrs: dict[str, list[Value]] = field(default_factory=dict)  # self.x = ... in this method
+    loop_tables: dict[str, Value] = field(default_factory=dict)  # for-target name -> element of iterated value
+    returns: list[Value] = field(default_factory=list)
+    differentiates: bool = False  # Tape / .backward() / requires_grad=True / adjoint launches
+    speaks_of_gradients: bool = False  # docstring or parameters mention gradients
+
+
+@dataclass
+class FileFacts:
+    path: str
+    module: str
+    is_package: bool
+    aliases: dict[str, str]  # local name -> dotted qualified name (from imports)
+    imports: list[tuple[str, int, bool]]  # (absolute module, lineno, at module level)
+    globals: dict[str, list[Value]]  # module-level name -> values assigned
+    functions: dict[str, FunctionFact]
+    classes: dict[str, tuple[str, ...]]  # class qualname -> base names (dotted)
+    kernels: list[KernelFact]
+    launches: list[LaunchFact]
+    options: list[OptionFact]
+    caches: list[CacheFact]
+    overloads: list[tuple[str, Span, str | None]]  # (kernel dotted name, span, function)
+    module_calls: list[CallFact]  # calls at module level (run at import)
+    main_calls: list[CallFact]  # calls under ``if __name__ == "__main__":``
+    differentiates: bool
+    speaks_of_gradients: bool
+    has_main_guard: bool
+    atexit_targets: list[tuple[str, Span]] = field(default_factory=list)  # atexit.register(f): f
+    cache_dir_names: list[str] = field(default_factory=list)  # names/attrs assigned to kernel_cache_dir
+    syntax_error: str | None = None
+
+
+# ----------------------------------------------------------------------------- extraction
+
+MODULE_SCOPE = "<module>"
+MAIN_SCOPE = "<main>"
+
+WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
+CONFIG_PREFIX = "warp.config."
+_GRADIENT_WORDS = ("gradient", "requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")
+_MEMO_DECORATORS = {
+    "functools.cache", "functools.lru_cache", "functools.cached_property", "cachetools.cached",
+    "cachetools.func.lru_cache", "cachetools.func.ttl_cache", "methodtools.lru_cache",
+}  # fmt: skip
+_LOAD_KINDS = {
+    "warp.launch": "launch", "warp.launch_tiled": "launch_tiled", "warp.force_load": "force_load",
+    "warp.load_module": "load_module", "warp.get_suggested_block_size": "block_size_query",
+}  # fmt: skip
+
+
+class _Scope:
+    """The function (or module) whose events are being collected."""
+
+    def __init__(self, qualname: str | None, fact: FunctionFact | None, params: tuple[str, ...]) -> None:
+        self.qualname = qualname
+        self.fact = fact
+        self.params = set(params)
+        self.order = 0
+        self.loop_depth = 0
+        self.guards: list[ast.If] = []
+        self.bound: set[str] = set(params)
+
+    def next_order(self) -> int:
+        self.order += 1
+        return self.order
+
+
+def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None) -> FileFacts:
+    """The facts of one file (a file that does not parse gets empty facts and its error)."""
+    facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False, False)
+    if tree is None:
+        try:
+            tree = ast.parse(text, path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            facts.syntax_error = str(exc)
+            return facts
+    extractor = _Extractor(facts)
+    try:
+        extractor.run(tree)
+    except RecursionError:
+        facts.syntax_error = "the file is nested too deeply"
+    return facts
+
+
+class _Extractor:
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+        self.scopes: list[_Scope] = [_Scope(None, None, ())]
+        self.class_stack: list[str] = []
+        self.in_main = False
+
+    # ------------------------------------------------------------------ names
+    def dotted(self, node: ast.AST | None) -> str | None:
+        """``wp.config.x`` -> "warp.config.x" through the file's imports; None otherwise."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Call):  # ``wp.get_module(...).options`` etc.: not a name
+            return None
+        if not isinstance(node, ast.Name):
+            return None
+        base = node.id
+        resolved = self.facts.aliases.get(base, base)
+        return ".".join([resolved, *reversed(parts)])
+
+    def warp_name(self, node: ast.AST | None) -> str | None:
+        name = self.dotted(node)
+        if name and (name == "warp" or name.startswith("warp.")):
+            for old in ("warp._src.context.", "warp.context.", "warp._src.types.", "warp._src."):
+                if name.startswith(old):
+                    return "warp." + name[len(old):]
+            return name
+        return None
+
+    # ------------------------------------------------------------------ values
+    def value(self, node: ast.AST | None) -> Value:
+        if node is None:
+            return UNKNOWN
+        if isinstance(node, ast.Constant):
+            return const(node.value)
+        if isinstance(node, ast.Name):
+            scope = self.scopes[-1]
+            if node.id in scope.params:
+                return Value("param", node.id)
+            if scope.fact is not None and node.id in scope.fact.locals and node.id not in scope.fact.loop_tables:
+                return Value("local", node.id, tuple(scope.fact.locals[node.id]))
+            if scope.fact is not None and node.id in scope.fact.loop_tables:
+                return scope.fact.loop_tables[node.id]
+            return Value("name", self.facts.aliases.get(node.id, node.id))
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                return Value("attr", node.attr, (Value("self"),))
+            dotted = self.dotted(node)
+            if dotted is not None:
+                return Value("name", dotted)
+            return Value("attr", node.attr, (self.value(node.value),))
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return Value("tuple", None, tuple(self.value(e) for e in node.elts))
+        if isinstance(node, ast.Subscript):
+            return Value("sub", None, (self.value(node.value), self.value(node.slice)))
+        if isinstance(node, ast.IfExp):
+            return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))
+        if isinstance(node, ast.Call):
+            callee = self.dotted(node.func) or ""
+            return Value("call", callee, tuple(self.value(a) for a in node.args))
+        if isinstance(node, ast.Dict):
+            keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)
+            values = tuple(self.value(v) for v in node.values)
+            return Value("dict", None, keys + values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            if isinstance(node.operand.value, (int, float)):
+                return const(-node.operand.value)
+        if isinstance(node, ast.BinOp):
+            return Value("binop", type(node.op).__name__, (self.value(node.left), self.value(node.right)))
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ walk
+    def run(self, tree: ast.Module) -> None:
+        docstring = ast.get_docstring(tree) or ""
+        self.facts.speaks_of_gradients = _mentions_gradients(docstring)
+        self.block(tree.body)
+
+    def block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.stmt(stmt)
+
+    def stmt(self, node: ast.stmt) -> None:
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+        else:
+            self.generic(node)
+
+    def generic(self, node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.stmt(child)
+            else:
+                self.expr(child)
+
+    def expr(self, node: ast.AST) -> None:
+        """Visit an expression in evaluation order: a call's arguments before the call,
+        comprehensions as loops, lambdas not at all (they run later, if ever)."""
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            scope = self.scopes[-1]
+            scope.loop_depth += 1
+            try:
+                for child in ast.iter_child_nodes(node):
+                    self.expr(child)
+            finally:
+                scope.loop_depth -= 1
+            return
+        for child in ast.iter_child_nodes(node):
+            self.expr(child)
+        if isinstance(node, ast.Call):
+            self.call(node)
+
+    # statements ----------------------------------------------------------
+    def stmt_Import(self, node: ast.Import) -> None:
+        top = self.scopes[-1].qualname is None
+        for alias in node.names:
+            if alias.asname:
+                self.facts.aliases[alias.asname] = alias.name
+            else:
+                root = alias.name.split(".")[0]
+                self.facts.aliases.setdefault(root, root)
+            self.facts.imports.append((alias.name, node.lineno, top))
+
+    def stmt_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = absolute_module(self.facts.module, self.facts.is_package, node.module, node.level)
+        top = self.scopes[-1].qualname is None
+        self.facts.imports.append((base, node.lineno, top))
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            self.facts.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+            self.facts.imports.append((f"{base}.{alias.name}" if base else alias.name, node.lineno, top))
+
+    def stmt_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        scope = self.scopes[-1]
+        for decorator in node.decorator_list:
+            self.expr(decorator)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.expr(default)
+        warp_decorator = self.warp_decorator(node)
+        if warp_decorator is not None:
+            self.warp_definition(node, warp_decorator)
+            return
+        params = _params(node)
+        if scope.qualname is None:
+            qualname = ".".join([*self.class_stack, node.name])
+        else:
+            qualname = f"{scope.qualname}.<locals>.{node.name}"
+        decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
+        defaults = _defaults(node)
+        fact = FunctionFact(
+            qualname=qualname,
+            name=node.name,
+            span=span_of(node),
+            class_name=self.class_stack[-1] if self.class_stack and scope.qualname is None else None,
+            parent=scope.qualname,
+            params=params,
+            defaults={name: self.value(d) for name, d in defaults.items()},
+            default_spans={name: span_of(d) for name, d in defaults.items()},
+            decorators=decorators,
+            memoizes=any(d in _MEMO_DECORATORS for d in decorators) or _caches_inline(node),
+            is_kernel=False,
+            speaks_of_gradients=_mentions_gradients(ast.get_docstring(node) or "")
+            or any(_mentions_gradients(p) for p in params),
+        )
+        self.facts.functions[qualname] = fact
+        if scope.qualname is not None:
+            scope.bound.add(node.name)
+            scope.fact.locals.setdefault(node.name, []).append(Value("function", qualname))
+        else:
+            self.facts.globals.setdefault(node.name if not self.class_stack else qualname, []).append(Value("function", qualname))
+        saved_classes, self.class_stack = self.class_stack, []
+        self.scopes.append(_Scope(qualname, fact, params))
+        saved_main, self.in_main = self.in_main, False
+        try:
+            self.block(node.body)
+        finally:
+            self.scopes.pop()
+            self.class_stack = saved_classes
+            self.in_main = saved_main
+        if fact.differentiates:
+            self.facts.differentiates = True
+        if fact.speaks_of_gradients:
+            self.facts.speaks_of_gradients = True
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, node: ast.ClassDef) -> None:
+        for decorator in node.decorator_list:
+            self.expr(decorator)
+        warp_decorator = self.warp_decorator(node)
+        if warp_decorator is not None:  # @wp.struct
+            return
+        if self.scopes[-1].qualname is not None:
+            return  # classes inside functions: their methods are not modelled
+        qualname = ".".join([*self.class_stack, node.name])
+        self.facts.classes[qualname] = tuple(self.dotted(b) or "" for b in node.bases)
+        self.facts.globals.setdefault(node.name, []).append(Value("class", qualname))
+        if _mentions_gradients(ast.get_docstring(node) or ""):
+            self.facts.speaks_of_gradients = True
+        self.class_stack.append(node.name)
+        try:
+            self.block(node.body)
+        finally:
+            self.class_stack.pop()
+
+    def stmt_If(self, node: ast.If) -> None:
+        scope = self.scopes[-1]
+        if scope.qualname is None and not self.class_stack and _is_main_guard(node.test):
+            self.facts.has_main_guard = True
+            self.in_main = True
+            try:
+                self.block(node.body)
+            finally:
+                self.in_main = False
+            self.block(node.orelse)
+            return
+        self.expr(node.test)
+        scope.guards.append(node)
+        try:
+            self.block(node.body)
+            self.block(node.orelse)
+        finally:
+            scope.guards.pop()
+
+    def stmt_For(self, node: ast.For | ast.AsyncFor) -> None:
+        scope = self.scopes[-1]
+        self.expr(node.iter)
+        if scope.fact is not None:
+            iterated = self.value(node.iter)
+            element = Value("elem", None, (iterated,))
+            _bind_targets(node.target, element, scope.fact.loop_tables, single=True)
+        scope.loop_depth += 1
+        try:
+            self.block(node.body)
+        finally:
+            scope.loop_depth -= 1
+        self.block(node.orelse)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, node: ast.While) -> None:
+        scope = self.scopes[-1]
+        self.expr(node.test)
+        scope.loop_depth += 1
+        try:
+            self.block(node.body)
+        finally:
+            scope.loop_depth -= 1
+        self.block(node.orelse)
+
+    def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.expr(item.context_expr)
+            if isinstance(item.context_expr, ast.Call) and self.warp_name(item.context_expr.func) == "warp.Tape":
+                self.mark_differentiates()
+        self.block(node.body)
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
+        value_node = node.value
+        if value_node is not None:
+            self.expr(value_node)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = self.value(value_node) if value_node is not None else UNKNOWN
+        if isinstance(node, ast.AugAssign):
+            value = UNKNOWN
+        scope = self.scopes[-1]
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                name = self.warp_name(target)
+                if name and name.startswith(CONFIG_PREFIX):
+                    self.option_config(name[len(CONFIG_PREFIX):], value, node)
+                    continue
+                if isinstance(target.value, ast.Name) and target.value.id == "self" and scope.fact is not None:
+                    scope.fact.self_attrs.setdefault(target.attr, []).append(value)
+                self.expr(target.value)
+            elif isinstance(target, ast.Subscript):
+                self.expr(target)
+                self.options_item(target, value, node)
+            elif scope.fact is not None:
+                _bind_targets(target, value, scope.fact.locals)
+            elif not self.class_stack:
+                _bind_targets(target, value, self.facts.globals)
+            if isinstance(value_node, ast.Call) and isinstance(target, ast.Name):
+                self.note_cache_dir_value(target.id, value_node)
+
+    stmt_AnnAssign = stmt_Assign
+    stmt_AugAssign = stmt_Assign
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.expr(node.value)
+            scope = self.scopes[-1]
+            if scope.fact is not None:
+                scope.fact.returns.append(self.value(node.value))
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        self.expr(node.value)
+
+    # warp definitions ------------------------------------------------------
+    def warp_decorator(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ast.expr] | None:
+        for decorator in node.decorator_list:
+            name = self.warp_name(_decorator_target(decorator))
+            if name and name.startswith("warp."):
+                last = name.rsplit(".", 1)[1]
+                if last in WARP_DECORATORS:
+                    return last, decorator
+        return None
+
+    def warp_definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef, found: tuple[str, ast.expr]) -> None:
+        kind, decorator = found
+        scope = self.scopes[-1]
+        if kind == "overload":
+            self.facts.overloads.append((node.name, span_of(node), scope.qualname))
+            return
+        keywords = {k.arg: k for k in decorator.keywords if k.arg} if isinstance(decorator, ast.Call) else {}
+        module_kw = keywords.get("module")
+        options_kw = keywords.get("module_options")
+        backward_kw = keywords.get("enable_backward")
+        generic = _is_generic(node, self)
+        captures = tuple(sorted(_free_names(node) & scope.bound)) if scope.qualname is not None else ()
+        guarded = bool(scope.guards)
+        self.facts.kernels.append(
+            KernelFact(
+                name=node.name,
+                decorator=kind,
+                span=span_of(node),
+                decorator_span=span_of(decorator),
+                function=scope.qualname,
+                module=self.value(module_kw.value) if module_kw else None,
+                module_span=span_of(module_kw) if module_kw else None,
+                module_options=self.value(options_kw.value) if options_kw else None,
+                enable_backward=self.value(backward_kw.value) if backward_kw else None,
+                generic=generic,
+                captures=captures,
+                order=scope.next_order(),
+                loop_depth=scope.loop_depth,
+                guarded=guarded,
+                cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
+                is_tile=_uses_tiles(node),
+            )
+        )
+        if scope.qualname is not None:
+            scope.bound.add(node.name)
+            scope.fact.locals.setdefault(node.name, []).append(Value("kernel", node.name))
+        else:
+            self.facts.globals.setdefault(node.name, []).append(Value("kernel", node.name))
+
+    # calls ---------------------------------------------------------------
+    def call(self, node: ast.Call) -> None:
+        scope = self.scopes[-1]
+        name = self.warp_name(node.func)
+        if name is not None:
+            self.warp_call(name, node)
+            return
+        callee = self.dotted(node.func)
+        if callee is None:
+            # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
+            if isinstance(node.func, ast.Attribute):
+                callee = "?." + node.func.attr
+            else:
+                return
+        self.other_call(callee, node)
+        fact = CallFact(
+            callee=callee,
+            args=tuple(self.value(a) for a in node.args if not isinstance(a, ast.Starred)),
+            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
+            span=span_of(node),
+            order=scope.next_order(),
+            loop_depth=scope.loop_depth,
+            guarded=bool(scope.guards),
+            cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
+            passes_star=any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords),
+        )
+        if scope.fact is not None:
+            scope.fact.calls.append(fact)
+        elif self.in_main:
+            self.facts.main_calls.append(fact)
+        elif not self.class_stack:
+            self.facts.module_calls.append(fact)
+
+    def _keyword(self, node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+        for keyword in node.keywords:
+            if keyword.arg == name:
+                return keyword.value
+        if position is not None and len(node.args) > position and not any(
+            isinstance(a, ast.Starred) for a in node.args[: position + 1]
+        ):
+            return node.args[position]
+        return None
+
+    def warp_call(self, name: str, node: ast.Call) -> None:
+        scope = self.scopes[-1]
+        kind = _LOAD_KINDS.get(name)
+        if kind is not None:
+            kernel = self._keyword(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
+            target = None
+            if kind == "load_module":
+                target = self._keyword(node, "module", 0)
+            elif kind == "force_load":
+                target = self._keyword(node, "modules", 2)
+            inputs = self._keyword(node, "inputs", 2 if kind == "launch" else 2)
+            dtypes = tuple(_text(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else ()
+            block_dim = self._keyword(node, "block_dim")
+            if kind == "block_size_query":
+                block_dim = None
+            self.facts.launches.append(
+                LaunchFact(
+                    kind=kind,
+                    kernel=self.value(kernel) if kernel is not None else UNKNOWN,
+                    target=self.value(target) if target is not None else None,
+                    block_dim=self.value(block_dim) if block_dim is not None else None,
+                    dtypes=dtypes,
+                    adjoint=self.value(self._keyword(node, "adjoint")) if self._keyword(node, "adjoint") is not None else None,
+                    device=self.value(self._keyword(node, "device")) if self._keyword(node, "device") is not None else None,
+                    max_workers=self.value(self._keyword(node, "max_workers"))
+                    if self._keyword(node, "max_workers") is not None else None,
+                    span=span_of(node),
+                    function=scope.qualname,
+                    order=scope.next_order(),
+                    loop_depth=scope.loop_depth,
+                    guarded=bool(scope.guards),
+                )
+            )
+            adjoint = self._keyword(node, "adjoint")
+            if isinstance(adjoint, ast.Constant) and adjoint.value is True:
+                self.mark_differentiates()
+            return
+        if name == "warp.set_module_options":
+            options_node = self._keyword(node, "options", 0) or self._keyword(node, "opts", 0)
+            target_node = self._keyword(node, "module", 1)
+            via_get_module = isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module"
+            self.option_module(options_node, target_node, node, via_get_module=via_get_module)
+            return
+        if name == "warp.overload":
+            target = self._keyword(node, "kernel", 0)
+            dotted = self.dotted(target) if target is not None else None
+            self.facts.overloads.append((dotted or "", span_of(node), scope.qualname))
+            return
+        if name in ("warp.clear_kernel_cache", "warp.clear_lto_cache"):
+            self.cache(name.rsplit(".", 1)[1], None, node)
+            return
+        if name in ("warp.Tape", "warp.grad", "warp.adjoint"):
+            self.mark_differentiates()
+        if name.startswith("warp.") and name.endswith(".backward"):
+            self.mark_differentiates()
+
+    def other_call(self, callee: str, node: ast.Call) -> None:
+        """Non-Warp calls that still matter: option updates through ``get_module``, setattr on
+        the config, cache removal, atexit registrations, ``.backward()``."""
+        last = callee.rsplit(".", 1)[-1]
+        if last == "backward" and callee.startswith(("?.", "tape", "self.tape")) or callee.endswith("tape.backward"):
+            self.mark_differentiates()
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            base = node.func.value
+            if isinstance(base, ast.Attribute) and base.attr == "options" and isinstance(base.value, ast.Call):
+                if self.warp_name(base.value.func) == "warp.get_module":
+                    target = self._keyword(base.value, "name", 0)
+                    self.option_module(node.args[0] if node.args else None, target, node)
+        if callee in ("setattr", "builtins.setattr") and len(node.args) >= 3:
+            name = self.warp_name(node.args[0])
+            if name == "warp.config":
+                option = node.args[1]
+                key = option.value if isinstance(option, ast.Constant) and isinstance(option.value, str) else "*"
+                self.option_config(key, self.value(node.args[2]), node)
+        if callee in ("shutil.rmtree", "os.rmdir", "os.removedirs"):
+            self.cache("rmtree", self.value(node.args[0]) if node.args else None, node)
+        if callee == "atexit.register" and node.args:
+            target = self.dotted(node.args[0])
+            if target in ("shutil.rmtree",):
+                self.cache("atexit_rmtree", self.value(node.args[1]) if len(node.args) > 1 else None, node)
+            elif target:
+                self.facts.atexit_targets.append((target, span_of(node)))
+        if callee in ("os.environ.__setitem__", "os.environ.setdefault", "os.putenv") and node.args:
+            key = node.args[0]
+            if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE":
+                self.cache("cuda_cache_disable", None, node)
+
+    def note_cache_dir_value(self, name: str, value: ast.Call) -> None:
+        callee = self.dotted(value.func) or ""
+        if callee in ("tempfile.mkdtemp", "tempfile.TemporaryDirectory", "tempfile.gettempdir"):
+            self.facts.cache_dir_names.append("tmp:" + name)
+
+    # options ---------------------------------------------------------------
+    def option_config(self, option: str, value: Value, node: ast.AST) -> None:
+        scope = self.scopes[-1]
+        self.facts.options.append(
+            OptionFact("config", {option: value}, None, span_of(node), scope.qualname, scope.next_order(),
+                       scope.loop_depth, bool(scope.guards))  # fmt: skip
+        )
+        if option == "kernel_cache_dir":
+            if value.kind == "call" and value.data.startswith("tempfile."):
+                self.cache("temp_cache_dir", value, node)
+            elif value.kind in ("name", "local", "param"):
+                self.facts.cache_dir_names.append(str(value.data))
+        if option == "cache_kernels" and value == const(False):
+            self.cache("cache_kernels_off", None, node)
+
+    def option_module(self, options_node: ast.AST | None, target_node: ast.AST | None, node: ast.AST,
+                      via_get_module: bool = False) -> None:  # fmt: skip
+        scope = self.scopes[-1]
+        options: dict[str, Value] = {}
+        if isinstance(options_node, ast.Dict):
+            for key, item in zip(options_node.keys, options_node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    options[key.value] = self.value(item)
+                else:
+                    options["*"] = UNKNOWN
+        elif isinstance(options_node, ast.Call) and self.dotted(options_node.func) == "dict":
+            for keyword in options_node.keywords:
+                options[keyword.arg or "*"] = self.value(keyword.value)
+        else:
+            options["*"] = self.value(options_node)
+        target = None
+        if target_node is not None:
+            if isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module":
+                inner = self._keyword(target_node, "name", 0)
+                target = self.value(inner) if inner is not None else Value("name", "__name__")
+            else:
+                target = self.value(target_node)
+        self.facts.options.append(
+            OptionFact("module_options", options, target, span_of(node), scope.qualname, scope.next_order(),
+                       scope.loop_depth, bool(scope.guards), via_get_module)  # fmt: skip
+        )
+
+    def options_item(self, target: ast.Subscript, value: Value, node: ast.AST) -> None:
+        """``wp.get_module(m).options["x"] = v`` and ``os.environ["CUDA_CACHE_DISABLE"] = "1"``."""
+        base = target.value
+        key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+        if isinstance(base, ast.Attribute) and base.attr == "options" and isinstance(base.value, ast.Call):
+            if self.warp_name(base.value.func) == "warp.get_module":
+                inner = self._keyword(base.value, "name", 0)
+                scope = self.scopes[-1]
+                self.facts.options.append(
+                    OptionFact("module_options", {key if isinstance(key, str) else "*": value},
+                               self.value(inner) if inner is not None else None, span_of(node), scope.qualname,
+                               scope.next_order(), scope.loop_depth, bool(scope.guards))  # fmt: skip
+                )
+        elif self.dotted(base) == "os.environ" and key == "CUDA_CACHE_DISABLE":
+            self.cache("cuda_cache_disable", None, node)
+
+    def cache(self, kind: str, target: Value | None, node: ast.AST) -> None:
+        scope = self.scopes[-1]
+        self.facts.caches.append(CacheFact(kind, target, span_of(node), scope.qualname, scope.next_order(), bool(scope.guards)))
+
+    def mark_differentiates(self) -> None:
+        self.facts.differentiates = True
+        scope = self.scopes[-1]
+        if scope.fact is not None:
+            scope.fact.differentiates = True
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - odd trees from fuzzed input
+        return "?"
+
+
+def _decorator_target(decorator: ast.expr) -> ast.expr:
+    return decorator.func if isinstance(decorator, ast.Call) else decorator
+
+
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return tuple(names)
+
+
+def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    out: dict[str, ast.expr] = {}
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        out[arg.arg] = default
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if default is not None:
+            out[arg.arg] = default
+    return out
+
+
+def _bind_targets(target: ast.AST, value: Value, table: dict[str, Any], single: bool = False) -> None:
+    """Record what ``target = value`` binds: a list of values per name, or (``single``, for
+    loop targets) the one element expression per name."""
+    if isinstance(target, ast.Name):
+        if single:
+            table[target.id] = value
+        else:
+            table.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                _bind_targets(element.value, UNKNOWN, table, single)
+                continue
+            if value.kind == "tuple" and len(value.items) == len(target.elts):
+                part = value.items[index]
+            else:
+                part = Value("sub", None, (value, const(index)))
+            _bind_targets(element, part, table, single)
+    elif isinstance(target, ast.Starred):
+        _bind_targets(target.value, UNKNOWN, table, single)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def _is_cache_guard(test: ast.expr) -> bool:
+    """``if key not in cache``, ``if self._k is None``, ``if x != self._x`` (a value change),
+    ``if not hasattr(self, ...)``, ``if self._k is None or ...``: the guarded code runs only
+    when something changed, not on every call."""
+    if isinstance(test, ast.BoolOp):
+        return any(_is_cache_guard(v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "hasattr":
+            return True
+        return isinstance(inner, (ast.Attribute, ast.Name, ast.Subscript))
+    if isinstance(test, ast.Compare):
+        for op, right in zip(test.ops, test.comparators):
+            if isinstance(op, (ast.NotIn, ast.In)):
+                return True
+            if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+                return True
+            if isinstance(op, (ast.NotEq, ast.Eq)) and (_is_attribute(test.left) or _is_attribute(right)):
+                return True
+    return False
+
+
+def _is_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute)
+
+
+def _caches_inline(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function keeps results in a container that outlives the call:
+    ``cache[key] = value`` / ``self._kernels[key] = k`` / ``cache.setdefault(...)`` with a
+    container that is not a local, or a ``global``/``nonlocal`` holder assigned."""
+    local_names = {a for a in _params(func)}
+    for node in ast.walk(func):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func:
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    local_names.add(target.id)
+    for node in _own_nodes(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and _outlives(target.value, local_names):
+                    return True
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"):
+                    if any(isinstance(n, ast.FunctionDef) and _has_warp_decorator(n) for n in ast.walk(node.value)):
+                        return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("setdefault", "__setitem__"):
+            if _outlives(node.func.value, local_names):
+                return True
+    return False
+
+
+def _has_warp_decorator(node: ast.FunctionDef) -> bool:
+    return any("kernel" in _text(d) for d in node.decorator_list)
+
+
+def _outlives(node: ast.AST, local_names: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id not in local_names
+    if isinstance(node, ast.Attribute):
+        return True
+    return False
+
+
+def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of a function's body, not descending into nested functions/classes."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names a kernel body reads that it does not bind itself (candidates for captures)."""
+    bound = set(_params(func))
+    read: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+            else:
+                read.add(node.id)
+    for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
+        if arg.annotation is not None:
+            for node in ast.walk(arg.annotation):
+                if isinstance(node, ast.Name):
+                    read.add(node.id)
+    return read - bound
+
+
+def _is_generic(func: ast.FunctionDef | ast.AsyncFunctionDef, extractor: _Extractor) -> bool:
+    for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
+        annotation = arg.annotation
+        if annotation is None:
+            continue
+        for node in ast.walk(annotation):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                name = extractor.dotted(node)
+                if name in ("typing.Any", "warp.Any", "Any", "warp.types.Any"):
+                    return True
+    return False
+
+
+def _uses_tiles(func: ast.AST) -> bool:
+    for node in ast.walk(func):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("tile"):
+            return True
+    return False
+
+
+def _mentions_gradients(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered for word in _GRADIENT_WORDS)
+
+
+__all__ = [
+    "CacheFact", "CallFact", "FileFacts", "FunctionFact", "KernelFact", "LaunchFact", "OptionFact",
+    "Span", "UNKNOWN", "Value", "const", "extract", "span_of", "MODULE_SCOPE", "MAIN_SCOPE",
+]  # fmt: skip

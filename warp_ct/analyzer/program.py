@@ -1,0 +1,790 @@
+"""The project model: the facts of every linted file joined into one Warp program.
+
+The second of the analyzer's three layers. It answers the questions a rule needs and a
+single file cannot: which Warp module a kernel lands in (the file's, a named
+``module="pkg.x"``, a unique one), what a parameter's value is at the calls that matter
+(defaults, call-site arguments in other files, tuples and loop tables), how often a
+function runs (at import, once, once per object, on every step), which kernels a launch
+can reach (a factory's return value, ``self.k``, ``kernels[dtype]``), and what a function
+does to Warp in order, with its callees' effects inlined (loads, option changes, kernel
+definitions). Every answer can be "unknown": rules then stay silent.
+
+Everything is memoized per ``Program`` (built once per set of file facts).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from warp_ct.analyzer.facts import (
+    CallFact,
+    FileFacts,
+    FunctionFact,
+    KernelFact,
+    LaunchFact,
+    OptionFact,
+    Value,
+)
+
+UNIQUE = "unique"
+MAX_DEPTH = 12  # how far values and effects are followed through calls
+
+# Methods and functions that, by the conventions of simulation and ML code, run many times:
+# a simulator's step, a model's forward, a pipeline's run, a callback.
+HOT_NAMES = frozenset({
+    "run", "step", "forward", "__call__", "update", "simulate", "integrate", "advance", "tick",
+    "render", "solve", "apply", "evaluate", "compute", "backward", "predict", "rollout", "iterate",
+    "process", "execute", "train_step", "sample", "collide", "on_step", "on_frame", "frame",
+})  # fmt: skip
+ONCE_NAMES = frozenset({"main", "cli", "setup", "configure", "init", "initialize", "setup_tests"})
+_ONCE_PREFIXES = ("test_", "pytest_", "setup_", "init_", "configure_", "main_")
+_HOT_PREFIXES = ("step_", "forward_", "run_", "simulate_", "update_", "render_")
+
+
+class Freq(enum.IntEnum):
+    """How often a function's body runs in a process, ordered by cost."""
+
+    UNCALLED = 0  # nothing in the project calls it: a public API or a callback; unknown
+    IMPORT = 1  # at import (module level)
+    ONCE = 2  # once per process: an entry point, main(), a test
+    PER_OBJECT = 3  # once per object: a constructor
+    UP_FRONT = 4  # many times while setting up: a loop that makes things and launches nothing
+    HOT = 5  # many times: a step/run/forward method, a loop that launches
+
+
+@dataclass(frozen=True)
+class Frequency:
+    freq: Freq
+    why: str  # "`Pipeline.run()` runs on every call", "called in a loop in `main()` (line 40)"
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    module: str
+    qualname: str
+
+    def __str__(self) -> str:
+        return self.qualname
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    module: str  # the Python module that defines it
+    index: int  # into that module's ``facts.kernels``
+
+
+@dataclass(frozen=True)
+class Event:
+    """One Warp-relevant step of a flow, in order, with where it happens."""
+
+    kind: str  # "load" | "options" | "define" | "generic_launch"
+    warp_modules: frozenset[str]  # the Warp module identities it concerns ("unique:<k>" for unique ones)
+    site_module: str  # the Python module whose line it is
+    span: tuple[int, int, int, int]
+    via: tuple[tuple[str, tuple[int, int, int, int], str], ...]  # call chain from the flow root: (module, span, callee)
+    detail: Any = None
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNRESOLVED = _Unknown()
+
+
+class Program:
+    def __init__(self, files: Iterable[FileFacts]) -> None:
+        self.modules: dict[str, FileFacts] = {}
+        for facts in files:
+            self.modules[facts.module] = facts
+        self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
+        self._freq: dict[FunctionRef, Frequency] = {}
+        self._values: dict[tuple, tuple] = {}
+        self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
+        self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
+
+    # ------------------------------------------------------------------ lookup
+    def function(self, ref: FunctionRef) -> FunctionFact | None:
+        facts = self.modules.get(ref.module)
+        return facts.functions.get(ref.qualname) if facts else None
+
+    def kernel(self, ref: KernelRef) -> KernelFact:
+        return self.modules[ref.module].kernels[ref.index]
+
+    def functions(self) -> Iterator[tuple[FunctionRef, FunctionFact]]:
+        for module, facts in self.modules.items():
+            for qualname, fact in facts.functions.items():
+                yield FunctionRef(module, qualname), fact
+
+    def kernels(self) -> Iterator[tuple[KernelRef, KernelFact]]:
+        for module, facts in self.modules.items():
+            for index, kernel in enumerate(facts.kernels):
+                yield KernelRef(module, index), kernel
+
+    def resolve_dotted(self, dotted: str, depth: int = 0) -> tuple[str, str] | None:
+        """A dotted, import-resolved name -> (project module, name inside it), following
+        re-exports (``from .kernels import make`` in a package ``__init__``)."""
+        if depth > 6:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            facts = self.modules.get(module)
+            if facts is None:
+                continue
+            rest = parts[cut:]
+            if rest[0] in facts.aliases and rest[0] not in facts.globals:
+                target = facts.aliases[rest[0]]
+                if target != dotted:
+                    return self.resolve_dotted(".".join([target, *rest[1:]]), depth + 1)
+            return module, ".".join(rest)
+        return None
+
+    def function_named(self, module: str, name: str) -> FunctionRef | None:
+        """A function or a class constructor defined at the top of ``module`` (or a method
+        ``Class.method``), through re-exports."""
+        facts = self.modules.get(module)
+        if facts is None:
+            return None
+        if name in facts.functions:
+            return FunctionRef(module, name)
+        if name in facts.classes:
+            return self.method(module, name, "__init__")
+        if "." in name:
+            head, _, attr = name.rpartition(".")
+            if head in facts.classes:
+                return self.method(module, head, attr)
+        first = name.split(".")[0]
+        if first in facts.aliases:
+            resolved = self.resolve_dotted(".".join([facts.aliases[first], *name.split(".")[1:]]))
+            if resolved and resolved != (module, name):
+                return self.function_named(*resolved)
+        return None
+
+    def method(self, module: str, class_name: str, method: str, depth: int = 0) -> FunctionRef | None:
+        """``Class.method`` looked up through the class's project bases."""
+        facts = self.modules.get(module)
+        if facts is None or depth > 6:
+            return None
+        qualname = f"{class_name}.{method}"
+        if qualname in facts.functions:
+            return FunctionRef(module, qualname)
+        for base in facts.classes.get(class_name, ()):
+            if not base:
+                continue
+            if base in facts.classes:
+                found = self.method(module, base, method, depth + 1)
+            else:
+                resolved = self.resolve_dotted(facts.aliases.get(base.split(".")[0], base) + base[len(base.split(".")[0]):])
+                found = self.method(resolved[0], resolved[1], method, depth + 1) if resolved else None
+            if found:
+                return found
+        return None
+
+    def class_of(self, ref: FunctionRef) -> str | None:
+        fact = self.function(ref)
+        while fact is not None and fact.class_name is None and fact.parent is not None:
+            fact = self.function(FunctionRef(ref.module, fact.parent))
+        return fact.class_name if fact is not None else None
+
+    def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
+        """The project function a call reaches (a constructor call reaches ``__init__``)."""
+        facts = self.modules.get(module)
+        if facts is None:
+            return None
+        parts = callee.split(".")
+        if parts[0] in ("self", "cls") and caller is not None:
+            class_name = self.class_of(FunctionRef(module, caller.qualname))
+            if class_name is None:
+                return None
+            if len(parts) == 2:
+                return self.method(module, class_name, parts[1])
+            if len(parts) == 3:  # self.solver.step(): what self.solver holds
+                for value in self.self_attr_values(module, class_name, parts[1]):
+                    cls = self._class_of_value(module, value)
+                    if cls is not None:
+                        return self.method(cls[0], cls[1], parts[2])
+            return None
+        if caller is not None:
+            # A nested function, or a local holding an object: ``p = Pipeline(); p.run()``.
+            scope: FunctionFact | None = caller
+            while scope is not None:
+                values = scope.locals.get(parts[0])
+                if values:
+                    for value in values:
+                        if value.kind == "function" and len(parts) == 1:
+                            return FunctionRef(module, value.data)
+                        if len(parts) == 2:
+                            cls = self._class_of_value(module, value)
+                            if cls is not None:
+                                return self.method(cls[0], cls[1], parts[1])
+                    return None
+                scope = self.function(FunctionRef(module, scope.parent)) if scope.parent else None
+        if len(parts) == 1 or parts[0] in facts.classes or parts[0] in facts.functions:
+            if parts[0] not in facts.aliases:
+                return self.function_named(module, callee)
+        if len(parts) == 2 and parts[0] in facts.globals and parts[0] not in facts.aliases:
+            for value in facts.globals[parts[0]]:
+                cls = self._class_of_value(module, value)
+                if cls is not None:
+                    return self.method(cls[0], cls[1], parts[1])
+        resolved = self.resolve_dotted(callee)
+        if resolved is not None:
+            return self.function_named(*resolved)
+        return None
+
+    def _class_of_value(self, module: str, value: Value) -> tuple[str, str] | None:
+        """A value built by ``Class(...)``: (module, class name)."""
+        if value.kind == "local":
+            for item in value.items:
+                found = self._class_of_value(module, item)
+                if found:
+                    return found
+            return None
+        if value.kind != "call" or not value.data:
+            return None
+        facts = self.modules.get(module)
+        name = value.data
+        if facts is not None and name in facts.classes:
+            return module, name
+        resolved = self.resolve_dotted(name)
+        if resolved is not None:
+            target = self.modules.get(resolved[0])
+            if target is not None and resolved[1] in target.classes:
+                return resolved
+        return None
+
+    def self_attr_values(self, module: str, class_name: str, attr: str) -> list[tuple[FunctionRef, Value]]:
+        out = []
+        facts = self.modules.get(module)
+        if facts is None:
+            return out
+        prefix = class_name + "."
+        for qualname, fact in facts.functions.items():
+            if qualname.startswith(prefix) and attr in fact.self_attrs:
+                for value in fact.self_attrs[attr]:
+                    out.append((FunctionRef(module, qualname), value))
+        return out
+
+    # ------------------------------------------------------------------ call graph
+    def callers(self, ref: FunctionRef) -> list[tuple[FunctionRef | None, str, CallFact]]:
+        """(calling function or None for module level, calling module, call) per call site."""
+        if self._callers is None:
+            self._callers = {}
+            for module, facts in self.modules.items():
+                for qualname, fact in facts.functions.items():
+                    caller = FunctionRef(module, qualname)
+                    for call in fact.calls:
+                        target = self.resolve_call(module, fact, call.callee)
+                        if target is not None:
+                            self._callers.setdefault(target, []).append((caller, module, call))
+                for call in facts.module_calls:
+                    target = self.resolve_call(module, None, call.callee)
+                    if target is not None:
+                        self._callers.setdefault(target, []).append((None, module, call))
+                for call in facts.main_calls:
+                    target = self.resolve_call(module, None, call.callee)
+                    if target is not None:
+                        self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
+                for target_name, span in facts.atexit_targets:
+                    target = self.resolve_call(module, None, target_name)
+                    if target is not None:
+                        call = CallFact(target_name, (), {}, span, 0, 0, False)
+                        self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+        return self._callers.get(ref, [])
+
+    def frequency(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> Frequency:
+        """How often ``ref``'s body runs, and why (the call path that decides it)."""
+        if ref.qualname == "<main>":
+            return Frequency(Freq.ONCE, "the script's `__main__` block")
+        if ref.qualname == "<atexit>":
+            return Frequency(Freq.ONCE, "at exit")
+        cached = self._freq.get(ref)
+        if cached is not None:
+            return cached
+        if ref in _stack or len(_stack) > MAX_DEPTH:
+            return Frequency(Freq.ONCE, "recursion")
+        fact = self.function(ref)
+        result = self._frequency(ref, fact, _stack | {ref}) if fact is not None else Frequency(Freq.UNCALLED, "")
+        if not _stack:
+            self._freq[ref] = result
+        return result
+
+    def _frequency(self, ref: FunctionRef, fact: FunctionFact, stack: frozenset[FunctionRef]) -> Frequency:
+        name = fact.name
+        label = f"`{fact.qualname}()`"
+        if fact.parent is not None and fact.class_name is None:
+            # A nested function runs when its parent runs it (or returns it to a caller).
+            parent = FunctionRef(ref.module, fact.parent)
+            sites = self.callers(ref)
+            if not sites:
+                return self.frequency(parent, stack)
+        best: Frequency | None = None
+        for caller, module, call in self.callers(ref):
+            where = f"line {call.span[0]}" if module == ref.module else f"`{module}` line {call.span[0]}"
+            if caller is None:
+                if call.loop_depth:
+                    many = Freq.HOT if self._loop_launches(module, None, ref) else Freq.UP_FRONT
+                    site = Frequency(many, f"called in a loop at import, {where}")
+                else:
+                    site = Frequency(Freq.IMPORT, f"called at import, {where}")
+            else:
+                outer = self.frequency(caller, stack)
+                caller_label = f"`{caller.qualname}()`" if caller.qualname != "<main>" else "the `__main__` block"
+                if call.cache_guarded:
+                    site = Frequency(Freq.ONCE, f"called only when its inputs change, in {caller_label}")
+                elif outer.freq == Freq.HOT:
+                    site = Frequency(Freq.HOT, f"called from {caller_label}, {where}; {outer.why}")
+                elif call.loop_depth and outer.freq != Freq.UNCALLED:
+                    caller_fact = self.function(caller)
+                    many = Freq.HOT if self._loop_launches(module, caller_fact, ref) else Freq.UP_FRONT
+                    site = Frequency(max(many, outer.freq), f"called in a loop in {caller_label}, {where}")
+                elif outer.freq == Freq.UNCALLED:
+                    site = Frequency(Freq.UNCALLED, outer.why)
+                elif outer.freq == Freq.UP_FRONT:
+                    site = Frequency(Freq.HOT if self._launches(ref) else Freq.UP_FRONT, f"called from {caller_label}, {where}; {outer.why}")
+                else:
+                    site = Frequency(outer.freq, f"called from {caller_label}, {where}")
+            if best is None or site.freq > best.freq:
+                best = site
+        # The name speaks only where the linted code does not show the callers: a step()
+        # that the project calls once is called once.
+        intrinsic = self._intrinsic(fact, label)
+        if intrinsic is not None and (best is None or best.freq == Freq.UNCALLED):
+            return intrinsic
+        if best is None:
+            return Frequency(Freq.UNCALLED, f"{label} is not called in the linted code")
+        return best
+
+    def _launches(self, ref: FunctionRef) -> bool:
+        """Whether running ``ref`` launches or loads Warp code (itself or through callees)."""
+        return any(e.kind == "load" for e in self.effects(ref)) or any(
+            launch.function == ref.qualname for launch in self.modules[ref.module].launches
+        )
+
+    def _loop_launches(self, module: str, caller: FunctionFact | None, callee: FunctionRef) -> bool:
+        """A loop that calls ``callee`` also launches: the callee runs between launches
+        (a step loop), not while making things up front."""
+        facts = self.modules.get(module)
+        if facts is None:
+            return True
+        qualname = caller.qualname if caller is not None else None
+        if any(launch.function == qualname and launch.loop_depth for launch in facts.launches):
+            return True
+        if self._launches(callee):
+            return True
+        calls = caller.calls if caller is not None else facts.module_calls + facts.main_calls
+        for call in calls:
+            if not call.loop_depth:
+                continue
+            target = self.resolve_call(module, caller, call.callee)
+            if target is not None and target != callee and self._launches(target):
+                return True
+        return False
+
+    @staticmethod
+    def _intrinsic(fact: FunctionFact, label: str) -> Frequency | None:
+        """What a function's name says about how often it runs, when callers are not linted."""
+        name = fact.name
+        if name in HOT_NAMES or name.startswith(_HOT_PREFIXES):
+            return Frequency(Freq.HOT, f"{label} runs on every call")
+        if name == "__init__":
+            return Frequency(Freq.PER_OBJECT, f"{label} runs once per object")
+        if name in ONCE_NAMES or name.startswith(_ONCE_PREFIXES):
+            return Frequency(Freq.ONCE, f"{label} runs once")
+        return None
+
+    def memoized(self, ref: FunctionRef) -> bool:
+        """The function keeps what it makes, or every path to it goes through one that does."""
+        fact = self.function(ref)
+        if fact is None:
+            return False
+        if fact.memoizes or any(self._is_memo_decorator(ref.module, d) for d in fact.decorators):
+            return True
+        if fact.parent is not None:
+            return self.memoized(FunctionRef(ref.module, fact.parent))
+        return False
+
+    def _is_memo_decorator(self, module: str, decorator: str) -> bool:
+        """A project decorator that caches results in a dict (its wrapper caches inline)."""
+        if not decorator:
+            return False
+        target = self.resolve_call(module, None, decorator)
+        if target is None:
+            return False
+        fact = self.function(target)
+        if fact is None:
+            return False
+        if fact.memoizes:
+            return True
+        prefix = target.qualname + ".<locals>."
+        facts = self.modules[target.module]
+        return any(q.startswith(prefix) and f.memoizes for q, f in facts.functions.items())
+
+    # ------------------------------------------------------------------ values
+    def resolve(self, module: str, function: str | None, value: Value | None, depth: int = 0) -> list[Any]:
+        """The concrete values ``value`` can take (constants); ``UNRESOLVED`` among them
+        when some path is unknown."""
+        if value is None:
+            return [UNRESOLVED]
+        key = (module, function, value)
+        cached = self._values.get(key)
+        if cached is not None:
+            return list(cached)
+        if depth > MAX_DEPTH:
+            return [UNRESOLVED]
+        self._values[key] = (UNRESOLVED,)  # cycles resolve to unknown
+        out = self._resolve(module, function, value, depth + 1)
+        unique: list[Any] = []
+        for item in out:
+            if not any(item is u or (type(item) is type(u) and item == u) for u in unique):
+                unique.append(item)
+        self._values[key] = tuple(unique)
+        return unique
+
+    def _resolve(self, module: str, function: str | None, value: Value, depth: int) -> list[Any]:
+        kind = value.kind
+        if kind == "const":
+            return [value.data]
+        if kind == "local":
+            out = []
+            for item in value.items:
+                out.extend(self.resolve(module, function, item, depth))
+            return out or [UNRESOLVED]
+        if kind == "param":
+            return self.param_values(FunctionRef(module, function), value.data, depth) if function else [UNRESOLVED]
+        if kind == "name":
+            return self._global_values(module, value.data, depth)
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function:
+            class_name = self.class_of(FunctionRef(module, function))
+            if class_name is None:
+                return [UNRESOLVED]
+            out = []
+            for where, item in self.self_attr_values(module, class_name, value.data):
+                out.extend(self.resolve(where.module, where.qualname, item, depth))
+            return out or [UNRESOLVED]
+        if kind == "tuple":
+            parts = [self.resolve(module, function, item, depth) for item in value.items]
+            if all(len(p) == 1 for p in parts):
+                return [tuple(p[0] for p in parts)]
+            return [UNRESOLVED]
+        if kind == "sub":
+            if len(value.items) == 2:
+                bases = self.resolve(module, function, value.items[0], depth)
+                indices = self.resolve(module, function, value.items[1], depth)
+                out = []
+                for base in bases:
+                    for index in indices:
+                        try:
+                            out.append(base[index] if base is not UNRESOLVED and index is not UNRESOLVED else UNRESOLVED)
+                        except (TypeError, IndexError, KeyError):
+                            out.append(UNRESOLVED)
+                return out or [UNRESOLVED]
+            return [UNRESOLVED]
+        if kind == "elem":
+            out = []
+            for iterable in self.resolve(module, function, value.items[0], depth):
+                if isinstance(iterable, (tuple, list)):
+                    out.extend(iterable)
+                elif isinstance(iterable, range):
+                    out.extend(iterable)
+                else:
+                    out.append(UNRESOLVED)
+            return out or [UNRESOLVED]
+        if kind == "choice":
+            out = []
+            for item in value.items:
+                out.extend(self.resolve(module, function, item, depth))
+            return out
+        if kind == "call":
+            if value.data in ("int", "float", "str", "bool") and len(value.items) == 1:
+                out = []
+                for item in self.resolve(module, function, value.items[0], depth):
+                    try:
+                        out.append(UNRESOLVED if item is UNRESOLVED else {"int": int, "float": float, "str": str, "bool": bool}[value.data](item))
+                    except (TypeError, ValueError):
+                        out.append(UNRESOLVED)
+                return out
+            if value.data == "range" and value.items:
+                bounds = [self.resolve(module, function, item, depth) for item in value.items]
+                if all(len(b) == 1 and isinstance(b[0], int) for b in bounds):
+                    return [range(*[b[0] for b in bounds])]
+            return [UNRESOLVED]
+        if kind == "binop":
+            left = self.resolve(module, function, value.items[0], depth)
+            right = self.resolve(module, function, value.items[1], depth)
+            if len(left) == 1 and len(right) == 1 and isinstance(left[0], (int, float)) and isinstance(right[0], (int, float)):
+                import operator
+
+                ops = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "FloorDiv": operator.floordiv,
+                       "Pow": operator.pow, "LShift": operator.lshift}  # fmt: skip
+                op = ops.get(value.data)
+                if op is not None:
+                    try:
+                        return [op(left[0], right[0])]
+                    except (ArithmeticError, ValueError):
+                        return [UNRESOLVED]
+            return [UNRESOLVED]
+        return [UNRESOLVED]
+
+    def _global_values(self, module: str, dotted: str, depth: int) -> list[Any]:
+        facts = self.modules.get(module)
+        if facts is not None and dotted in facts.globals:
+            values = facts.globals[dotted]
+            if len(values) == 1:
+                return self.resolve(module, None, values[0], depth)
+            return [UNRESOLVED]
+        resolved = self.resolve_dotted(dotted)
+        if resolved is not None and resolved[0] != module or (resolved and resolved[1] != dotted):
+            target = self.modules.get(resolved[0])
+            if target is not None and resolved[1] in target.globals and len(target.globals[resolved[1]]) == 1:
+                return self.resolve(resolved[0], None, target.globals[resolved[1]][0], depth)
+        return [UNRESOLVED]
+
+    def param_values(self, ref: FunctionRef, param: str, depth: int = 0) -> list[Any]:
+        """A parameter's values over every call site in the project (its default where a
+        call omits it; unknown where a call passes ``*args``)."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.params:
+            return [UNRESOLVED]
+        index = list(fact.params).index(param)
+        if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
+            index -= 1
+        out: list[Any] = []
+        sites = self.callers(ref)
+        for caller, module, call in sites:
+            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+            if param in call.kwargs:
+                out.extend(self.resolve(module, caller_name, call.kwargs[param], depth))
+            elif 0 <= index < len(call.args):
+                out.extend(self.resolve(module, caller_name, call.args[index], depth))
+            elif call.passes_star:
+                out.append(UNRESOLVED)
+            elif param in fact.defaults:
+                out.extend(self.resolve(ref.module, None, fact.defaults[param], depth))
+            else:
+                out.append(UNRESOLVED)
+        if not sites:
+            if param in fact.defaults:
+                out.extend(self.resolve(ref.module, None, fact.defaults[param], depth))
+            else:
+                out.append(UNRESOLVED)
+        return out
+
+    def default_decides(self, ref: FunctionRef, param: str) -> bool:
+        """True when no call site in the project passes ``param``: its default is its value."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.defaults:
+            return False
+        index = list(fact.params).index(param)
+        if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
+            index -= 1
+        for _caller, _module, call in self.callers(ref):
+            if param in call.kwargs or index < len(call.args) or call.passes_star:
+                return False
+        return True
+
+    # ------------------------------------------------------------------ Warp modules
+    def kernel_modules(self, ref: KernelRef) -> list[Any]:
+        """The Warp module identities a kernel can land in: the module name, or
+        ``("unique", kernel name)``; UNRESOLVED when unknown."""
+        kernel = self.kernel(ref)
+        facts = self.modules[ref.module]
+        if kernel.module is None:
+            return [facts.module]
+        out = []
+        for value in self.resolve(ref.module, kernel.function, kernel.module):
+            if value is None:
+                out.append(facts.module)
+            elif value == UNIQUE:
+                out.append((UNIQUE, ref.module, kernel.name))
+            elif isinstance(value, str):
+                out.append(value)
+            else:
+                out.append(UNRESOLVED)
+        if kernel.module.kind == "name" and kernel.module.data == "__name__":
+            return [facts.module]
+        return out or [UNRESOLVED]
+
+    def kernels_of_value(self, module: str, function: str | None, value: Value, depth: int = 0) -> list[KernelRef | Any]:
+        """The kernels an expression can evaluate to (UNRESOLVED among them when unknown)."""
+        if depth > MAX_DEPTH:
+            return [UNRESOLVED]
+        facts = self.modules.get(module)
+        if facts is None:
+            return [UNRESOLVED]
+        kind = value.kind
+        if kind == "kernel":
+            for index, kernel in enumerate(facts.kernels):
+                if kernel.name == value.data and kernel.function == function:
+                    return [KernelRef(module, index)]
+            for index, kernel in enumerate(facts.kernels):
+                if kernel.name == value.data:
+                    return [KernelRef(module, index)]
+            return [UNRESOLVED]
+        if kind == "local":
+            out = []
+            for item in value.items:
+                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+            return out or [UNRESOLVED]
+        if kind == "name":
+            if value.data in facts.globals:
+                out = []
+                for item in facts.globals[value.data]:
+                    out.extend(self.kernels_of_value(module, None, item, depth + 1))
+                return out or [UNRESOLVED]
+            resolved = self.resolve_dotted(value.data)
+            if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
+                return self.kernels_of_value(resolved[0], None, Value("name", resolved[1]), depth + 1)
+            return [UNRESOLVED]
+        if kind == "call":
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
+            if target is None:
+                return [UNRESOLVED]
+            fact = self.function(target)
+            out = []
+            for returned in fact.returns if fact else ():
+                out.extend(self.kernels_of_value(target.module, target.qualname, returned, depth + 1))
+            return out or [UNRESOLVED]
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function:
+            class_name = self.class_of(FunctionRef(module, function))
+            out = []
+            if class_name is not None:
+                for where, item in self.self_attr_values(module, class_name, value.data):
+                    out.extend(self.kernels_of_value(where.module, where.qualname, item, depth + 1))
+            return out or [UNRESOLVED]
+        if kind == "sub" and value.items:
+            return self._kernels_in_container(module, function, value.items[0], depth + 1)
+        if kind == "elem" and value.items:
+            return self._kernels_in_container(module, function, value.items[0], depth + 1)
+        if kind == "tuple":
+            out = []
+            for item in value.items:
+                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+            return out or [UNRESOLVED]
+        if kind == "dict":
+            half = len(value.items) // 2
+            out = []
+            for item in value.items[half:]:
+                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+            return out or [UNRESOLVED]
+        return [UNRESOLVED]
+
+    def _kernels_in_container(self, module: str, function: str | None, container: Value, depth: int) -> list[Any]:
+        """Kernels held by a tuple/list/dict expression (``kernels[dtype]``, a stage table)."""
+        if container.kind == "sub" and container.items:  # table[i][0]: the table's kernels
+            return self._kernels_in_container(module, function, container.items[0], depth + 1)
+        if container.kind == "elem" and container.items:
+            return self._kernels_in_container(module, function, container.items[0], depth + 1)
+        return self.kernels_of_value(module, function, container, depth)
+
+    def launch_kernels(self, module: str, index: int) -> tuple[KernelRef | Any, ...]:
+        key = (module, index)
+        cached = self._launch_kernels.get(key)
+        if cached is None:
+            launch = self.modules[module].launches[index]
+            found = self.kernels_of_value(module, launch.function, launch.kernel)
+            cached = self._launch_kernels[key] = tuple(dict.fromkeys(found))
+        return cached
+
+    def launch_modules(self, module: str, index: int) -> list[Any]:
+        """The Warp modules a launch/load can build (UNRESOLVED among them when unknown)."""
+        launch = self.modules[module].launches[index]
+        if launch.kind in ("launch", "launch_tiled", "block_size_query"):
+            out = []
+            for ref in self.launch_kernels(module, index):
+                out.extend(self.kernel_modules(ref) if isinstance(ref, KernelRef) else [UNRESOLVED])
+            return out
+        if launch.kind == "load_module" and launch.target is not None:
+            values = self.resolve(module, launch.function, launch.target)
+            return [v if isinstance(v, str) else UNRESOLVED for v in values]
+        return [UNRESOLVED]
+
+    def option_target(self, module: str, option: OptionFact) -> list[Any]:
+        """The Warp modules an option change concerns (``*config*`` for ``wp.config``)."""
+        if option.kind == "config":
+            return ["*config*"]
+        if option.target is None:
+            return [module]
+        if option.target.kind == "name" and option.target.data == "__name__":
+            return [module]
+        out = []
+        for value in self.resolve(module, option.function, option.target):
+            out.append(value if isinstance(value, str) else UNRESOLVED)
+        if option.target.kind == "name" and option.target.data in self.modules:  # a module object
+            return [option.target.data]
+        return out
+
+    # ------------------------------------------------------------------ flows
+    def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> tuple[Event, ...]:
+        """What running ``ref`` does to Warp, in order, callees inlined."""
+        cached = self._effects.get(ref)
+        if cached is not None:
+            return cached
+        if ref in _stack or len(_stack) > MAX_DEPTH:
+            return ()
+        fact = self.function(ref)
+        if fact is None:
+            return ()
+        facts = self.modules[ref.module]
+        items: list[tuple[int, list[Event]]] = []
+        for index, launch in enumerate(facts.launches):
+            if launch.function != ref.qualname:
+                continue
+            modules = self.launch_modules(ref.module, index)
+            known = frozenset(_module_key(m) for m in modules if m is not UNRESOLVED)
+            events = [Event("load", known, ref.module, launch.span, (), (launch.kind, index))] if known else []
+            items.append((launch.order, events))
+        for option in facts.options:
+            if option.function != ref.qualname:
+                continue
+            targets = frozenset(t for t in self.option_target(ref.module, option) if t is not UNRESOLVED)
+            if targets:
+                items.append((option.order, [Event("options", targets, ref.module, option.span, (), option)]))
+        for index, kernel in enumerate(facts.kernels):
+            if kernel.function != ref.qualname or kernel.decorator != "kernel":
+                continue
+            kref = KernelRef(ref.module, index)
+            modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
+            if modules:
+                items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref)]))
+        for call in fact.calls:
+            target = self.resolve_call(ref.module, fact, call.callee)
+            if target is None:
+                continue
+            inner = self.effects(target, _stack | {ref})
+            if inner:
+                link = (ref.module, call.span, target.qualname)
+                items.append((call.order, [_via(e, link) for e in inner]))
+        items.sort(key=lambda pair: pair[0])
+        result = tuple(event for _order, events in items for event in events)
+        if not _stack:
+            self._effects[ref] = result
+        return result
+
+    def roots(self) -> Iterator[tuple[str, str | None, list[CallFact]]]:
+        """Flows that start outside any function: module level and ``__main__`` blocks."""
+        for module, facts in self.modules.items():
+            yield module, None, facts.module_calls
+            if facts.main_calls:
+                yield module, "<main>", facts.main_calls
+
+
+def _module_key(module: Any) -> str:
+    if isinstance(module, tuple):
+        return f"{module[0]}:{module[1]}.{module[2]}"
+    return str(module)
+
+
+def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str]) -> Event:
+    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, *event.via), event.detail)
+
+
+def module_key(module: Any) -> str:
+    return _module_key(module)
+
+
+__all__ = ["Event", "Freq", "Frequency", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]

@@ -1,0 +1,94 @@
+"""What a rule written as a query over the program model sees for one file.
+
+A query rule (``Rule.query``) reads the model (``ctx.program``), picks the places of *this*
+file to report, and builds fixes from the source text: no tree of its own. Positions come
+from facts as ``Span`` (1-based line, UTF-8 byte columns, as ``ast`` gives them) and are
+converted to the data model's characters here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable
+
+from warp_ct.analyzer.facts import FileFacts, Span
+from warp_ct.analyzer.model import Applicability, Finding, Fix, Range, Severity, TextEdit
+from warp_ct.analyzer.positions import LineIndex
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.program import Program
+    from warp_ct.analyzer.project import Project
+    from warp_ct.analyzer.rules.base import Rule
+
+
+@dataclass
+class QueryContext:
+    path: str
+    text: str
+    module_name: str
+    facts: FileFacts
+    program: "Program"
+    project: "Project"
+    target_warp_version: tuple[int, ...] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    current_rule: "Rule | None" = None
+    _index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def range_of(self, span: Span) -> Range:
+        lineno, col, end_lineno, end_col = span
+        start, end = lineno - 1, end_lineno - 1
+        return Range.from_coords(start, self.index.char_from_byte(start, col), end,
+                                 self.index.char_from_byte(end, end_col))  # fmt: skip
+
+    def line_range(self, span: Span) -> Range:
+        """The span's first line, from its start to the end of that line's code."""
+        rng = self.range_of(span)
+        line = self.index.line_text(rng.start.line).rstrip("\r\n")
+        end = len(line) if rng.end.line != rng.start.line else rng.end.character
+        return Range.from_coords(rng.start.line, rng.start.character, rng.start.line, max(end, rng.start.character))
+
+    def source_of(self, span: Span) -> str:
+        rng = self.range_of(span)
+        return self.text[self.index.offset(rng.start.line, rng.start.character) : self.index.offset(rng.end.line, rng.end.character)]
+
+    def version_at_most(self, major: int, minor: int) -> bool:
+        version = self.target_warp_version
+        return version is not None and tuple(version[:2]) <= (major, minor)
+
+    def report(self, where: Span | Range, message: str, *, fixes: Iterable[Fix] = (), severity: Severity | None = None) -> None:
+        rule = self.current_rule
+        assert rule is not None, "report() is only valid while a rule runs"
+        rng = where if isinstance(where, Range) else self.range_of(where)
+        self.findings.append(
+            Finding(rule=rule.code, name=rule.name, path=self.path, range=rng, message=message,
+                    severity=severity if severity is not None else rule.severity, fixes=tuple(fixes))  # fmt: skip
+        )
+
+    @staticmethod
+    def fix(title: str, *edits: TextEdit, safe: bool = True) -> Fix:
+        return Fix(title, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)
+
+    def replace(self, span: Span, new_text: str) -> TextEdit:
+        return TextEdit(self.range_of(span), new_text)
+
+
+def where(module: str, span: Span, current: str) -> str:
+    """"line 12" in the same file, else "pkg/x.py line 12"-like text for messages."""
+    if module == current:
+        return f"line {span[0]}"
+    return f"`{module}` line {span[0]}"
+
+
+def describe_module(module: Any) -> str:
+    if isinstance(module, tuple):
+        return f"the unique module of `{module[2]}`"
+    return f"`{module}`"
+
+
+__all__ = ["QueryContext", "describe_module", "where"]
