@@ -36,6 +36,12 @@ export function clientOptions(spec: ClientSpec): LanguageClientOptions {
     outputChannel: spec.outputChannel,
     // Startup failures are reported by the extension itself, with the install hint.
     initializationFailedHandler: () => false,
+    middleware: {
+      executeCommand: (command, args, next) => {
+        const local = spec.localCommands?.[command];
+        return local ? local(...args) : next(command, args);
+      },
+    },
   };
 }
 
@@ -74,7 +80,11 @@ export const createLanguageClient: ClientFactory = (spec) => {
       progressListeners.set(token, listener);
     });
   const feature: StaticFeature = {
-    fillClientCapabilities: () => undefined,
+    // The extension shows the probe's reports itself (a webview beside the code), so the server
+    // need not open its markdown summary with window/showDocument after measuring.
+    fillClientCapabilities: (capabilities) => {
+      capabilities.experimental = { ...(capabilities.experimental as object | undefined), warpCt: { showsReports: true } };
+    },
     getState: () => ({ kind: 'static' }),
     initialize: () => {
       takeOverProgress();

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { joinCommandLine, quoteArg, splitCommandLine } from './argv';
 import { onPythonInterpreterChange, resolveInterpreter, type Interpreter } from './interpreter';
 import type { ClientState, Dependencies, LanguageClientLike, ProgressToken, ServerProgress } from './seams';
+import { ReportViews } from './report';
 import { readSettings, SECTION, type WarpCtSettings } from './settings';
 
 export const COMMANDS = {
@@ -12,12 +13,20 @@ export const COMMANDS = {
   restartServer: 'warpCt.restartServer',
   showLog: 'warpCt.showLog',
   showMenu: 'warpCt.showMenu',
+  showTimeline: 'warpCt.showTimeline',
 } as const;
 
 /** Commands the warp-ct server implements (`workspace/executeCommand`). */
 export const SERVER_COMMANDS = {
   measure: 'warp-ct.measure',
   lintWorkspace: 'warp-ct.lintWorkspace',
+  /** The code lenses' command (argument: the summary path); the extension shows the timeline instead. */
+  openMeasureReport: 'warp-ct.openMeasureReport',
+} as const;
+
+/** Webview panel keys and titles of the probe's HTML reports. */
+export const REPORTS = {
+  timeline: { key: 'timeline', title: 'Warp: compile-time timeline' },
 } as const;
 
 /** workspaceState keys. */
@@ -85,6 +94,8 @@ function isCancellation(err: unknown, token?: vscode.CancellationToken): boolean
  */
 export class WarpCtExtension implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
+  /** The probe's HTML reports in webviews beside the code (reusable for any report kind). */
+  readonly reports: ReportViews;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
   private client: LanguageClientLike | undefined;
@@ -112,7 +123,8 @@ export class WarpCtExtension implements vscode.Disposable {
     this.statusItem.name = 'Warp compile time';
     this.statusItem.command = COMMANDS.showMenu;
     this.lastMeasurement = context.workspaceState.get<MeasureResult>(STATE_KEYS.lastMeasurement);
-    this.disposables.push(this.output, this.statusItem);
+    this.reports = new ReportViews(this.output);
+    this.disposables.push(this.output, this.statusItem, this.reports);
   }
 
   /** Registers commands and listeners and starts the server. */
@@ -125,6 +137,7 @@ export class WarpCtExtension implements vscode.Disposable {
     register(COMMANDS.restartServer, () => this.restart());
     register(COMMANDS.showLog, () => this.output.show(true));
     register(COMMANDS.showMenu, () => this.showMenu());
+    register(COMMANDS.showTimeline, () => this.showTimeline());
 
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -214,6 +227,8 @@ export class WarpCtExtension implements vscode.Disposable {
       configurationSection: SECTION,
       fileWatchers: [watcher],
       outputChannel: this.output,
+      // Clicking a measured code lens shows the timeline here rather than the server's markdown summary.
+      localCommands: { [SERVER_COMMANDS.openMeasureReport]: () => this.showTimeline() },
     });
     this.client = client;
     this.clientDisposables.push(
@@ -451,9 +466,11 @@ export class WarpCtExtension implements vscode.Disposable {
     for (const d of result.diagnoses ?? []) this.output.info(`  ${d}`);
 
     if (result.ok) {
-      const buttons = result.htmlPath ? ['Open Report', 'Change Command'] : ['Change Command'];
+      // The probe's timeline, beside the code (the focus stays in the editor).
+      if (result.htmlPath) await this.reports.show(result.htmlPath, REPORTS.timeline);
+      const buttons = result.htmlPath ? ['Open in Browser', 'Change Command'] : ['Change Command'];
       const choice = await vscode.window.showInformationMessage(`Warp: ${result.summary}`, ...buttons);
-      if (choice === 'Open Report' && result.htmlPath) {
+      if (choice === 'Open in Browser' && result.htmlPath) {
         await vscode.env.openExternal(vscode.Uri.file(result.htmlPath));
       } else if (choice === 'Change Command') {
         await this.changeMeasureCommand();
@@ -464,6 +481,16 @@ export class WarpCtExtension implements vscode.Disposable {
       else if (choice === 'Show Log') this.output.show(true);
     }
     return result;
+  }
+
+  /** "Warp: Show compile-time timeline": the last measurement's HTML timeline, beside the code. */
+  async showTimeline(): Promise<vscode.WebviewPanel | undefined> {
+    const htmlPath = this.lastMeasurement?.htmlPath;
+    if (!htmlPath) {
+      void vscode.window.showInformationMessage('Warp: no timeline yet: run "Warp: Measure compile time" first.');
+      return undefined;
+    }
+    return this.reports.show(htmlPath, REPORTS.timeline);
   }
 
   /** "Warp: Measure compile time (change command)": asks again and measures. */
@@ -574,6 +601,7 @@ export class WarpCtExtension implements vscode.Disposable {
       { label: '$(dashboard) Measure compile time', command: COMMANDS.measure },
       { label: '$(edit) Measure compile time (change command)', command: COMMANDS.changeMeasureCommand },
       { label: '$(checklist) Lint workspace', command: COMMANDS.lintWorkspace },
+      { label: '$(graph) Show compile-time timeline', command: COMMANDS.showTimeline },
       { label: '$(debug-restart) Restart server', command: COMMANDS.restartServer },
       { label: '$(output) Show log', command: COMMANDS.showLog },
     ];

@@ -26,6 +26,11 @@ export interface ClientSpec {
   /** Watched files forwarded as `workspace/didChangeWatchedFiles` (pyproject.toml: the server re-lints). */
   fileWatchers: vscode.FileSystemWatcher[];
   outputChannel: vscode.LogOutputChannel;
+  /**
+   * Server commands (e.g. a code lens's) that the extension runs itself instead of sending
+   * `workspace/executeCommand`; the handler gets the command's arguments.
+   */
+  localCommands?: Record<string, (...args: unknown[]) => unknown>;
 }
 
 export type ClientState = 'starting' | 'running' | 'stopped';

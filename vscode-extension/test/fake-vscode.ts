@@ -63,6 +63,26 @@ export enum StatusBarAlignment {
   Right = 2,
 }
 
+export enum ViewColumn {
+  Active = -1,
+  Beside = -2,
+  One = 1,
+  Two = 2,
+}
+
+export interface FakeWebviewPanel {
+  viewType: string;
+  title: string;
+  showOptions: unknown;
+  options: unknown;
+  webview: { html: string; cspSource: string };
+  reveals: number;
+  disposed: boolean;
+  reveal(column?: unknown, preserveFocus?: boolean): void;
+  onDidDispose(listener: () => void): Disposable;
+  dispose(): void;
+}
+
 export enum ProgressLocation {
   SourceControl = 1,
   Window = 10,
@@ -194,6 +214,7 @@ class FakeState {
   terminals: { name?: string; sent: string[]; shown: boolean }[] = [];
   clipboard = '';
   openedExternal: Uri[] = [];
+  webviewPanels: FakeWebviewPanel[] = [];
   watchers: string[] = [];
 
   readonly onDidChangeConfiguration = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
@@ -387,6 +408,29 @@ export const window = withNoopEvents({
       },
       dispose: () => undefined,
     };
+  },
+  createWebviewPanel(viewType: string, title: string, showOptions: unknown, options?: unknown): FakeWebviewPanel {
+    const disposed = new EventEmitter<void>();
+    const panel: FakeWebviewPanel = {
+      viewType,
+      title,
+      showOptions,
+      options,
+      webview: { html: '', cspSource: 'fake-webview:' },
+      reveals: 0,
+      disposed: false,
+      reveal: () => {
+        panel.reveals++;
+      },
+      onDidDispose: (listener) => disposed.event(listener),
+      dispose: () => {
+        if (panel.disposed) return;
+        panel.disposed = true;
+        disposed.fire();
+      },
+    };
+    fake.webviewPanels.push(panel);
+    return panel;
   },
   visibleTextEditors: [] as unknown[],
   tabGroups: withNoopEvents({ all: [] as unknown[] }),

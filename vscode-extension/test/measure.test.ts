@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { COMMANDS, formatMeasurement, SERVER_COMMANDS, STATE_KEYS, type MeasureResult } from '../src/core';
@@ -9,13 +11,17 @@ import pkg from '../package.json';
 const WS = path.resolve('/work/project');
 const FILE = path.join(WS, 'examples', 'sim.py');
 
+const REPORT_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'warp-ct-measure-test-'));
+const TIMELINE = path.join(REPORT_DIR, 'report.html');
+fs.writeFileSync(TIMELINE, '<!doctype html><html><head><title>t</title></head><body><svg></svg>timeline</body></html>');
+
 const OK: MeasureResult = {
   ok: true,
   summary: 'cold 4.2 s / warm 0.3 s; 3 modules built, 1 rebuilt per run (sim.py:12)',
   coldWallS: 4.2,
   warmWallS: 0.31,
   jsonPath: '/tmp/warp-ct/report.json',
-  htmlPath: '/tmp/warp-ct/report.html',
+  htmlPath: TIMELINE,
   diagnoses: ['sim.py:12 kernel `step` is rebuilt every run'],
 };
 
@@ -204,7 +210,40 @@ describe('running a measurement', () => {
     assert.match(String(h.ext.statusBarItem.tooltip), /Last measurement: cold 4.2 s/);
     const info = h.fake.messagesOf('info').at(-1)!;
     assert.equal(info.message, `Warp: ${OK.summary}`);
-    assert.deepEqual(info.items, ['Open Report', 'Change Command']);
+    assert.deepEqual(info.items, ['Open in Browser', 'Change Command']);
+  });
+
+  it('opens the HTML timeline in a webview beside the code, reusing the panel', async () => {
+    const h = await measuring({ before: (f) => (f.inputBoxAnswers = ['python3 a.py']) });
+    await run(h);
+    assert.equal(h.fake.webviewPanels.length, 1);
+    const [panel] = h.fake.webviewPanels;
+    assert.equal(panel.title, 'Warp: compile-time timeline');
+    assert.deepEqual(panel.showOptions, { viewColumn: -2, preserveFocus: true });
+    assert.equal((panel.options as { enableScripts: boolean }).enableScripts, false);
+    assert.match(panel.webview.html, /<head><meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
+    assert.match(panel.webview.html, /<svg><\/svg>timeline/);
+    assert.equal(h.fake.messagesOf('error').length, 0);
+    // A second measurement refreshes the same panel; the lens command and "Show timeline" reveal it.
+    await run(h);
+    assert.equal(h.fake.webviewPanels.length, 1);
+    assert.equal(panel.reveals, 1);
+    await run(h, COMMANDS.showTimeline);
+    assert.equal(panel.reveals, 2);
+    const spec = h.clients.at(-1)!.spec;
+    await spec.localCommands![SERVER_COMMANDS.openMeasureReport]('/tmp/summary.md');
+    assert.equal(panel.reveals, 3);
+    // Closed by the user: the next one opens a new panel.
+    panel.dispose();
+    await run(h, COMMANDS.showTimeline);
+    assert.equal(h.fake.webviewPanels.length, 2);
+  });
+
+  it('"Show compile-time timeline" before any measurement says what to do', async () => {
+    const h = await measuring();
+    await run(h, COMMANDS.showTimeline);
+    assert.equal(h.fake.webviewPanels.length, 0);
+    assert.match(h.fake.messagesOf('info').at(-1)!.message, /Measure compile time/);
   });
 
   it('keeps the last measurement across reloads', async () => {
@@ -214,11 +253,11 @@ describe('running a measurement', () => {
     assert.equal(reloaded.ext.statusBarItem.text, '$(zap) Warp: cold 4.2 s / warm 0.3 s');
   });
 
-  it('"Open Report" opens the HTML report', async () => {
+  it('"Open in Browser" opens the HTML report externally', async () => {
     const h = await measuring({
       before: (f) => {
         f.inputBoxAnswers = ['python3 a.py'];
-        f.messageAnswer = (m) => (m.items.includes('Open Report') ? 'Open Report' : undefined);
+        f.messageAnswer = (m) => (m.items.includes('Open in Browser') ? 'Open in Browser' : undefined);
       },
     });
     await run(h);

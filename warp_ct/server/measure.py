@@ -209,7 +209,7 @@ async def _after_measure(ls: "WarpCtServer", report: Any) -> dict[str, Any]:
             ls.workspace_code_lens_refresh(None)
         except Exception as exc:  # noqa: BLE001
             ls.log(f"codeLens refresh failed: {exc}", types.MessageType.Warning)
-    if ls.capability("window.show_document.support", False):
+    if ls.capability("window.show_document.support", False) and not ls.client_shows_reports():
         try:
             await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=from_fs_path(str(summary_path)), external=False, take_focus=False)

@@ -176,6 +176,16 @@ class WarpCtServer(LanguageServer):
     def capability(self, field: str, default: Any = None) -> Any:
         return get_capability(self.client_capabilities, field, default)
 
+    def client_shows_reports(self) -> bool:
+        """The client shows the probe's HTML reports itself (the VS Code extension: a webview
+        beside the code), announced as ``capabilities.experimental.warpCt.showsReports``; then
+        the server does not open its markdown summary after measuring."""
+        experimental = self.capability("experimental", None)
+        if not isinstance(experimental, dict):
+            return False
+        ours = experimental.get("warpCt")
+        return isinstance(ours, dict) and ours.get("showsReports") is True
+
     # ------------------------------------------------------------------ lifecycle
     def on_initialize(self, params: types.InitializeParams) -> None:
         self.loop = asyncio.get_running_loop()
