@@ -47,6 +47,33 @@ vim.lsp.config("warp_ct", {
 })
 vim.lsp.enable("warp_ct")
 
+-- Code lenses (measured builds above the kernels, after :WarpMeasure) and progress messages.
+local warp_group = vim.api.nvim_create_augroup("warp_ct", { clear = true })
+vim.api.nvim_create_autocmd("LspAttach", {
+  group = warp_group,
+  callback = function(ev)
+    local client = vim.lsp.get_client_by_id(ev.data.client_id)
+    if not client or client.name ~= "warp_ct" then return end
+    vim.lsp.codelens.refresh({ bufnr = ev.buf })
+    vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {
+      group = warp_group,
+      buffer = ev.buf,
+      callback = function() vim.lsp.codelens.refresh({ bufnr = ev.buf }) end,
+    })
+  end,
+})
+vim.api.nvim_create_autocmd("LspProgress", {
+  group = warp_group,
+  callback = function(ev)
+    local client = vim.lsp.get_client_by_id(ev.data.client_id)
+    local value = ev.data.params and ev.data.params.value
+    if not client or client.name ~= "warp_ct" or type(value) ~= "table" then return end
+    local text = "warp-ct: " .. (value.title or "") .. (value.message and (" " .. value.message) or "")
+    if value.percentage then text = text .. string.format(" (%d%%)", value.percentage) end
+    vim.api.nvim_echo({ { text } }, false, {})
+  end,
+})
+
 -- >>> warp-ct user commands (identical in warp_ct.lua and warp_ct_0.8.lua) >>>
 -- :WarpMeasure [command]   measure compile time; asks for the command once per project
 --                          (default: python <current file>); with an argument, uses and remembers it
@@ -118,8 +145,10 @@ local function warp_run(client, bufnr, argv)
     vim.g.warp_ct_last_measurement = result
     local lines = { "warp-ct: " .. (result.summary or "no result") }
     for _, d in ipairs(result.diagnoses or {}) do table.insert(lines, "  " .. d) end
-    if result.htmlPath then table.insert(lines, "report: " .. result.htmlPath) end
+    if result.htmlPath then table.insert(lines, "timeline (open in a browser): " .. result.htmlPath) end
     vim.notify(table.concat(lines, "\n"), result.ok and vim.log.levels.INFO or vim.log.levels.ERROR)
+    -- The measured code lenses ("built 3x · 2.41 s cold") above the kernels.
+    if vim.api.nvim_buf_is_valid(bufnr) then pcall(vim.lsp.codelens.refresh, { bufnr = bufnr }) end
   end, bufnr)
   if ok then warp.running = { client = client, id = id } end
 end

