@@ -50,9 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     serve.set_defaults(handler=_cmd_serve)
 
+    from warp_ct import confirm_command
     from warp_ct.probe import commands as probe_commands
 
     probe_commands.register(sub)
+    confirm_command.register(sub)
     return parser
 
 

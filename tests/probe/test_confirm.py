@@ -73,7 +73,7 @@ def test_confirm_cli_with_the_real_linter(tmp_path):
     report_path = tmp_path / "report.json"
     report_path.write_text(json.dumps(report.to_json_dict()))
     result = subprocess.run(
-        [sys.executable, "-m", "warp_ct.probe", "confirm", "--json", str(report_path), "--format", "json",
+        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", "json",
          str(EXAMPLES / "options_after_load.py")],
         cwd=ROOT,
         capture_output=True,

@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from warp_ct.probe.records import KernelSource, LaunchSignature, ModuleLoad
+from warp_ct.probe.samples import SampleResult
 from warp_ct.probe.stats import Summary, summarize, union_length
-
-if TYPE_CHECKING:
-    from warp_ct.probe.report import ProbeReport, SampleResult
 
 # Warm module work counts as "not near zero" above this floor and this share of cold work.
 WARM_WORK_FLOOR_MS = 50.0
@@ -60,6 +59,19 @@ class ModuleIdentity:
     warm_ms: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
     adjoint_launched: bool = False
+    taped: bool = False  # a wp.Tape recorded launches of its kernels
+    option_names: list[str] = field(default_factory=list)  # module options this Warp has
+    config: dict[str, Any] = field(default_factory=dict)  # inherited wp.config values at its last load
+
+    @property
+    def kernel_keys(self) -> frozenset[str]:
+        """What the module holds, independent of its name (unique modules' names carry a hash)."""
+        return frozenset(normalize_kernel_key(k.key) for k in self.kernels)
+
+    @property
+    def differentiated(self) -> bool:
+        """Something differentiates through its kernels: backward code is needed here."""
+        return self.adjoint_launched or self.taped
 
     @property
     def is_unique_module(self) -> bool:
@@ -95,6 +107,9 @@ class ModuleIdentity:
             "warm_ms": round(self.warm_ms, 3),
             "options": self.options,
             "adjoint_launched": self.adjoint_launched,
+            "taped": self.taped,
+            "option_names": self.option_names,
+            "config": self.config,
             "hash_churn": self.hash_churn,
             "block_dim_spread": self.block_dim_spread,
             "unique_module": self.is_unique_module,
@@ -168,12 +183,13 @@ def sample_metrics(sample: SampleResult) -> dict[str, float | None]:
     }
 
 
-def analyze(report: ProbeReport) -> Analysis:
-    ok = report.ok_samples
+def analyze(samples: Sequence[SampleResult]) -> Analysis:
+    """Metrics, module identities and diagnoses of a measurement's samples."""
+    ok = [s for s in samples if s.ok]
     per_sample = [sample_metrics(s) for s in ok]
     summary = {name: summarize(m[name] for m in per_sample) for name, _label, _unit in METRICS}
     notes: list[str] = []
-    for sample in report.samples:
+    for sample in samples:
         for run in (sample.cold, sample.warm):
             for note in run.notes if run else ():
                 if note not in notes:
@@ -184,7 +200,7 @@ def analyze(report: ProbeReport) -> Analysis:
     modules = _module_identities(ok)
     first = ok[0]
     topology = launch_topology(first.cold.launches)
-    diagnoses = _diagnose(report, ok, modules, summary)
+    diagnoses = _diagnose(ok, modules, summary)
     if any(not s.cold.launch_data_complete for s in ok):
         notes.append("a process exited without flushing its launch records (os._exit or killed): launch data is partial")
     if any(s.cold.unrecorded_launches for s in ok):
@@ -211,6 +227,7 @@ def _module_identities(ok: list[SampleResult]) -> list[ModuleIdentity]:
             ms_by_sample[key].append(total)
 
     adjoint_modules = {s.module for s in first.cold.launches if s.adjoint}
+    taped_modules = {t.module for sample in ok for t in sample.cold.taped}
     identities: list[ModuleIdentity] = []
     for (name, device), loads in grouped.items():
         hashes = _distinct(load.hash or "?" for load in loads)
@@ -241,6 +258,9 @@ def _module_identities(ok: list[SampleResult]) -> list[ModuleIdentity]:
                 warm_ms=sum(w.ms for w in warm_loads),
                 options=loads[-1].options,
                 adjoint_launched=name in adjoint_modules,
+                taped=name in taped_modules,
+                option_names=list(loads[-1].option_names),
+                config=loads[-1].config,
             )
         )
     identities.sort(key=lambda m: -m.ms)
@@ -268,9 +288,7 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000.0:.2f} s"
 
 
-def _diagnose(
-    report: ProbeReport, ok: list[SampleResult], modules: list[ModuleIdentity], summary: dict[str, Summary]
-) -> list[Diagnosis]:
+def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: dict[str, Summary]) -> list[Diagnosis]:
     diagnoses: list[Diagnosis] = []
     first = ok[0]
 

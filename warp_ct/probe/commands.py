@@ -1,4 +1,4 @@
-"""CLI wiring for the probe: ``register(subparsers)`` adds ``probe``, ``confirm``, ``cache-key``.
+"""CLI wiring for the probe: ``register(subparsers)`` adds ``probe`` and ``cache-key``.
 
 ``warp_ct/cli.py`` calls :func:`register` with its argparse sub-parsers; every command sets
 ``handler=fn`` where ``fn(args) -> int`` is the exit code. Errors are one sentence on
@@ -10,10 +10,11 @@ Exit codes
 4 timeout · 5 Warp not importable in the command's environment · 126 not executable ·
 127 command not found · 130 interrupted.
 
+``probe levers``: as ``probe measure`` (the baseline's failures), 0 when the ledger was
+written, whatever the levers' verdicts.
+
 ``probe compare``: 0 improved · 1 regression · 3 inconclusive · 4 invalid (launch
 topology changed) · 2 unreadable report.
-
-``confirm``: 0 nothing to report · 1 findings or measured problems listed · 2 error.
 
 ``cache-key``: 0 key printed · 2 error · 5 Warp missing or older than 1.19 (without
 ``--allow-fallback``).
@@ -41,6 +42,17 @@ CUDA_CACHE_PATH and TMPDIR under a temp dir named warp-ct-probe-*, removed on ex
 own Warp and CUDA caches are never used. Example:
   warp-ct probe measure --samples 3 --json base.json --html base.html -- python train.py"""
 
+_LEVERS_EPILOG = """levers: backward (enable_backward=False for the process), backward:MODULE (one module
+alone; tried for each module that built backward code when several did), precompiled-headers,
+max-unroll, lineinfo, release-mode, optimization-level, fast-math (changes numerics), or any
+module option as OPTION=VALUE. Levers that do not apply to the measured program are listed as
+not applicable and not run.
+
+exit codes: 0 ledger written, 2 usage/error, 3 the command failed in every baseline sample,
+4 timeout, 5 Warp not importable by the command, 126/127 command not executable/not found,
+130 interrupted. Example:
+  warp-ct probe levers --samples 3 --json levers.json --html levers.html -- python train.py"""
+
 _COMPARE_EPILOG = """exit codes: 0 improved, 1 regression, 3 inconclusive
 (|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed), 4 invalid
 (the launch topology changed: order, kernels, dims, dtypes, devices, block_dims, adjoint,
@@ -52,13 +64,13 @@ CPU target)."""
 
 
 def register(subparsers: Any) -> None:
-    """Add ``probe {measure,compare}``, ``confirm`` and ``cache-key`` to an argparse subparsers."""
+    """Add ``probe {measure,levers,compare}`` and ``cache-key`` to an argparse subparsers."""
     probe = subparsers.add_parser(
         "probe",
         help="measure Warp compile cost of a command in isolated caches",
         description="Measure cold and warm Warp compile cost in isolated caches, and compare measurements.",
     )
-    probe_commands = probe.add_subparsers(dest="probe_command", metavar="{measure,compare}")
+    probe_commands = probe.add_subparsers(dest="probe_command", metavar="{measure,levers,compare}")
     probe_commands.required = True
 
     measure = probe_commands.add_parser(
@@ -76,6 +88,22 @@ def register(subparsers: Any) -> None:
     measure.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     measure.set_defaults(handler=_measure_command)
 
+    levers = probe_commands.add_parser(
+        "levers",
+        help="measure the command as it is, then with each compile option change alone (a ledger)",
+        epilog=_LEVERS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    levers.add_argument("--samples", type=int, default=3, help="fresh caches per lever and for the baseline (default 3)")
+    levers.add_argument("--only", metavar="NAME,...", action="append", help="only these levers (comma-separated)")
+    levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 1); '-' for stdout")
+    levers.add_argument("--html", metavar="FILE", help="write an HTML page: the ledger as bars beside the baseline timeline")
+    levers.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
+    levers.add_argument("--cwd", metavar="DIR", help="working directory of the command")
+    levers.add_argument("--quiet", action="store_true", help="no plan or progress lines on stderr")
+    levers.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    levers.set_defaults(handler=_levers_command)
+
     compare = probe_commands.add_parser(
         "compare",
         help="compare two probe reports (improved / regression / inconclusive / invalid)",
@@ -86,18 +114,6 @@ def register(subparsers: Any) -> None:
     compare.add_argument("cand", metavar="CAND.json")
     compare.add_argument("--json", metavar="FILE", help="also write the comparison as JSON ('-' for stdout)")
     compare.set_defaults(handler=_compare_command)
-
-    confirm = subparsers.add_parser(
-        "confirm",
-        help="lint sources and attach measured evidence from a probe report",
-        description="Lint PATHS and attach the probe report's measurements to matching findings; "
-        "list measured problems that no rule explains.",
-        epilog="exit codes: 0 nothing to report, 1 findings or measured problems listed, 2 error.",
-    )
-    confirm.add_argument("--json", metavar="REPORT", required=True, help="probe report from `probe measure --json`")
-    confirm.add_argument("paths", nargs="*", metavar="PATHS", help="files/dirs to lint (default: the measured sources)")
-    confirm.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    confirm.set_defaults(handler=_confirm_command)
 
     cache_key = subparsers.add_parser(
         "cache-key",
@@ -180,6 +196,47 @@ def _measure_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _levers_command(args: argparse.Namespace) -> int:
+    from warp_ct.probe.html import write_levers_html
+    from warp_ct.probe.levers import render_ledger_text, run_levers
+
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        return _fail("no command given: warp-ct probe levers [options] -- CMD ...")
+
+    def progress(message: str, fraction: float) -> None:
+        if not args.quiet:
+            print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
+
+    def announce(message: str) -> None:
+        if not args.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    try:
+        with _sigterm_as_interrupt():
+            ledger = run_levers(
+                command, cwd=args.cwd, samples=args.samples, only=args.only, timeout=args.timeout,
+                progress=progress, announce=announce,
+            )  # fmt: skip
+    except ProbeError as error:
+        return _fail(error)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+
+    try:
+        if args.json:
+            _write_output(args.json, json.dumps(ledger.to_json_dict(), indent=2) + "\n")
+        if args.html:
+            write_levers_html(ledger, args.html)
+    except OSError as error:
+        return _fail(f"cannot write output: {error}")
+    if args.json != "-":
+        sys.stdout.write(render_ledger_text(ledger))
+    return 0
+
+
 def _compare_command(args: argparse.Namespace) -> int:
     from warp_ct.probe.compare import compare_reports, render_comparison
     from warp_ct.probe.report import load_report
@@ -196,15 +253,6 @@ def _compare_command(args: argparse.Namespace) -> int:
     if args.json != "-":
         sys.stdout.write(render_comparison(comparison))
     return comparison.exit_code
-
-
-def _confirm_command(args: argparse.Namespace) -> int:
-    from warp_ct.confirm import run_confirm
-
-    try:
-        return run_confirm(args.json, args.paths, output_format=args.format)
-    except ProbeError as error:
-        return _fail(error)
 
 
 def _cache_key_command(args: argparse.Namespace) -> int:
@@ -226,7 +274,7 @@ def _cache_key_command(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone parser (``python -m warp_ct.probe``) until/besides ``warp_ct.cli``."""
     parser = argparse.ArgumentParser(prog="warp-ct", description="warp-ct probe commands")
-    register(parser.add_subparsers(dest="command_name", metavar="{probe,confirm,cache-key}", required=True))
+    register(parser.add_subparsers(dest="command_name", metavar="{probe,cache-key}", required=True))
     return parser
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from warp_ct.probe.analysis import ModuleIdentity
 from warp_ct.probe.errors import ReportError
 from warp_ct.probe.report import ProbeReport
 
@@ -99,22 +100,39 @@ def _describe(entry: Any) -> str:
     )
 
 
-def changed_module_identities(base: ProbeReport, cand: ProbeReport) -> list[str]:
-    def identities(report: ProbeReport) -> dict[tuple[str, str], list[str]]:
-        return {(m.name, m.device): m.hashes for m in report.analysis.modules}
+def module_match_key(module: ModuleIdentity) -> tuple[Any, ...]:
+    """How a module is recognised in another run: by the kernels it holds, on its device.
 
-    a, b = identities(base), identities(cand)
+    A ``module="unique"`` module's name carries a hash of its kernel, so an option change
+    renames it; its kernels stay. A module without recorded kernels falls back to its name.
+    """
+    keys = module.kernel_keys
+    return ("kernels", keys, module.device) if keys else ("name", module.name, module.device)
+
+
+def changed_module_identities(base: ProbeReport, cand: ProbeReport) -> list[str]:
+    """One line per module whose identity differs: gone, new, or a different set of hashes."""
+
+    def by_key(report: ProbeReport) -> dict[tuple[Any, ...], ModuleIdentity]:
+        out: dict[tuple[Any, ...], ModuleIdentity] = {}
+        for module in report.analysis.modules:
+            out.setdefault(module_match_key(module), module)
+        return out
+
+    a, b = by_key(base), by_key(cand)
     out = []
-    for key in sorted(set(a) | set(b)):
-        name, device = key
-        if key not in b:
-            out.append(f"`{name}` on {device}: gone (was {len(a[key])} hash(es))")
-        elif key not in a:
-            out.append(f"`{name}` on {device}: new ({len(b[key])} hash(es))")
-        elif a[key] != b[key]:
+    for key in sorted(set(a) | set(b), key=lambda k: (a.get(k) or b[k]).name):
+        old, new = a.get(key), b.get(key)
+        if new is None:
+            assert old is not None
+            out.append(f"`{old.name}` on {old.device}: gone (was {len(old.hashes)} hash(es))")
+        elif old is None:
+            out.append(f"`{new.name}` on {new.device}: new ({len(new.hashes)} hash(es))")
+        elif old.hashes != new.hashes:
+            name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
             out.append(
-                f"`{name}` on {device}: {len(a[key])} -> {len(b[key])} hash(es) "
-                f"({', '.join(h[:8] for h in a[key])} -> {', '.join(h[:8] for h in b[key])})"
+                f"`{name}` on {old.device}: {len(old.hashes)} -> {len(new.hashes)} hash(es) "
+                f"({', '.join(h[:8] for h in old.hashes)} -> {', '.join(h[:8] for h in new.hashes)})"
             )
     return out
 

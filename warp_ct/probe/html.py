@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import Any
 
 from warp_ct.probe.analysis import METRICS
 from warp_ct.probe.records import ModuleLoad
@@ -166,3 +167,114 @@ def render_html(report: ProbeReport) -> str:
 def write_html(report: ProbeReport, path: str | os.PathLike[str]) -> None:
     """Write the self-contained HTML page for ``report`` to ``path``."""
     Path(path).write_text(render_html(report), encoding="utf-8")
+
+
+_VERDICT_COLORS = {
+    "baseline": "#495057",
+    "improved": "#2f9e44",
+    "inconclusive": "#adb5bd",
+    "regression": "#c92a2a",
+    "invalid": "#f08c00",
+}
+
+
+def _ledger_bars_svg(ledger: Any) -> str:
+    """One horizontal bar per measured lever (median compile elapsed, MAD whisker), baseline first."""
+    base = ledger.baseline.analysis.summary["compile_elapsed_s"]
+    rows: list[tuple[str, float, float, str, str]] = []
+    if base.median is not None:
+        rows.append(("baseline", base.median, base.mad or 0.0, "baseline", f"baseline: {base.median:.2f} s"))
+    for result in ledger.results:
+        if result.status == "measured" and result.median_s is not None:
+            tip = f"{result.name}: {result.median_s:.2f} s ({result.verdict}"
+            tip += f", {result.relative * 100:+.0f}%)" if result.relative is not None else ")"
+            if result.plan.unsafe:
+                tip += " - unsafe here"
+            rows.append((result.name, result.median_s, result.mad_s or 0.0, result.verdict or "inconclusive", tip))
+    if not rows:
+        return "<p>No lever was measured.</p>"
+    label_width, width, height = 220, 600, 22
+    top = max(value + mad for _name, value, mad, _v, _t in rows) or 1.0
+    scale = width / top
+    parts = []
+    for index, (name, value, mad, verdict, tip) in enumerate(rows):
+        y = 8 + index * height
+        bar = max(1.0, value * scale)
+        parts.append(f'<text x="0" y="{y + 14}">{html.escape(name[:34])}</text>')
+        parts.append(
+            f'<rect x="{label_width}" y="{y + 2}" width="{bar:.1f}" height="{height - 6}" '
+            f'fill="{_VERDICT_COLORS.get(verdict, "#868e96")}"><title>{html.escape(tip)}</title></rect>'
+        )
+        if mad > 0:
+            x1, x2 = label_width + (value - mad) * scale, label_width + (value + mad) * scale
+            mid = y + height / 2
+            parts.append(f'<line x1="{x1:.1f}" y1="{mid:.1f}" x2="{x2:.1f}" y2="{mid:.1f}" stroke="#212529"/>')
+        parts.append(f'<text x="{label_width + bar + 6:.1f}" y="{y + 14}">{value:.2f} s</text>')
+    total = 16 + len(rows) * height
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_width + width + 80}" height="{total}" role="img" '
+        f'aria-label="compile elapsed per lever">{"".join(parts)}</svg>'
+    )
+
+
+def render_levers_html(ledger: Any) -> str:
+    """The ledger page: bars per lever beside the baseline's build timeline, then the table."""
+    esc = html.escape
+    baseline = ledger.baseline
+    out = [
+        "<!doctype html><html lang=en><head><meta charset=utf-8>",
+        f"<title>warp-ct levers: {esc(' '.join(ledger.command))}</title><style>{_CSS}"
+        ".pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}.unsafe{color:#c92a2a;font-weight:bold}"
+        "</style></head><body>",
+        "<h1>Warp compile-time levers</h1>",
+        f"<p><code>{esc(' '.join(ledger.command))}</code><br>{ledger.samples} sample(s) per lever · Warp "
+        f"{esc(', '.join(baseline.warp_versions) or 'not seen')} · {esc(ledger.created)}</p>",
+        '<div class="pair"><div><h2>Compile elapsed per lever</h2><p class=legend>median (cold − warm), MAD as a line'
+        + "".join(f'<span style="background:{c}"></span>{v}' for v, c in _VERDICT_COLORS.items())
+        + "</p>"
+        + _ledger_bars_svg(ledger)
+        + "</div><div><h2>Baseline module builds</h2>",
+    ]
+    span = max((run.wall_s for s in baseline.samples for run in (s.cold, s.warm) if run is not None), default=1.0)
+    for sample in baseline.samples[:3]:
+        runs = [(f"#{sample.index + 1} cold", sample.cold)]
+        if sample.warm is not None:
+            runs.append((f"#{sample.index + 1} warm", sample.warm))
+        out.append(_timeline_svg(runs, span))
+    out.append("</div></div>")
+    out.append(
+        "<h2>Ledger</h2><table><tr><th>lever</th><th>status</th><th>verdict</th><th>compile elapsed</th>"
+        "<th>change</th><th>notes</th><th>write</th><th>where</th><th>revert</th></tr>"
+    )
+    for result in ledger.results:
+        plan = result.plan
+        notes = []
+        if plan.unsafe:
+            notes.append(f'<span class=unsafe>unsafe here</span>: {esc(plan.unsafe)}')
+        if plan.changes_numerics:
+            notes.append("changes numerics")
+        if plan.runtime_cost:
+            notes.append(esc(plan.runtime_cost))
+        if plan.not_applicable:
+            notes.append(esc(plan.not_applicable))
+        if result.error:
+            notes.append(esc(result.error))
+        elapsed = "" if result.median_s is None else f"{result.median_s:.2f} s ± {(result.mad_s or 0):.2f}"
+        change = "" if result.relative is None else f"{(result.delta_s or 0):+.2f} s ({result.relative * 100:+.0f}%)"
+        measured = result.status == "measured"
+        out.append(
+            f"<tr><td><code>{esc(plan.name)}</code><br>{esc(plan.title)}</td><td>{esc(result.status)}</td>"
+            f"<td>{esc(result.verdict or '')}</td><td class=num>{elapsed}</td><td class=num>{change}</td>"
+            f"<td>{'<br>'.join(notes)}</td><td>{'<code>' + esc(plan.line) + '</code>' if measured else ''}</td>"
+            f"<td>{esc(plan.where) if measured else ''}</td><td>{esc(plan.revert) if measured else ''}</td></tr>"
+        )
+    out.append("</table>")
+    if ledger.notes:
+        out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in ledger.notes) + "</ul>")
+    out.append("</body></html>\n")
+    return "\n".join(out)
+
+
+def write_levers_html(ledger: Any, path: str | os.PathLike[str]) -> None:
+    """Write the self-contained levers page (``warp_ct.probe.levers.Ledger``) to ``path``."""
+    Path(path).write_text(render_levers_html(ledger), encoding="utf-8")

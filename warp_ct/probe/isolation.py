@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from warp_ct.probe.errors import CommandNotExecutable, CommandNotFound, ProbeCancelled, ProbeTimeout
-from warp_ct.probe.inject import RECORDS_DIR_ENV, bootstrap_source
+from warp_ct.probe.inject import LEVER_ENV, RECORDS_DIR_ENV, bootstrap_source
 
 TEMP_PREFIX = "warp-ct-probe-"
 _STDERR_TAIL_BYTES = 4000
@@ -86,11 +86,12 @@ def child_environment(
     *,
     bootstrap_dir: Path | None,
     records_dir: Path | None,
+    lever_json: str | None = None,
 ) -> dict[str, str]:
     """The user's environment with private caches; the bootstrap first on PYTHONPATH.
 
     ``bootstrap_dir=None`` gives the same isolated environment without the probe (the
-    benchmark's baseline).
+    benchmark's baseline). ``lever_json``: the option change the bootstrap applies.
     """
     env = dict(base)
     env["WARP_CACHE_PATH"] = str(dirs.warp_cache)
@@ -100,10 +101,13 @@ def child_environment(
     for name in ("TMPDIR", "TEMP", "TMP"):
         env[name] = str(dirs.tmp)
     env.pop(RECORDS_DIR_ENV, None)
+    env.pop(LEVER_ENV, None)
     if bootstrap_dir is not None and records_dir is not None:
         existing = env.get("PYTHONPATH")
         env["PYTHONPATH"] = str(bootstrap_dir) + (os.pathsep + existing if existing else "")
         env[RECORDS_DIR_ENV] = str(records_dir)
+        if lever_json is not None:
+            env[LEVER_ENV] = lever_json
     return env
 
 

@@ -15,9 +15,11 @@ any of these propagate.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, WarpMissing
 from warp_ct.probe.isolation import Workspace, child_environment, run_child
@@ -36,6 +38,7 @@ def run_measure(
     env: dict[str, str] | None = None,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    lever: Mapping[str, Any] | None = None,
 ) -> ProbeReport:
     """Measure ``argv`` ``samples`` times (cold run, then warm run on the same fresh cache).
 
@@ -48,6 +51,8 @@ def run_measure(
             the probe's bootstrap is prepended and chains any existing ``sitecustomize``.
         progress: called with (message, fraction done in 0..1) before and after each run.
         cancel: set it from another thread to stop the child; raises ``ProbeCancelled``.
+        lever: an option change the bootstrap applies in every run (``probe levers``):
+            ``{"config": {name: value}, "module_options": {name: value}, "modules": [names] | None}``.
 
     Returns:
         a :class:`ProbeReport` (samples whose command failed are kept, marked not ok).
@@ -64,6 +69,7 @@ def run_measure(
     report_progress = progress or (lambda _message, _fraction: None)
     total_runs = 2 * samples
     results: list[SampleResult] = []
+    lever_json = None if lever is None else json.dumps(dict(lever))
 
     with Workspace() as workspace:
         for index in range(samples):
@@ -80,7 +86,9 @@ def run_measure(
                 child = run_child(
                     argv,
                     cwd=cwd,
-                    env=child_environment(base_env, dirs, bootstrap_dir=workspace.bootstrap_dir, records_dir=records_dir),
+                    env=child_environment(
+                        base_env, dirs, bootstrap_dir=workspace.bootstrap_dir, records_dir=records_dir, lever_json=lever_json
+                    ),
                     output_dir=output_dir,
                     timeout=timeout,
                     cancel=cancel,

@@ -44,6 +44,8 @@ class ModuleLoad:
     kernels: tuple[KernelSource, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    option_names: tuple[str, ...] = ()  # every module option this Warp knows
+    config: dict[str, Any] = field(default_factory=dict)  # inherited wp.config values at load
 
     @property
     def short_hash(self) -> str:
@@ -63,6 +65,8 @@ class ModuleLoad:
             "kernels": [k.to_dict() for k in self.kernels],
             "options": self.options,
             "error": self.error,
+            "option_names": list(self.option_names),
+            "config": self.config,
         }
 
     @classmethod
@@ -80,6 +84,8 @@ class ModuleLoad:
             kernels=tuple(KernelSource.from_dict(k) for k in data.get("kernels", ())),
             options=dict(data.get("options") or {}),
             error=data.get("error"),
+            option_names=tuple(str(n) for n in data.get("option_names") or ()),
+            config=dict(data.get("config") or {}),
         )
 
 
@@ -122,6 +128,42 @@ class LaunchSignature:
         )
 
 
+@dataclass(frozen=True)
+class ConfigAssignment:
+    """The program assigned a compile option of ``wp.config`` (``ignored``: a lever held it)."""
+
+    name: str
+    value: Any
+    file: str | None
+    line: int | None
+    ignored: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "file": self.file, "line": self.line, "ignored": self.ignored}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ConfigAssignment:
+        line = data.get("line")
+        return cls(str(data.get("name")), data.get("value"), data.get("file"), None if line is None else int(line),
+                   bool(data.get("ignored", False)))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TapedKernel:
+    """A kernel that a ``wp.Tape`` recorded: something differentiates through it."""
+
+    kernel: str
+    module: str | None
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kernel": self.kernel, "module": self.module, "count": self.count}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TapedKernel:
+        return cls(str(data.get("kernel")), data.get("module"), int(data.get("count", 0)))
+
+
 @dataclass
 class RunRecords:
     """Everything the bootstrap wrote during one run (all processes of the command)."""
@@ -138,6 +180,9 @@ class RunRecords:
     uncaught: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     malformed_lines: int = 0
+    config_assignments: list[ConfigAssignment] = field(default_factory=list)
+    taped: list[TapedKernel] = field(default_factory=list)
+    warp_config: dict[str, Any] = field(default_factory=dict)  # wp.config when Warp was imported
 
 
 def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float) -> RunRecords:
@@ -173,6 +218,10 @@ def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float
                 for note in record.get("notes") or ():
                     if note not in out.notes:
                         out.notes.append(note)
+                if not out.warp_config and isinstance(record.get("config"), dict):
+                    out.warp_config = dict(record["config"])
+            elif kind == "config_set":
+                out.config_assignments.append(ConfigAssignment.from_dict(record))
             elif kind == "load":
                 data = dict(record)
                 data["start_s"] = round(float(record.get("t0", run_start_epoch)) - run_start_epoch, 4)
@@ -185,6 +234,7 @@ def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float
                 out.total_launches += int(record.get("total", 0))
                 out.unrecorded_launches += int(record.get("overflow_launches", 0))
                 out.launches.extend(LaunchSignature.from_dict(s) for s in record.get("signatures") or ())
+                out.taped.extend(TapedKernel.from_dict(t) for t in record.get("taped") or ())
             elif kind == "uncaught":
                 out.uncaught.append(record)
         if saw_warp and not saw_launches:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 RECORDS_DIR_ENV = "WARP_CT_PROBE_RECORDS_DIR"
+# JSON of the one lever ``probe levers`` applies in this run (see ``sitecustomize.py``).
+LEVER_ENV = "WARP_CT_PROBE_LEVER"
 
 
 def bootstrap_source() -> Path:

@@ -17,7 +17,15 @@ What it does:
     nothing, it only remembers the resolved block_dim for the launch record);
   - ``build.build_cpu`` / ``build.build_cuda`` -> native compile milliseconds and whether
     the load compiled (native build ran) or came from the cache (it did not);
-  - ``launch`` -> launch signatures, aggregated in memory with bounded size.
+  - ``launch`` -> launch signatures, aggregated in memory with bounded size;
+  - ``Tape.record_launch`` -> which kernels a ``wp.Tape`` recorded (differentiated code);
+  - ``warp.config`` -> every assignment of a compile option, with the file and line that
+    made it (where "the program turned precompiled headers off").
+
+* Applies one *lever* when ``$WARP_CT_PROBE_LEVER`` holds one (``probe levers``): config
+  values pinned from the moment ``warp.config`` exists (later assignments by the program
+  are recorded and ignored), and module options set on the named modules (or all)
+  before each load, i.e. before the module's hash is computed.
 
 * Writes JSON lines to ``$WARP_CT_PROBE_RECORDS_DIR/<pid>.jsonl``: load records as they
   happen (flushed: a killed process keeps them), the launch aggregate at exit.
@@ -38,6 +46,7 @@ import time
 import weakref
 
 _RECORDS_DIR_ENV = "WARP_CT_PROBE_RECORDS_DIR"
+_LEVER_ENV = "WARP_CT_PROBE_LEVER"
 # Bounds for programs that launch millions of times: distinct signatures kept (in order of
 # first appearance), launches of further signatures are only counted.
 _MAX_SIGNATURES = 4096
@@ -45,6 +54,15 @@ _MAX_KERNELS_PER_LOAD = 512
 
 _CONTEXT_MODULES = ("warp._src.context", "warp.context")
 _BUILD_MODULES = ("warp._src.build", "warp.build")
+_TAPE_MODULES = ("warp._src.tape", "warp.tape")
+_CONFIG_MODULE = "warp.config"
+# Compile options whose assignments in wp.config are recorded with their source line.
+_WATCHED_CONFIG = (
+    "enable_backward", "max_unroll", "lineinfo", "mode", "optimization_level",
+    "use_precompiled_headers", "fast_math", "verify_fp", "cache_kernels", "kernel_cache_dir",
+)
+_MAX_CONFIG_RECORDS = 200
+_MAX_TAPED_KERNELS = 1024
 
 
 class _Recorder:
@@ -63,6 +81,8 @@ class _Recorder:
         self.total_launches = 0
         self.overflow_launches = 0
         self.warp_seen = False
+        self.taped = {}  # (kernel key, module name) -> recordings on a wp.Tape
+        self.config_records = 0
 
     def after_fork_in_child(self):
         self.lock = threading.Lock()
@@ -90,6 +110,12 @@ class _Recorder:
             else:
                 self.overflow_launches += 1
 
+    def count_taped(self, kernel_key, module_name):
+        with self.lock:
+            key = (kernel_key, module_name)
+            if key in self.taped or len(self.taped) < _MAX_TAPED_KERNELS:
+                self.taped[key] = self.taped.get(key, 0) + 1
+
     def flush_launches(self):
         if not self.warp_seen:
             return
@@ -98,6 +124,7 @@ class _Recorder:
             payload = {
                 "kind": "launches",
                 "t": time.time(),
+                "taped": [{"kernel": k, "module": m, "count": c} for (k, m), c in sorted(self.taped.items(), key=str)],
                 "total": self.total_launches,
                 "overflow_launches": self.overflow_launches,
                 "max_signatures": _MAX_SIGNATURES,
@@ -168,16 +195,81 @@ def _kernel_sources(module):
 
 
 _RECORDED_OPTIONS = ("enable_backward", "max_unroll", "mode", "fast_math", "lineinfo", "optimization_level")
+# Global values that module options inherit (None) or that apply to every build.
+_LOAD_CONFIG = ("mode", "optimization_level", "use_precompiled_headers", "lineinfo", "max_unroll", "enable_backward")
 
 
 class _Hooks:
     """Wraps Warp's entry points once; tolerant of releases where one of them moved."""
 
-    def __init__(self, recorder):
+    def __init__(self, recorder, lever=None):
         self.recorder = recorder
+        self.lever = lever or {}
         self.installed = set()
         self.notes = []
         self.announced = False
+
+    # -- warp.config: record compile-option assignments, hold pinned lever values ---------
+    def watch_config(self, config):
+        if isinstance(config, _WatchedConfig):
+            return
+        pins = dict(self.lever.get("config") or {})
+        missing = [name for name in pins if not hasattr(config, name)]
+        for name in missing:  # this Warp has no such option: never invent one
+            pins.pop(name)
+            self.notes.append("lever: this Warp has no wp.config.%s" % name)
+        for name, value in pins.items():
+            setattr(config, name, value)
+        try:
+            config.__class__ = _WatchedConfig
+        except TypeError as error:
+            self.notes.append("wp.config assignments are not recorded: %r" % (error,))
+            return
+        # Set after the class change: ModuleType subclasses keep state in __dict__.
+        object.__setattr__(config, "_warp_ct_pins", pins)
+        object.__setattr__(config, "_warp_ct_recorder", self.recorder)
+        self.installed.add("config")
+
+    # -- Tape.record_launch: which kernels something differentiates through ---------------
+    def wrap_tape(self, tape_module):
+        tape_class = getattr(tape_module, "Tape", None)
+        original = getattr(tape_class, "record_launch", None) if tape_class is not None else None
+        if original is None or getattr(original, "_warp_ct_wrapped", False):
+            return
+        recorder = self.recorder
+
+        def record_launch(tape, kernel, *args, **kwargs):
+            try:
+                recorder.count_taped(getattr(kernel, "key", repr(kernel)), getattr(getattr(kernel, "module", None), "name", None))
+            except Exception:
+                pass
+            return original(tape, kernel, *args, **kwargs)
+
+        record_launch._warp_ct_wrapped = True
+        record_launch.__wrapped__ = original
+        tape_class.record_launch = record_launch
+        self.installed.add("Tape.record_launch")
+
+    def apply_module_lever(self, module):
+        """Set the lever's module options on a targeted module before its hash is computed."""
+        wanted = self.lever.get("module_options")
+        if not wanted:
+            return
+        targets = self.lever.get("modules")
+        if targets is not None and getattr(module, "name", None) not in targets:
+            return
+        options = getattr(module, "options", None)
+        if not isinstance(options, dict):
+            return
+        changed = False
+        for name, value in wanted.items():
+            if name in options and options[name] != value:
+                options[name] = value
+                changed = True
+        if changed and getattr(module, "hashers", None):
+            mark_modified = getattr(module, "mark_modified", None)
+            if mark_modified is not None:
+                mark_modified()
 
     # -- build: native compile time and compiled-vs-cached -------------------------------
     def wrap_build(self, build_module):
@@ -221,7 +313,14 @@ class _Hooks:
         local = recorder.local
         seen_execs = _ExecMarks()
 
+        hooks = self
+
         def load(module, device, block_dim=None, *args, **kwargs):
+            if hooks.lever:
+                try:
+                    hooks.apply_module_lever(module)
+                except Exception as error:
+                    hooks.notes.append("lever not applied to %s: %r" % (getattr(module, "name", "?"), error))
             stack = getattr(local, "native_ms", None)
             if stack is None:
                 stack = local.native_ms = []
@@ -275,7 +374,7 @@ class _Hooks:
             return
         self.announced = True
         self.recorder.warp_seen = True
-        expected = ("Module.load", "launch", "build_cpu", "build_cuda")
+        expected = ("Module.load", "launch", "build_cpu", "build_cuda", "config", "Tape.record_launch")
         missing = [name for name in expected if name not in self.installed]
         if missing:
             self.notes.append("hooks not found in this Warp release: " + ", ".join(missing))
@@ -290,8 +389,37 @@ class _Hooks:
                 "argv": sys.argv[:8],
                 "hooks": sorted(self.installed),
                 "notes": self.notes,
+                "config": {name: getattr(config, name) for name in _WATCHED_CONFIG if hasattr(config, name)},
+                "lever": self.lever or None,
             }
         )
+
+
+class _WatchedConfig(type(sys)):
+    """``warp.config``'s class while the probe runs: records assignments, holds pins."""
+
+    def __setattr__(self, name, value):
+        pins = self.__dict__.get("_warp_ct_pins") or {}
+        recorder = self.__dict__.get("_warp_ct_recorder")
+        if name in _WATCHED_CONFIG or name in pins:
+            pinned = name in pins and pins[name] != value
+            if recorder is not None and recorder.config_records < _MAX_CONFIG_RECORDS:
+                recorder.config_records += 1
+                caller = sys._getframe(1)
+                recorder.write(
+                    {
+                        "kind": "config_set",
+                        "t": time.time(),
+                        "name": name,
+                        "value": value if isinstance(value, (bool, int, float, str, type(None))) else repr(value),
+                        "file": caller.f_code.co_filename,
+                        "line": caller.f_lineno,
+                        "ignored": pinned,
+                    }
+                )
+            if pinned:
+                return  # the lever being measured holds this value
+        type(sys).__setattr__(self, name, value)
 
 
 class _ExecMarks:
@@ -328,6 +456,7 @@ def _load_record(module, device, block_dim, result, wall_start, t0, native_ms, s
     if isinstance(module_hash, (bytes, bytearray)):
         module_hash = module_hash.hex()
     options = getattr(module, "options", {}) or {}
+    config = sys.modules.get(_CONFIG_MODULE)
     resolved_block_dim = getattr(result, "block_dim", None)
     if resolved_block_dim is None:
         resolved_block_dim = block_dim if block_dim is not None else options.get("block_dim")
@@ -343,8 +472,10 @@ def _load_record(module, device, block_dim, result, wall_start, t0, native_ms, s
         "status": status,
         "error": error,
         "thread": threading.get_ident(),
-        "cache_dir": getattr(sys.modules.get("warp.config"), "kernel_cache_dir", None),
+        "cache_dir": getattr(config, "kernel_cache_dir", None),
         "options": {k: options.get(k) for k in _RECORDED_OPTIONS if k in options},
+        "option_names": sorted(str(k) for k in options),
+        "config": {k: getattr(config, k) for k in _LOAD_CONFIG if hasattr(config, k)},
         "kernels": _kernel_sources(module),
     }
 
@@ -396,7 +527,12 @@ class _WarpImportWatcher(importlib.abc.MetaPathFinder):
         self.busy = set()
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in _CONTEXT_MODULES and fullname not in _BUILD_MODULES and fullname != "warp":
+        if (
+            fullname not in _CONTEXT_MODULES
+            and fullname not in _BUILD_MODULES
+            and fullname not in _TAPE_MODULES
+            and fullname not in ("warp", _CONFIG_MODULE)
+        ):
             return None
         if fullname in self.busy:
             return None
@@ -429,6 +565,12 @@ class _PatchingLoader(importlib.abc.Loader):
         elif self.fullname in _CONTEXT_MODULES:
             self.inner.exec_module(module)
             self.hooks.wrap_context(module)
+        elif self.fullname in _TAPE_MODULES:
+            self.inner.exec_module(module)
+            self.hooks.wrap_tape(module)
+        elif self.fullname == _CONFIG_MODULE:
+            self.inner.exec_module(module)
+            self.hooks.watch_config(module)
         else:  # the "warp" package itself: patch what its __init__ re-exported
             self.inner.exec_module(module)
             for name in _CONTEXT_MODULES:
@@ -439,6 +581,13 @@ class _PatchingLoader(importlib.abc.Loader):
                 build = sys.modules.get(name)
                 if build is not None:
                     self.hooks.wrap_build(build)
+            for name in _TAPE_MODULES:
+                tape = sys.modules.get(name)
+                if tape is not None:
+                    self.hooks.wrap_tape(tape)
+            config = sys.modules.get(_CONFIG_MODULE)
+            if config is not None:
+                self.hooks.watch_config(config)
             context_launch = None
             for name in _CONTEXT_MODULES:
                 context_launch = getattr(sys.modules.get(name), "launch", None) or context_launch
@@ -476,7 +625,14 @@ def _install():
     if not records_dir or not os.path.isdir(records_dir):
         return
     recorder = _Recorder(records_dir)
-    hooks = _Hooks(recorder)
+    lever = None
+    lever_text = os.environ.get(_LEVER_ENV)
+    if lever_text:
+        try:
+            lever = json.loads(lever_text)
+        except ValueError:
+            sys.stderr.write("warp-ct probe: ignoring malformed %s\n" % _LEVER_ENV)
+    hooks = _Hooks(recorder, lever if isinstance(lever, dict) else None)
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=recorder.after_fork_in_child)
     atexit.register(recorder.flush_launches)

@@ -1,0 +1,832 @@
+"""``warp-ct probe levers``: measure each compile option change alone, as a ledger.
+
+The command is measured as it is (the baseline, exactly ``probe measure``), then once per
+*lever* with only that lever applied by the injected bootstrap before any user module is
+created (``$WARP_CT_PROBE_LEVER``: ``wp.config`` values pinned from Warp's import on,
+module options set before each module's hash is computed). No user file is edited and no
+wrapper script is written.
+
+Which levers are tried follows from the baseline: backward code off for the process (and
+for each module alone when several built it), precompiled headers back on where the
+program turned them off, a lower ``max_unroll``, ``lineinfo``/``mode`` off debug where the
+program set them, a lower ``optimization_level``, and ``fast_math`` (changes numerics:
+measured, never recommended without asking). ``NAME=VALUE`` tries any module option.
+
+Each row is judged like ``probe compare`` (same band, same launch-topology check), and
+says whether the lever is *unsafe here* (something differentiates through those kernels:
+with backward code off Warp 1.19 skips them in ``tape.backward()`` with a warning and the
+gradients silently stay zero), the exact line to write and where, and how to revert it.
+
+Stable API (the language server calls it from a worker thread)::
+
+    ledger = run_levers(argv, cwd=root, samples=3, only=None, timeout=None,
+                        progress=lambda message, fraction: ..., announce=print, cancel=event)
+    ledger.to_json_dict(); render_ledger_text(ledger); load_ledger(path)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from warp_ct.probe.analysis import ModuleIdentity
+from warp_ct.probe.compare import compare_reports, module_match_key
+from warp_ct.probe.errors import ProbeCancelled, ProbeError, ReportError
+from warp_ct.probe.measure import Progress, run_measure
+from warp_ct.probe.records import ConfigAssignment
+from warp_ct.probe.report import ProbeReport
+
+LEDGER_SCHEMA_VERSION = 1
+LEDGER_KIND = "warp-ct-levers"
+
+LOWER_MAX_UNROLL = 4
+LOWER_OPTIMIZATION_LEVEL = 1
+# Per-module backward levers beyond this many (largest modules first) are listed, not run.
+MAX_MODULE_LEVERS = 8
+
+NAMED_LEVERS = (
+    "backward",
+    "precompiled-headers",
+    "max-unroll",
+    "lineinfo",
+    "release-mode",
+    "optimization-level",
+    "fast-math",
+)
+MODULE_BACKWARD_PREFIX = "backward:"
+_CUSTOM_LEVER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+Announce = Callable[[str], None]
+
+
+@dataclass
+class LeverPlan:
+    """One option change to try, what it targets, and what to tell the user about it."""
+
+    name: str
+    title: str
+    config: dict[str, Any] = field(default_factory=dict)  # wp.config values pinned from import on
+    module_options: dict[str, Any] = field(default_factory=dict)  # set before each targeted load
+    modules: list[str] | None = None  # module names the module options target (None: all)
+    targets: list[str] = field(default_factory=list)  # modules whose identity should move
+    changes_numerics: bool = False
+    runtime_cost: str | None = None
+    unsafe: str | None = None  # why the lever is unsafe in this program
+    not_applicable: str | None = None
+    line: str = ""
+    where: str = ""
+    revert: str = ""
+
+    def spec(self) -> dict[str, Any]:
+        """What the bootstrap reads from ``$WARP_CT_PROBE_LEVER``."""
+        return {"config": self.config, "module_options": self.module_options, "modules": self.modules}
+
+
+@dataclass
+class LeverResult:
+    """A ledger row: a plan and, when it ran, its measurement against the baseline."""
+
+    plan: LeverPlan
+    status: str  # "measured" | "not applicable" | "failed" | "skipped"
+    verdict: str | None = None  # improved | inconclusive | regression | invalid
+    median_s: float | None = None  # compile elapsed (cold - warm)
+    mad_s: float | None = None
+    samples: int = 0
+    cold_wall_s: float | None = None
+    delta_s: float | None = None
+    band_s: float | None = None
+    relative: float | None = None  # delta / baseline median
+    topology_differences: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)  # targeted modules whose hashes changed
+    unmoved: list[str] = field(default_factory=list)  # targeted modules whose hashes did not
+    error: str | None = None
+    report: ProbeReport | None = None
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    def figure(self) -> str:
+        """``-62% compile elapsed, 3 samples`` (or why there is no figure)."""
+        if self.status != "measured" or self.relative is None:
+            return self.error or self.plan.not_applicable or self.status
+        return f"{self.relative * 100:+.0f}% compile elapsed, {self.samples} sample{'s' if self.samples != 1 else ''}"
+
+    def to_dict(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "name": plan.name,
+            "title": plan.title,
+            "status": self.status,
+            "verdict": self.verdict,
+            "metric": "compile_elapsed_s",
+            "median_s": _round(self.median_s),
+            "mad_s": _round(self.mad_s),
+            "samples": self.samples,
+            "cold_wall_s": _round(self.cold_wall_s),
+            "delta_s": _round(self.delta_s),
+            "band_s": _round(self.band_s),
+            "relative": _round(self.relative),
+            "changes_numerics": plan.changes_numerics,
+            "runtime_cost": plan.runtime_cost,
+            "unsafe": plan.unsafe is not None,
+            "unsafe_reason": plan.unsafe,
+            "not_applicable": plan.not_applicable,
+            "applied": plan.spec(),
+            "targets": plan.targets,
+            "moved": self.moved,
+            "unmoved": self.unmoved,
+            "topology_differences": self.topology_differences,
+            "line": plan.line,
+            "where": plan.where,
+            "revert": plan.revert,
+            "error": self.error,
+            "report": None if self.report is None else self.report.to_json_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeverResult:
+        applied = data.get("applied") or {}
+        plan = LeverPlan(
+            name=str(data["name"]),
+            title=str(data.get("title", "")),
+            config=dict(applied.get("config") or {}),
+            module_options=dict(applied.get("module_options") or {}),
+            modules=applied.get("modules"),
+            targets=list(data.get("targets") or ()),
+            changes_numerics=bool(data.get("changes_numerics", False)),
+            runtime_cost=data.get("runtime_cost"),
+            unsafe=data.get("unsafe_reason"),
+            not_applicable=data.get("not_applicable"),
+            line=str(data.get("line", "")),
+            where=str(data.get("where", "")),
+            revert=str(data.get("revert", "")),
+        )
+        report = data.get("report")
+        return cls(
+            plan=plan,
+            status=str(data["status"]),
+            verdict=data.get("verdict"),
+            median_s=data.get("median_s"),
+            mad_s=data.get("mad_s"),
+            samples=int(data.get("samples", 0)),
+            cold_wall_s=data.get("cold_wall_s"),
+            delta_s=data.get("delta_s"),
+            band_s=data.get("band_s"),
+            relative=data.get("relative"),
+            topology_differences=list(data.get("topology_differences") or ()),
+            moved=list(data.get("moved") or ()),
+            unmoved=list(data.get("unmoved") or ()),
+            error=data.get("error"),
+            report=None if report is None else ProbeReport.from_json_dict(report),
+        )
+
+
+@dataclass
+class Ledger:
+    """The baseline and one row per lever, in the order they were planned."""
+
+    command: list[str]
+    cwd: str
+    samples: int
+    baseline: ProbeReport
+    results: list[LeverResult]
+    notes: list[str] = field(default_factory=list)
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    def result(self, name: str) -> LeverResult:
+        for result in self.results:
+            if result.name == name:
+                return result
+        raise KeyError(name)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        base = self.baseline.analysis.summary["compile_elapsed_s"]
+        return {
+            "schema_version": LEDGER_SCHEMA_VERSION,
+            "kind": LEDGER_KIND,
+            "tool": self.baseline.tool,
+            "command": list(self.command),
+            "cwd": self.cwd,
+            "created": self.created,
+            "samples": self.samples,
+            "warp_versions": self.baseline.warp_versions,
+            "metric": "compile_elapsed_s",
+            "baseline_median_s": _round(base.median),
+            "baseline_mad_s": _round(base.mad),
+            "notes": list(self.notes),
+            "levers": [r.to_dict() for r in self.results],
+            "baseline": self.baseline.to_json_dict(),
+        }
+
+    @classmethod
+    def from_json_dict(cls, data: Any) -> Ledger:
+        if not is_ledger_json(data):
+            raise ReportError("not a warp-ct levers ledger (no kind 'warp-ct-levers')")
+        if data.get("schema_version") != LEDGER_SCHEMA_VERSION:
+            raise ReportError(
+                f"levers ledger schema version {data.get('schema_version')} is not supported "
+                f"(this warp-ct reads {LEDGER_SCHEMA_VERSION})"
+            )
+        try:
+            return cls(
+                command=list(data["command"]),
+                cwd=str(data.get("cwd", "")),
+                samples=int(data.get("samples", 0)),
+                baseline=ProbeReport.from_json_dict(data["baseline"]),
+                results=[LeverResult.from_dict(r) for r in data["levers"]],
+                notes=list(data.get("notes") or ()),
+                created=str(data.get("created", "")),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReportError(f"malformed levers ledger: {error!r}") from None
+
+
+def is_ledger_json(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == LEDGER_KIND
+
+
+def load_ledger(path: str | os.PathLike[str]) -> Ledger:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReportError(f"cannot read ledger {path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ReportError(f"ledger {path} is not JSON: {error}") from None
+    return Ledger.from_json_dict(data)
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+# -- planning --------------------------------------------------------------------------
+
+
+def parse_only(only: str | Sequence[str] | None) -> list[str] | None:
+    """``--only a,b`` -> ["a", "b"]; unknown names raise a ProbeError that lists the known ones."""
+    if only is None:
+        return None
+    items = [only] if isinstance(only, str) else list(only)
+    names = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if not names:
+        raise ProbeError("--only needs at least one lever name")
+    for name in names:
+        if name in NAMED_LEVERS or name.startswith(MODULE_BACKWARD_PREFIX) or _CUSTOM_LEVER.match(name):
+            continue
+        raise ProbeError(
+            f"unknown lever {name!r}: use one of {', '.join(NAMED_LEVERS)}, backward:MODULE, or OPTION=VALUE"
+        )
+    return names
+
+
+def _parse_value(text: str) -> Any:
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip().strip("'\"")
+
+
+def _is_library_file(path: str | None) -> bool:
+    return bool(path) and ("site-packages" in path or "dist-packages" in path)
+
+
+def _is_warp_internal(path: str | None) -> bool:
+    if not path:
+        return True
+    parts = Path(path).parts
+    return "warp" in parts and ("site-packages" in parts or "dist-packages" in parts or "_src" in parts)
+
+
+def _entry_point(report: ProbeReport) -> str:
+    command = report.command
+    for index, arg in enumerate(command):
+        if arg == "-m" and index + 1 < len(command):
+            return f"`{command[index + 1]}`'s `__main__`"
+        if arg.endswith(".py"):
+            return f"`{arg}`"
+    return "the application's entry point"
+
+
+def _entry_where(report: ProbeReport) -> str:
+    return (
+        f"at the application's entry point ({_entry_point(report)}), right after `import warp as wp` and "
+        "before importing any module that defines kernels (options are copied when a module is created)"
+    )
+
+
+def _at(assignment: ConfigAssignment, cwd: str) -> str:
+    path = assignment.file or "?"
+    try:
+        path = os.path.relpath(path, cwd) if cwd and os.path.isabs(path) else path
+    except ValueError:
+        pass
+    return f"{path}:{assignment.line}"
+
+
+def _describe_module(module: ModuleIdentity) -> str:
+    return f"`{module.name}`"
+
+
+def _module_where(module: ModuleIdentity, report: ProbeReport) -> tuple[str, str]:
+    """(line, where) for an option on one module alone."""
+    files = [k.file for k in module.kernels if k.file]
+    first = module.kernels[0] if module.kernels else None
+    if module.is_unique_module and first is not None:
+        return (
+            '@wp.kernel(enable_backward=False, module="unique")',
+            f"on the decorator of `{first.key}` at {first.file}:{first.line} (a unique module does not "
+            "inherit its file's set_module_options)",
+        )
+    if files and not any(_is_library_file(f) for f in files):
+        return (
+            'wp.set_module_options({"enable_backward": False})',
+            f"in {files[0]}, after `import warp as wp` and before its first kernel (module `{module.name}`)",
+        )
+    return (
+        f'wp.get_module("{module.name}").options["enable_backward"] = False',
+        f"at the application's entry point ({_entry_point(report)}), after importing `{module.name}` and "
+        "before its first launch (a library module: its other users may need gradients)",
+    )
+
+
+def _program_assignments(report: ProbeReport, name: str) -> list[ConfigAssignment]:
+    first = report.ok_samples[0]
+    return [a for a in first.cold.config_assignments if a.name == name and not _is_warp_internal(a.file)]
+
+
+def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tuple[list[LeverPlan], list[str]]:
+    """The levers worth trying on this measured program (or the ``only`` ones), and notes."""
+    modules = baseline.analysis.modules
+    first = baseline.ok_samples[0]
+    warp_config = first.cold.warp_config
+    version = ", ".join(baseline.warp_versions) or "this Warp"
+    option_names = {n for m in modules for n in m.option_names}
+    notes: list[str] = []
+    plans: dict[str, LeverPlan] = {}
+    entry_where = _entry_where(baseline)
+
+    def has_module_option(name: str) -> bool:
+        # Loads from before option names were recorded: trust the recorded options.
+        return name in option_names or any(name in m.options for m in modules)
+
+    # backward code off, for the process and per module
+    with_backward = [m for m in modules if m.options.get("enable_backward")]
+    differentiated = [m for m in with_backward if m.differentiated]
+    backward = LeverPlan(
+        "backward",
+        "enable_backward=False for the whole process",
+        config={"enable_backward": False},
+        targets=[m.name for m in with_backward],
+        line="wp.config.enable_backward = False",
+        where=entry_where,
+        revert="delete that line (Warp's default is enable_backward=True)",
+    )
+    if "enable_backward" not in warp_config and not has_module_option("enable_backward"):
+        backward.not_applicable = f"Warp {version} has no enable_backward option"
+    elif not with_backward:
+        backward.not_applicable = "no module built backward code"
+    if differentiated:
+        backward.unsafe = "; ".join(_why_differentiated(m) for m in differentiated)
+    own = _program_assignments(baseline, "enable_backward")
+    if own:
+        backward.where = f"the program assigns it itself at {_at(own[-1], baseline.cwd)}: change that assignment"
+    plans["backward"] = backward
+
+    per_module = sorted(with_backward, key=lambda m: -m.ms)
+    wanted_modules = [n[len(MODULE_BACKWARD_PREFIX):] for n in (only or ()) if n.startswith(MODULE_BACKWARD_PREFIX)]
+    if only is None and len(per_module) >= 2:
+        if len(per_module) > MAX_MODULE_LEVERS:
+            notes.append(
+                f"{len(per_module)} modules built backward code; the {MAX_MODULE_LEVERS} slowest get a lever of their "
+                "own (--only backward:MODULE for another)"
+            )
+        wanted_modules = [m.name for m in per_module[:MAX_MODULE_LEVERS]]
+    by_name = {m.name: m for m in modules}
+    for module_name in wanted_modules:
+        module = by_name.get(module_name)
+        name = MODULE_BACKWARD_PREFIX + module_name
+        plan = LeverPlan(
+            name,
+            f"enable_backward=False for module `{module_name}` alone",
+            module_options={"enable_backward": False},
+            modules=[module_name],
+            targets=[module_name],
+            revert="delete that line (or set enable_backward back to True)",
+        )
+        if module is None:
+            plan.not_applicable = f"module `{module_name}` was not loaded in the baseline"
+        elif not module.options.get("enable_backward"):
+            plan.not_applicable = f"module `{module_name}` built no backward code"
+        else:
+            plan.line, plan.where = _module_where(module, baseline)
+            if module.differentiated:
+                plan.unsafe = _why_differentiated(module)
+        plans[name] = plan
+
+    # precompiled headers back on
+    pch = LeverPlan(
+        "precompiled-headers",
+        "use_precompiled_headers=True (the program turned them off)",
+        config={"use_precompiled_headers": True},
+        targets=[],
+        line="wp.config.use_precompiled_headers = True",
+        where=entry_where,
+        revert="restore the program's `wp.config.use_precompiled_headers = False`",
+    )
+    pch_off = [m for m in modules if m.config.get("use_precompiled_headers") is False]
+    if "use_precompiled_headers" not in warp_config and not any("use_precompiled_headers" in m.config for m in modules):
+        pch.not_applicable = f"Warp {version} has no wp.config.use_precompiled_headers"
+    elif not pch_off:
+        pch.not_applicable = "the program keeps precompiled headers on"
+    elif not any(m.device.startswith("cpu") for m in pch_off):
+        pch.not_applicable = "only CPU builds use precompiled headers"
+    own = [a for a in _program_assignments(baseline, "use_precompiled_headers") if a.value is False]
+    if own:
+        pch.where = f"at {_at(own[-1], baseline.cwd)}, where the program turns them off: delete it or write this"
+    plans["precompiled-headers"] = pch
+
+    # a lower max_unroll
+    unroll = LeverPlan(
+        "max-unroll",
+        f"max_unroll={LOWER_MAX_UNROLL} (fewer unrolled loops)",
+        config={"max_unroll": LOWER_MAX_UNROLL},
+        targets=[m.name for m in modules if (m.options.get("max_unroll") or 0) > LOWER_MAX_UNROLL],
+        runtime_cost=f"loops longer than {LOWER_MAX_UNROLL} iterations are no longer unrolled: kernels may run slower",
+        line=f"wp.config.max_unroll = {LOWER_MAX_UNROLL}",
+        where=entry_where,
+        revert="delete that line (Warp's default is 16)",
+    )
+    if "max_unroll" not in warp_config and not has_module_option("max_unroll"):
+        unroll.not_applicable = f"Warp {version} has no max_unroll option"
+    elif not unroll.targets:
+        unroll.not_applicable = f"every module already has max_unroll <= {LOWER_MAX_UNROLL}"
+    plans["max-unroll"] = unroll
+
+    # lineinfo off where the program turned it on
+    lineinfo_on = [m for m in modules if m.options.get("lineinfo")]
+    lineinfo = LeverPlan(
+        "lineinfo",
+        "lineinfo=False (the program turned line info on)",
+        config={"lineinfo": False},
+        module_options={"lineinfo": False},
+        targets=[m.name for m in lineinfo_on],
+        line="wp.config.lineinfo = False",
+        where=entry_where,
+        revert="restore the program's lineinfo=True where it set it",
+    )
+    if "lineinfo" not in warp_config and not has_module_option("lineinfo"):
+        lineinfo.not_applicable = f"Warp {version} has no lineinfo option"
+    elif not lineinfo_on:
+        lineinfo.not_applicable = "no module was built with lineinfo"
+    else:
+        _where_program_set(lineinfo, baseline, "lineinfo", True, "lineinfo", "False", lineinfo_on)
+    plans["lineinfo"] = lineinfo
+
+    # release mode where the program built in debug
+    debug = [m for m in modules if _resolved_mode(m) == "debug"]
+    release = LeverPlan(
+        "release-mode",
+        'mode="release" (the program builds in debug mode)',
+        config={"mode": "release"},
+        module_options={"mode": "release"},
+        targets=[m.name for m in debug],
+        line='wp.config.mode = "release"',
+        where=entry_where,
+        revert='restore the program\'s mode="debug" where it set it',
+    )
+    if "mode" not in warp_config and not has_module_option("mode"):
+        release.not_applicable = f"Warp {version} has no mode option"
+    elif not debug:
+        release.not_applicable = "every module was built in release mode"
+    else:
+        _where_program_set(release, baseline, "mode", "debug", "mode", '"release"', debug)
+    plans["release-mode"] = release
+
+    # a lower optimization level
+    level = LeverPlan(
+        "optimization-level",
+        f"optimization_level={LOWER_OPTIMIZATION_LEVEL}",
+        config={"optimization_level": LOWER_OPTIMIZATION_LEVEL},
+        targets=[m.name for m in modules if _resolved_level(m) is None or (_resolved_level(m) or 0) > LOWER_OPTIMIZATION_LEVEL],
+        runtime_cost=f"kernels are compiled at -O{LOWER_OPTIMIZATION_LEVEL}: they may run slower",
+        line=f"wp.config.optimization_level = {LOWER_OPTIMIZATION_LEVEL}",
+        where=entry_where,
+        revert="delete that line (Warp's default: -O2 on CPU, -O3 on CUDA)",
+    )
+    if "optimization_level" not in warp_config and not has_module_option("optimization_level"):
+        level.not_applicable = f"Warp {version} has no optimization_level option"
+    elif not level.targets:
+        level.not_applicable = f"every module is already built at -O{LOWER_OPTIMIZATION_LEVEL} or lower"
+    plans["optimization-level"] = level
+
+    # fast math: changes numerics
+    fast = LeverPlan(
+        "fast-math",
+        "fast_math=True (changes numerics)",
+        module_options={"fast_math": True},
+        targets=[m.name for m in modules if m.options.get("fast_math") is False],
+        changes_numerics=True,
+        line='wp.set_module_options({"fast_math": True})',
+        where="in each module's own file, before its first kernel — only after asking: it changes numerics",
+        revert="delete that line",
+    )
+    if not has_module_option("fast_math"):
+        fast.not_applicable = f"Warp {version} has no fast_math module option"
+    elif not fast.targets:
+        fast.not_applicable = "every module already uses fast_math"
+    plans["fast-math"] = fast
+
+    for name in only or ():
+        match = _CUSTOM_LEVER.match(name)
+        if match:
+            plans[name] = _custom_plan(name, match.group(1), _parse_value(match.group(2)), baseline, modules, version)
+
+    if only is None:
+        ordered = [plans[n] for n in ("backward",)] + [p for n, p in plans.items() if n.startswith(MODULE_BACKWARD_PREFIX)]
+        ordered += [plans[n] for n in NAMED_LEVERS[1:]]
+    else:
+        ordered = [plans[n] for n in only if n in plans]
+    return ordered, notes
+
+
+def _why_differentiated(module: ModuleIdentity) -> str:
+    if module.adjoint_launched:
+        return f"the baseline launched adjoint kernels of `{module.name}`"
+    return f"a wp.Tape recorded kernels of `{module.name}`"
+
+
+def _resolved_mode(module: ModuleIdentity) -> Any:
+    mode = module.options.get("mode")
+    return module.config.get("mode") if mode is None else mode
+
+
+def _resolved_level(module: ModuleIdentity) -> Any:
+    level = module.options.get("optimization_level")
+    return module.config.get("optimization_level") if level is None else level
+
+
+def _where_program_set(
+    plan: LeverPlan, report: ProbeReport, config_name: str, value: Any, option: str, new_text: str,
+    modules: list[ModuleIdentity],
+) -> None:  # fmt: skip
+    own = [a for a in _program_assignments(report, config_name) if a.value == value]
+    if own:
+        plan.where = f"at {_at(own[-1], report.cwd)}, where the program sets it: change it to this"
+        return
+    if all(m.options.get(option) == value for m in modules):
+        files = sorted({k.file for m in modules for k in m.kernels if k.file})
+        plan.line = f'wp.set_module_options({{"{option}": {new_text}}})'
+        plan.where = "in the module options the program sets (" + ", ".join(files[:3]) + ")"
+
+
+def _custom_plan(
+    name: str, option: str, value: Any, report: ProbeReport, modules: list[ModuleIdentity], version: str
+) -> LeverPlan:
+    first = report.ok_samples[0]
+    option_names = {n for m in modules for n in m.option_names} | {k for m in modules for k in m.options}
+    plan = LeverPlan(name, f"{option}={value!r}", revert="delete that line")
+    if option in option_names:
+        plan.module_options = {option: value}
+        plan.targets = [m.name for m in modules if m.options.get(option, object()) != value]
+        plan.line = f"wp.set_module_options({{{option!r}: {value!r}}})"
+        plan.where = "in each module's own file, before its first kernel"
+    elif option in first.cold.warp_config:
+        plan.config = {option: value}
+        plan.targets = [m.name for m in modules]
+        plan.line = f"wp.config.{option} = {value!r}"
+        plan.where = _entry_where(report)
+    else:
+        plan.not_applicable = f"Warp {version} has no module option or wp.config value named `{option}`"
+    return plan
+
+
+# -- measuring -------------------------------------------------------------------------
+
+
+def run_levers(
+    argv: list[str],
+    *,
+    cwd: str | None = None,
+    samples: int = 3,
+    only: str | Sequence[str] | None = None,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    progress: Progress | None = None,
+    announce: Announce | None = None,
+    cancel: threading.Event | None = None,
+) -> Ledger:
+    """Measure the baseline, then each lever alone; see the module docstring.
+
+    Raises what :func:`run_measure` raises for the baseline (a failing or missing command,
+    Warp missing, timeout) and :class:`ProbeCancelled` on cancel or Ctrl-C (children
+    stopped, temp dirs removed). A lever whose runs fail becomes a ``failed`` row.
+    """
+    names = parse_only(only)
+    report_progress = progress or (lambda _message, _fraction: None)
+    say = announce or (lambda _message: None)
+    say(
+        f"plan: baseline ({samples} sample{'s' if samples != 1 else ''} x 2 runs), then "
+        + (", ".join(names) if names else "each lever the baseline shows to apply")
+        + " alone, the same number of samples each"
+    )
+
+    def stage_progress(stage: int, stages: int, label: str) -> Progress:
+        def forward(message: str, fraction: float) -> None:
+            report_progress(f"{label}: {message}", (stage + fraction) / stages)
+
+        return forward
+
+    # Until the plan is known, count the baseline as one stage of two.
+    baseline = run_measure(
+        argv, cwd=cwd, samples=samples, timeout=timeout, env=env, progress=stage_progress(0, 2, "baseline"), cancel=cancel
+    )
+    plans, notes = plan_levers(baseline, names)
+    to_run = [p for p in plans if p.not_applicable is None]
+    base_summary = baseline.analysis.summary
+    per_run = (base_summary["cold_wall_s"].median or 0.0) + (base_summary["warm_wall_s"].median or 0.0)
+    skipped = [p for p in plans if p.not_applicable is not None]
+    say(
+        f"levers to measure: {', '.join(p.name for p in to_run) or 'none'}"
+        + (f" (not applicable: {', '.join(p.name for p in skipped)})" if skipped else "")
+    )
+    if to_run:
+        say(
+            f"estimate: {len(to_run)} lever{'s' if len(to_run) != 1 else ''} x {samples} sample"
+            f"{'s' if samples != 1 else ''} x 2 runs, about {_duration(len(to_run) * samples * per_run)} "
+            f"(baseline cold + warm: {per_run:.1f} s)"
+        )
+
+    results: list[LeverResult] = []
+    stages = 1 + len(to_run)
+    for plan in plans:
+        if plan.not_applicable is not None:
+            results.append(LeverResult(plan, "not applicable"))
+            continue
+        stage = 1 + to_run.index(plan)
+        label = f"lever {stage}/{len(to_run)} {plan.name}"
+        try:
+            report = run_measure(
+                argv,
+                cwd=cwd,
+                samples=samples,
+                timeout=timeout,
+                env=env,
+                progress=stage_progress(stage, stages, label),
+                cancel=cancel,
+                lever=plan.spec(),
+            )
+        except ProbeCancelled:
+            raise
+        except ProbeError as error:
+            results.append(LeverResult(plan, "failed", error=str(error)))
+            say(f"{label}: failed: {error}")
+            continue
+        result = _judge(plan, baseline, report)
+        results.append(result)
+        say(f"{label}: {_row_verdict(result)}" + (f", {result.figure()}" if result.relative is not None else ""))
+    report_progress("done", 1.0)
+    return Ledger(list(argv), baseline.cwd, samples, baseline, results, notes)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _judge(plan: LeverPlan, baseline: ProbeReport, report: ProbeReport) -> LeverResult:
+    try:
+        comparison = compare_reports(baseline, report)
+    except ReportError as error:
+        return LeverResult(plan, "failed", error=str(error), report=report)
+    summary = report.analysis.summary
+    result = LeverResult(
+        plan,
+        "measured",
+        verdict=comparison.verdict,
+        median_s=summary["compile_elapsed_s"].median,
+        mad_s=summary["compile_elapsed_s"].mad,
+        samples=summary["compile_elapsed_s"].n,
+        cold_wall_s=summary["cold_wall_s"].median,
+        band_s=comparison.band,
+        topology_differences=comparison.topology_differences,
+        report=report,
+    )
+    base_median = baseline.analysis.summary["compile_elapsed_s"].median
+    if result.median_s is not None and base_median is not None:
+        result.delta_s = result.median_s - base_median
+        result.relative = result.delta_s / base_median if base_median else None
+    if result.band_s is None and base_median is not None:
+        base = baseline.analysis.summary["compile_elapsed_s"]
+        result.band_s = max(0.01 * abs(base_median), 2.0 * (base.mad or 0.0))
+    before = {module_match_key(m): m for m in baseline.analysis.modules}
+    after = {module_match_key(m): m for m in report.analysis.modules}
+    for name in plan.targets:
+        module = next((m for m in baseline.analysis.modules if m.name == name), None)
+        if module is None:
+            continue
+        key = module_match_key(module)
+        if key in after and after[key].hashes == before[key].hashes:
+            result.unmoved.append(name)
+        else:
+            result.moved.append(name)
+    return result
+
+
+def _row_verdict(result: LeverResult) -> str:
+    if result.status != "measured":
+        return result.status
+    verdict = result.verdict or "?"
+    if result.plan.unsafe:
+        verdict += ", unsafe here"
+    return verdict
+
+
+# -- text ------------------------------------------------------------------------------
+
+
+def render_ledger_text(ledger: Ledger) -> str:
+    base = ledger.baseline.analysis.summary
+    elapsed = base["compile_elapsed_s"]
+    lines = [
+        f"warp-ct probe levers: {' '.join(ledger.command)}",
+        f"  baseline: compile elapsed {_s(elapsed.median)} ± {_s(elapsed.mad)} over {elapsed.n} sample"
+        f"{'s' if elapsed.n != 1 else ''}, cold wall {_s(base['cold_wall_s'].median)}; "
+        f"Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
+        "",
+        "Ledger (compile elapsed = cold wall - warm wall, median ± MAD; band as in `probe compare`)",
+        f"  {'lever':<28} {'compile elapsed':>17} {'change':>16}  {'verdict':<13} notes",
+    ]
+    for result in ledger.results:
+        notes = _row_notes(result)
+        if result.status == "measured":
+            change = "-" if result.delta_s is None else f"{result.delta_s:+.2f} s {result.relative * 100 if result.relative is not None else 0:+.0f}%"
+            lines.append(
+                f"  {result.name[:28]:<28} {_s(result.median_s):>8} ± {_s(result.mad_s):<6} {change:>16}  "
+                f"{(result.verdict or '-'):<13} {notes}".rstrip()
+            )
+        else:
+            reason = result.error or result.plan.not_applicable or ""
+            lines.append(f"  {result.name[:28]:<28} {'':>17} {'':>16}  {result.status:<13} {reason}".rstrip())
+
+    measured = [r for r in ledger.results if r.status == "measured"]
+    if measured:
+        lines += ["", "What to write (each lever alone; apply one, then re-measure)"]
+    for result in measured:
+        plan = result.plan
+        head = f"  {plan.name}: {plan.title} — {_row_verdict(result)}"
+        if result.relative is not None:
+            head += f", {result.figure()}"
+        lines.append(head)
+        if plan.unsafe:
+            lines.append(f"    UNSAFE HERE: {plan.unsafe}; with backward code off, tape.backward() skips those kernels "
+                         "and their gradients silently stay zero")  # fmt: skip
+        if plan.changes_numerics:
+            lines.append("    changes numerics: measured, not recommended without asking")
+        if plan.runtime_cost:
+            lines.append(f"    runtime cost: {plan.runtime_cost}")
+        lines.append(f"    write: {plan.line}")
+        lines.append(f"    where: {plan.where}")
+        lines.append(f"    revert: {plan.revert}")
+        if result.unmoved and not result.moved:
+            lines.append("    no targeted module changed its hash: the option never arrived (set elsewhere after import?)")
+        for difference in result.topology_differences[:4]:
+            lines.append(f"    launches changed: {difference}")
+    if ledger.notes:
+        lines += ["", "Notes"] + [f"  - {note}" for note in ledger.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _row_notes(result: LeverResult) -> str:
+    plan = result.plan
+    out = []
+    if plan.unsafe:
+        out.append("UNSAFE HERE (gradients)")
+    if plan.changes_numerics:
+        out.append("changes numerics")
+    if plan.runtime_cost:
+        out.append("slower kernels")
+    if result.verdict == "invalid":
+        out.append("launches changed")
+    if result.status == "measured" and result.unmoved and not result.moved:
+        out.append("no hash moved")
+    return "; ".join(out)
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f} s"
