@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_snippet, rule_filter
+from .helpers import lint_files, lint_snippet, rule_filter
 
 
 def _kernel(name, deco='@wp.kernel(module="unique")'):
@@ -68,3 +68,49 @@ def test_factory_kernels_are_not_stable(tmp_path):
         "for s in (1.0, 2.0):\n    @wp.kernel(module='unique')\n    def b(x: wp.array(dtype=float)):\n        x[0] = s\n"
     )
     assert _wct002(lint_snippet(tmp_path, text)) == []
+
+
+FACTORIES = (
+    "import warp as wp\n\n"
+    "def make_scale(module=\"unique\"):\n    @wp.kernel(module=module)\n    def scale(x: wp.array(dtype=float), s: float):\n"
+    "        x[wp.tid()] = x[wp.tid()] * s\n\n    return scale\n\n"
+    "def make_offset(module=\"unique\"):\n    @wp.kernel(module=module)\n    def offset(x: wp.array(dtype=float), o: float):\n"
+    "        x[wp.tid()] = x[wp.tid()] + o\n\n    return offset\n"
+)
+
+
+def test_factory_default_unique_never_passed_is_reported_at_the_default(tmp_path):
+    # The canonical application: the probe measures one one-kernel module per factory.
+    files = {
+        "app/__init__.py": "",
+        "app/kernels.py": FACTORIES,
+        "app/pipeline.py": (
+            "import warp as wp\nfrom .kernels import make_offset, make_scale\n\nclass Pipeline:\n"
+            "    def run(self, x):\n        wp.launch(make_scale(), dim=1, inputs=[x, 2.0])\n"
+            "        wp.launch(make_offset(), dim=1, inputs=[x, 1.0])\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT002"]
+    assert [(f.path, f.line, f.column) for f in found] == [("app/kernels.py", 3, 23), ("app/kernels.py", 10, 24)]
+    assert found[0].severity.label == "warning" and "one-kernel modules" in found[0].message
+    fixed = apply_fixes(FACTORIES, found[:1], unsafe=True).text
+    assert 'def make_scale(module=None):' in fixed
+
+
+def test_factory_default_unique_is_fine_when_a_caller_passes_it_or_captures_vary(tmp_path):
+    passes = {
+        "app/__init__.py": "",
+        "app/kernels.py": FACTORIES,
+        "app/pipeline.py": (
+            "import warp as wp\nfrom .kernels import make_offset, make_scale\n\n"
+            "def run(x):\n    wp.launch(make_scale(module=None), dim=1, inputs=[x, 2.0])\n"
+            "    wp.launch(make_offset(None), dim=1, inputs=[x, 1.0])\n"
+        ),
+    }
+    assert [f for f in lint_files(tmp_path / "a", passes) if f.rule == "WCT002"] == []
+    varying = (
+        "import warp as wp\n\ndef make_pow(n, module='unique'):\n    @wp.kernel(module=module)\n"
+        "    def p(x: wp.array(dtype=float)):\n        x[wp.tid()] = x[wp.tid()] ** float(n)\n    return p\n\n"
+        "def run(x):\n    wp.launch(make_pow(2), dim=1, inputs=[x])\n    wp.launch(make_pow(3), dim=1, inputs=[x])\n"
+    )
+    assert [f for f in lint_files(tmp_path / "b", {"m.py": varying}) if f.rule == "WCT002"] == []

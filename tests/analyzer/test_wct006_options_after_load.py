@@ -81,3 +81,43 @@ def test_unique_kernel_launch_does_not_load_the_file_module(tmp_path):
         "\ndef run(x):\n    wp.launch(own, dim=1, inputs=[x])\n    wp.set_module_options({'enable_backward': False})\n"
     )
     assert _wct006(lint_snippet(tmp_path, text)) == []
+
+
+def test_helper_in_another_file_changes_options_after_a_launch(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/tuning.py": 'import warp as wp\n\ndef fast():\n    wp.set_module_options({"enable_backward": False}, module="app.pipeline")\n',
+        "app/pipeline.py": (
+            "import warp as wp\nfrom .tuning import fast\n\n@wp.kernel\ndef square(x: wp.array(dtype=float)):\n"
+            "    x[wp.tid()] = x[wp.tid()] * x[wp.tid()]\n\nclass Pipeline:\n    def run(self, x):\n"
+            "        wp.launch(square, dim=1, inputs=[x])\n        fast()\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"]
+    assert [(f.path, f.line) for f in found] == [("app/pipeline.py", 11)]
+    assert "`fast()`" in found[0].message and "`square`" in found[0].message
+
+
+def test_helper_that_launches_before_a_change_here(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/pipeline.py": (
+            "import warp as wp\n\n@wp.kernel\ndef square(x: wp.array(dtype=float)):\n"
+            "    x[wp.tid()] = x[wp.tid()] * x[wp.tid()]\n\ndef warm_up(x):\n    wp.launch(square, dim=1, inputs=[x])\n\n"
+            "def main(x):\n    warm_up(x)\n    wp.set_module_options({'enable_backward': False})\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"]
+    assert [(f.path, f.line) for f in found] == [("app/pipeline.py", 12)]
+
+
+def test_helper_changing_another_module_is_fine(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/tuning.py": 'import warp as wp\n\ndef fast():\n    wp.set_module_options({"enable_backward": False}, module="app.other")\n',
+        "app/pipeline.py": (
+            "import warp as wp\nfrom .tuning import fast\n\n@wp.kernel\ndef square(x: wp.array(dtype=float)):\n"
+            "    x[wp.tid()] = x[wp.tid()] * x[wp.tid()]\n\ndef run(x):\n    wp.launch(square, dim=1, inputs=[x])\n    fast()\n"
+        ),
+    }
+    assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"] == []

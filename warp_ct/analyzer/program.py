@@ -203,7 +203,7 @@ class Program:
             if len(parts) == 2:
                 return self.method(module, class_name, parts[1])
             if len(parts) == 3:  # self.solver.step(): what self.solver holds
-                for value in self.self_attr_values(module, class_name, parts[1]):
+                for _where, value in self.self_attr_values(module, class_name, parts[1]):
                     cls = self._class_of_value(module, value)
                     if cls is not None:
                         return self.method(cls[0], cls[1], parts[2])
@@ -720,38 +720,45 @@ class Program:
 
     # ------------------------------------------------------------------ flows
     def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> tuple[Event, ...]:
-        """What running ``ref`` does to Warp, in order, callees inlined."""
+        """What running ``ref`` does to Warp, in order, callees inlined. ``qualname``
+        ``"<module>"`` is the module body (its ``__main__`` block included)."""
         cached = self._effects.get(ref)
         if cached is not None:
             return cached
         if ref in _stack or len(_stack) > MAX_DEPTH:
             return ()
-        fact = self.function(ref)
-        if fact is None:
+        facts = self.modules.get(ref.module)
+        if facts is None:
             return ()
-        facts = self.modules[ref.module]
+        if ref.qualname == "<module>":
+            fact, owner, calls = None, None, facts.module_calls + facts.main_calls
+        else:
+            fact = self.function(ref)
+            if fact is None:
+                return ()
+            owner, calls = ref.qualname, fact.calls
         items: list[tuple[int, list[Event]]] = []
         for index, launch in enumerate(facts.launches):
-            if launch.function != ref.qualname:
+            if launch.function != owner:
                 continue
             modules = self.launch_modules(ref.module, index)
             known = frozenset(_module_key(m) for m in modules if m is not UNRESOLVED)
             events = [Event("load", known, ref.module, launch.span, (), (launch.kind, index))] if known else []
             items.append((launch.order, events))
         for option in facts.options:
-            if option.function != ref.qualname:
+            if option.function != owner:
                 continue
             targets = frozenset(t for t in self.option_target(ref.module, option) if t is not UNRESOLVED)
             if targets:
                 items.append((option.order, [Event("options", targets, ref.module, option.span, (), option)]))
         for index, kernel in enumerate(facts.kernels):
-            if kernel.function != ref.qualname or kernel.decorator != "kernel":
+            if kernel.function != owner or kernel.decorator != "kernel":
                 continue
             kref = KernelRef(ref.module, index)
             modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
             if modules:
                 items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref)]))
-        for call in fact.calls:
+        for call in calls:
             target = self.resolve_call(ref.module, fact, call.callee)
             if target is None:
                 continue

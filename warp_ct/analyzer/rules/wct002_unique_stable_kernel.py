@@ -13,7 +13,9 @@ from warp_ct.analyzer.context import (
     FileContext,
     KernelDecorator,
 )
+from warp_ct.analyzer.facts import FileFacts, KernelFact, const
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code, launch_calls
+from warp_ct.analyzer.program import UNIQUE, UNRESOLVED, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
 
@@ -32,7 +34,6 @@ class UniqueStableKernel(Rule):
     severity = Severity.INFO
     summary = '`module="unique"` on a kernel defined once at module scope gives it a module (and a build) of its own'
     fix_applicability = Applicability.UNSAFE
-    triggers = (UNIQUE_MODULE_TEXT,)
     docs = '''
     ## What it does
     Flags `@wp.kernel(module="unique")` on kernels defined once at module scope when the
@@ -127,9 +128,13 @@ class UniqueStableKernel(Rule):
     '''
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        if _default_unique_factories(project.program(), project.facts(summary)):
+            return True
         # Two kernels launched together, one of them ``module="unique"`` and defined once:
         # not inside a function (by indentation: at module level or in a class body).
         text = summary.text
+        if not _UNIQUE_MODULE_RE.search(text):
+            return False
         if len(launch_calls(text)) < 2:
             return False
         if sum(1 for _ in zip(range(2), textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text))) < 2:
@@ -137,6 +142,24 @@ class UniqueStableKernel(Rule):
         top_lines = textscan.top_level_lines(text)
         uniques = textscan.finditer_at(_UNIQUE_MODULE_RE, "module", text)
         return any(textscan.function_start(text, m.start(), top_lines) is None for m in uniques)
+
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
+        program = ctx.program
+        for factory, param, kernels in _default_unique_factories(program, ctx.facts):
+            fact = program.function(factory)
+            assert fact is not None
+            names = ", ".join(f"`{k.name}`" for k in kernels[:3])
+            launched = _launched_unique_kernels(program, factory.module)
+            message = (
+                f'`{param}` defaults to "unique" in `{fact.qualname}()` and no caller passes it, so every kernel it '
+                f"makes ({names}) gets a module of its own: this file's kernels launch as {len(launched)} one-kernel "
+                "modules, each a separate build, although nothing they capture differs between calls. "
+                f"Default `{param}` to None (the file's shared module, one build) and pass \"unique\" where a "
+                "caller needs a variant of its own."
+            )
+            span = fact.default_spans[param]
+            fix = ctx.fix(f"Default `{param}` to None", TextEdit(ctx._range(*span), "None"), safe=False)
+            ctx.report(ctx._range(*span), message, fixes=[fix], severity=Severity.WARNING)
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         # The flow index's defs instead of ``ctx.kernel_decorators()``: no second walk of the tree.
@@ -172,6 +195,57 @@ class UniqueStableKernel(Rule):
                     )
                     fix = _drop_unique_fix(dec, ctx)
                     ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+
+
+def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[FunctionRef, str, list[KernelFact]]]:
+    """Factories of this file whose ``module`` parameter (passed to ``@wp.kernel(module=...)``)
+    defaults to "unique" with no caller passing it, whose kernels capture nothing that
+    differs between calls, when at least two of this file's one-kernel modules are launched
+    (one shared module would build them together)."""
+    found: dict[tuple[FunctionRef, str], list[KernelFact]] = {}
+    for kernel in facts.kernels:
+        if kernel.function is None or kernel.module is None or kernel.module.kind != "param":
+            continue
+        if kernel.module_options is not None or kernel.enable_backward is not None:
+            continue  # options of its own need a module of its own
+        ref = FunctionRef(facts.module, kernel.function)
+        param = kernel.module.data
+        fact = program.function(ref)
+        if fact is None or param not in fact.defaults or fact.defaults[param] != const(UNIQUE):
+            continue
+        if not program.default_decides(ref, param):
+            continue
+        if _captures_vary(program, ref, kernel):
+            continue
+        found.setdefault((ref, param), []).append(kernel)
+    if not found or len(_launched_unique_kernels(program, facts.module)) < 2:
+        return []
+    return [(ref, param, kernels) for (ref, param), kernels in found.items()]
+
+
+def _captures_vary(program: Program, ref: FunctionRef, kernel: KernelFact) -> bool:
+    fact = program.function(ref)
+    for name in kernel.captures:
+        if fact is not None and name in fact.params and name != (kernel.module.data if kernel.module else None):
+            values = program.param_values(ref, name)
+            if any(v is UNRESOLVED for v in values) or len({repr(v) for v in values}) > 1:
+                return True
+        elif fact is not None and name in fact.locals:
+            if not all(v.kind in ("kernel", "function", "const") for v in fact.locals[name]):
+                return True
+    return False
+
+
+def _launched_unique_kernels(program: Program, module: str) -> set[KernelRef]:
+    """Kernels of ``module`` that land in unique modules and that some launch reaches."""
+    launched: set[KernelRef] = set()
+    for launch_module, facts in program.modules.items():
+        for index, _launch in enumerate(facts.launches):
+            for ref in program.launch_kernels(launch_module, index):
+                if isinstance(ref, KernelRef) and ref.module == module:
+                    if any(isinstance(m, tuple) for m in program.kernel_modules(ref)):
+                        launched.add(ref)
+    return launched
 
 
 def _launch_groups(items: list[ast.AST], stable: dict[str, KernelDecorator], ctx: FileContext) -> dict[str, list[str]]:

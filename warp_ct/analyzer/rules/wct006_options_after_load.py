@@ -19,7 +19,10 @@ from warp_ct.analyzer.flows import (
     module_ref,
     precedes,
 )
+from warp_ct.analyzer.facts import FileFacts
 from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.program import Event, FunctionRef, Program
+from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -38,7 +41,6 @@ class OptionsAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "Module options changed after the module was launched or loaded: it is hashed again and rebuilt"
     fix_applicability = None
-    triggers = (_CHANGE_TEXT,)
     docs = '''
     ## What it does
     Flags `wp.set_module_options(...)`, `wp.get_module(name).options.update(...)` and
@@ -104,9 +106,17 @@ class OptionsAfterLoad(Rule):
     '''
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        facts = project.facts(summary)
+        program = project.program()
+        for _ref, events in _flows_of(program, facts):
+            for load, change, _modules in _changes_after_loads(events):
+                if load.via or change.via:
+                    return True
         # A finding is a change after a load of the same flow: in the text, some load call
         # starts before the last change does.
         text = summary.text
+        if not any(word in text for word in _CHANGE_WORDS):
+            return False
         loads = load_calls(text)
         if not loads:
             return False
@@ -135,6 +145,82 @@ class OptionsAfterLoad(Rule):
                     f"The options of {describe(ctx, module)} change after {load.what}: the module gets a new "
                     "hash and is built again at its next launch. Set the options before the first launch.",
                 )
+
+
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
+        """Flows through helpers, across files: an option change inside a called helper
+        after a launch here, or a launch inside a called helper before a change here."""
+        for ref, events in _flows_of(ctx.program, ctx.facts):
+            for load, change, modules in _changes_after_loads(events):
+                if not load.via and not change.via:
+                    continue  # both in this function: visit_module above judges it, with the tree
+                site = change.via[0][1] if change.via else change.span
+                target = _describe(modules, ctx)
+                if change.via:
+                    helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) "
+                              f"changes the options of {target}")  # fmt: skip
+                else:
+                    helper = f"The options of {target} change"
+                what = _launched(ctx.program, load)
+                if load.via:
+                    loaded = f"`{load.via[0][2]}()` launched {what} ({where(load.via[0][0], load.via[0][1], ctx.module_name)})"
+                else:
+                    loaded = f"{what} was launched on line {load.span[0]}"
+                ctx.report(
+                    ctx._range(*site),
+                    f"{helper} after {loaded}: the module gets a new hash and is built again at its next launch. "
+                    "Set the options before the first launch (at import, beside the kernels).",
+                )
+
+
+def _launched(program: Program, load: Event) -> str:
+    """"`square`" for a launch of a named kernel, else "its kernels"."""
+    kind, index = load.detail
+    launch = program.modules[load.site_module].launches[index]
+    if launch.kernel.kind in ("name", "local") and isinstance(launch.kernel.data, str):
+        return f"`{launch.kernel.data.rsplit('.', 1)[-1]}`"
+    return "a kernel" if kind.startswith("launch") else "the module"
+
+
+def _flows_of(program: Program, facts: FileFacts) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
+    yield FunctionRef(facts.module, "<module>"), program.effects(FunctionRef(facts.module, "<module>"))
+    for qualname in facts.functions:
+        ref = FunctionRef(facts.module, qualname)
+        yield ref, program.effects(ref)
+
+
+def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Event, frozenset[str]]]:
+    """(first load, change, modules) where a change of module options follows a load of
+    the same module in one flow, reported once per change site. Pairs that both come
+    through the same call are the callee's to report."""
+    first_load: dict[str, Event] = {}
+    seen_sites: set[tuple] = set()
+    for event in events:
+        if event.kind == "load":
+            for module in event.warp_modules:
+                first_load.setdefault(module, event)
+        elif event.kind == "options":
+            option = event.detail
+            if option.kind != "module_options":
+                continue
+            hit = [first_load[m] for m in event.warp_modules if m in first_load]
+            if not hit:
+                continue
+            load = hit[0]
+            if load.via and event.via and load.via[0] == event.via[0]:
+                continue
+            site = event.via[0] if event.via else (event.site_module, event.span)
+            if site in seen_sites:
+                continue
+            seen_sites.add(site)
+            yield load, event, frozenset(m for m in event.warp_modules if m in first_load)
+
+
+def _describe(modules: frozenset[str], ctx: FileContext) -> str:
+    names = sorted(modules)
+    if names == [ctx.module_name]:
+        return "this file's Warp module"
+    return ", ".join(f"module `{n}`" for n in names)
 
 
 def _in_finally(node: ast.AST, owner: ast.AST) -> bool:
