@@ -83,13 +83,14 @@ def test_runtime_block_dim_in_shared_module(tmp_path):
         "class Solver:\n"
         "    def __init__(self):\n        self.bd = 128\n"
         "    def step(self, x):\n"
-        "        wp.launch(b, dim=4, inputs=[x], block_dim=self.bd)\n"  # fixed per object: not reported
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=self.bd)\n"  # 128 from __init__: a second build
         "    def step2(self, x, cfg):\n"
         "        wp.launch(b, dim=4, inputs=[x], block_dim=cfg.block_dim)\n"  # attribute: fixed per run
     )
     found = _only(lint_snippet(tmp_path, text, name="sim.py"))
-    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO)]
+    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO), (17, Severity.WARNING)]
     assert "run time" in found[0].message
+    assert "block_dim 128" in found[1].message and "256" in found[1].message
 
 
 def test_get_suggested_block_size_then_other_block_dim(tmp_path):
@@ -146,3 +147,49 @@ def test_test_code_is_information(tmp_path):
     text = KERNELS + "def test_launch(x):\n    wp.launch(a, dim=4, inputs=[x])\n    wp.launch(b, dim=4, inputs=[x], block_dim=64)\n"
     found = _only(lint_files(tmp_path, {"tests/test_launch.py": text}))
     assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO)]
+
+
+def test_two_named_modules_of_one_file_are_two_modules(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/reduce.py": (
+            "import warp as wp\n"
+            "@wp.kernel(module='pkg.sum')\ndef sum_a(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+            "@wp.kernel(module='pkg.sum')\ndef sum_b(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+            "@wp.kernel(module='pkg.max')\ndef max_a(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+            "@wp.kernel(module='pkg.max')\ndef max_b(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n"
+        ),
+        "pkg/run.py": (
+            "import warp as wp\nfrom .reduce import sum_a, sum_b, max_a, max_b\n"
+            "def run(x):\n"
+            "    wp.launch(sum_a, dim=4, inputs=[x], block_dim=128)\n    wp.launch(sum_b, dim=4, inputs=[x], block_dim=128)\n"
+            "    wp.launch(max_a, dim=4, inputs=[x], block_dim=64)\n    wp.launch(max_b, dim=4, inputs=[x], block_dim=64)\n"
+        ),
+    }
+    assert _only(lint_files(tmp_path, files)) == []
+    spread = dict(files, **{"pkg/run.py": files["pkg/run.py"].replace("max_b, dim=4, inputs=[x], block_dim=64", "max_b, dim=4, inputs=[x], block_dim=32")})
+    found = _only(lint_files(tmp_path / "b", spread))
+    assert [(f.path, f.line) for f in found] == [("pkg/run.py", 7)] and "`pkg.max`" in found[0].message
+
+
+def test_block_dims_through_parameters_tables_and_devices(tmp_path):
+    text = KERNELS + (
+        "class Solver:\n"
+        "    def __init__(self, block_dims=(128, 256, 512)):\n        self.block_dims = block_dims\n"
+        "    def step(self, x):\n"
+        "        wp.launch(a, dim=4, inputs=[x], block_dim=self.block_dims[0])\n"
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=self.block_dims[1])\n"
+        "STAGES = ((a, 64), (b, 32))\n"
+        "def staged(x):\n"
+        "    for kernel, block_dim in STAGES:\n"
+        "        wp.launch(kernel, dim=4, inputs=[x], block_dim=block_dim)\n"
+        "def per_device(x, device):\n"
+        "    wp.launch(a, dim=4, inputs=[x], block_dim=int(BLOCK) * 8 if 'cuda' in device else 1, device=device)\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=64 if device.startswith('cuda') else 1, device=device)\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="sim.py"))
+    lines = [f.line for f in found]
+    assert lines == [15, 19, 21]
+    assert "block_dim 256" in found[0].message  # self.block_dims[1] after self.block_dims[0] = 128
+    assert "64, 32" in found[1].message  # the stage table
+    assert "512" in found[2].message  # int(BLOCK) * 8 on the GPU; line 22: 64 again, and 1 is the CPU's own

@@ -656,10 +656,16 @@ class Program:
                 for where, item in self.self_attr_values(module, class_name, value.data):
                     out.extend(self.kernels_of_value(where.module, where.qualname, item, depth + 1))
             return out or [UNRESOLVED]
-        if kind == "sub" and value.items:
+        if kind in ("sub", "elem") and value.items:
+            picked = self._picked(module, function, value, depth + 1)
+            if picked is not None:
+                out = []
+                for item in picked:
+                    out.extend(self.kernels_of_value(module, function, item, depth + 1))
+                return out or [UNRESOLVED]
             return self._kernels_in_container(module, function, value.items[0], depth + 1)
-        if kind == "elem" and value.items:
-            return self._kernels_in_container(module, function, value.items[0], depth + 1)
+        if kind == "const":
+            return []  # a number beside a kernel in a table row: not a kernel
         if kind == "tuple":
             out = []
             for item in value.items:
@@ -672,6 +678,46 @@ class Program:
                 out.extend(self.kernels_of_value(module, function, item, depth + 1))
             return out or [UNRESOLVED]
         return [UNRESOLVED]
+
+    def _elements(self, module: str, function: str | None, value: Value, depth: int) -> list[Value] | None:
+        """The element expressions of a tuple/list/dict expression, through names; None
+        when they cannot be told."""
+        if depth > MAX_DEPTH:
+            return None
+        facts = self.modules.get(module)
+        if value.kind == "tuple":
+            return list(value.items)
+        if value.kind == "dict":
+            return list(value.items[len(value.items) // 2:])
+        if value.kind == "name" and facts is not None and len(facts.globals.get(value.data, ())) == 1:
+            return self._elements(module, None, facts.globals[value.data][0], depth + 1)
+        if value.kind == "local" and len(value.items) == 1:
+            return self._elements(module, function, value.items[0], depth + 1)
+        return None
+
+    def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[Value] | None:
+        """What ``base[i]`` (``sub``) or a loop element (``elem``) can be, structurally:
+        ``for kernel, dim in STAGES`` -> the first item of every row of STAGES."""
+        if value.kind == "elem":
+            return self._elements(module, function, value.items[0], depth)
+        if value.kind != "sub" or len(value.items) != 2:
+            return None
+        base, index = value.items
+        if index.kind != "const" or not isinstance(index.data, int):
+            return None
+        rows = self._picked(module, function, base, depth + 1) if base.kind in ("sub", "elem") else None
+        if rows is None:
+            rows_of = self._elements(module, function, base, depth + 1)
+            if rows_of is None:
+                return None
+            return [rows_of[index.data]] if -len(rows_of) <= index.data < len(rows_of) else None
+        out = []
+        for row in rows:
+            items = self._elements(module, function, row, depth + 1)
+            if items is None or not -len(items) <= index.data < len(items):
+                return None
+            out.append(items[index.data])
+        return out
 
     def _kernels_in_container(self, module: str, function: str | None, container: Value, depth: int) -> list[Any]:
         """Kernels held by a tuple/list/dict expression (``kernels[dtype]``, a stage table)."""

@@ -2,96 +2,35 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
-from warp_ct.analyzer import syntax
-from warp_ct.analyzer.context import FileContext
-from warp_ct.analyzer.flows import launch_calls
+from warp_ct.analyzer.facts import LaunchFact, Value
 from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.program import UNRESOLVED, KernelRef, Program, module_key
+from warp_ct.analyzer.query import QueryContext, where
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
-from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
-
-if TYPE_CHECKING:
-    from warp_ct.analyzer.project import FileSummary, Project
 
 DEFAULT_BLOCK_DIM = 256
-_RUNTIME = "runtime"
-
-
-def kernel_module_of(expr: ast.AST | None, ctx: FileContext) -> tuple[str, str, int] | None:
-    """(module key, kernel name, kernels in that module) for a kernel reference, when the
-    kernel is provably a ``@wp.kernel`` of this file or of a linted project module.
-    ``module="unique"`` kernels get a key of their own."""
-    if isinstance(expr, ast.Name):
-        _scope, bindings = syntax.lookup(expr)
-        if len(bindings) != 1:
-            return None
-        binding = bindings[0]
-        if isinstance(binding, syntax.FUNCTION_TYPES):
-            decorator = ctx.kernel_decorator(binding)
-            if decorator is None:
-                return None
-            module = decorator.keywords.get("module")
-            if module is None:
-                return ctx.module_name, binding.name, _kernel_counts(ctx)[0]
-            if isinstance(module, ast.Constant) and module.value == "unique":
-                return f"unique:{binding.lineno}:{binding.name}", binding.name, 1
-            if isinstance(module, ast.Constant) and isinstance(module.value, str):
-                return f"named:{module.value}", binding.name, _kernel_counts(ctx)[1].get(module.value, 0)
-            return None
-        if isinstance(binding, ast.ImportFrom):
-            summary = ctx.project.files.get(ctx.path)
-            base = syntax.absolute_module(ctx.module_name, ctx.is_package, binding.module, binding.level)
-            for alias in binding.names:
-                if (alias.asname or alias.name) == expr.id:
-                    return _project_kernel(base, alias.name, ctx) if summary is not None else None
-        return None
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
-        _scope, bindings = syntax.lookup(expr.value)
-        if len(bindings) == 1 and isinstance(bindings[0], ast.Import):
-            for alias in bindings[0].names:
-                if alias.asname == expr.value.id:
-                    return _project_kernel(alias.name, expr.attr, ctx)
-    return None
-
-
-def _kernel_counts(ctx: FileContext) -> tuple[int, dict[str, int]]:
-    """(kernels of the file's own module, kernels per ``module="name"``), once per file:
-    counting per launch made a file with thousands of launches quadratic."""
-    counts = ctx.state.get("WCT009.kernel_counts")
-    if counts is None:
-        shared, named = 0, {}
-        for decorator in ctx.kernel_decorators():
-            if "module" not in decorator.keywords:
-                shared += 1
-            elif isinstance(name := decorator.keyword_const("module"), str):
-                named[name] = named.get(name, 0) + 1
-        counts = ctx.state["WCT009.kernel_counts"] = (shared, named)
-    return counts
-
-
-def _project_kernel(module_name: str, kernel: str, ctx: FileContext) -> tuple[str, str, int] | None:
-    summary = ctx.project.module(module_name)
-    if summary is None or kernel not in summary.kernel_names:
-        return None
-    return module_name, kernel, len(summary.kernel_names)
+_DEVICE_WORDS = ("cuda", "cpu", "device", "gpu")
 
 
 @dataclass
 class _Launch:
-    call: ast.Call
+    module: str  # the Python module of the launch
+    launch: LaunchFact
     kernel: str
-    value: object  # int, or _RUNTIME
-    text: str  # how the block_dim is written ("" when omitted)
-    varies: bool = False  # the runtime value comes from a parameter or a loop variable
+    values: tuple[Any, ...]  # block_dims it can launch at; () when chosen at run time
+    varies: bool = False  # run time, from a parameter or a loop variable
 
 
 @dataclass
-class _ModuleLaunches:
+class _WarpModule:
+    key: str
+    label: str
     kernels: int
+    default: int
     launches: list[_Launch] = field(default_factory=list)
 
 
@@ -100,12 +39,12 @@ class BlockDimSpread(Rule):
     name = "block-dim-spread"
     severity = Severity.WARNING
     summary = "One Warp module launched at several block_dims is compiled once per block_dim"
-    triggers = (r"block_dim|get_suggested_block_size",)
     docs = '''
     ## What it does
-    Looks at the `wp.launch` / `wp.launch_tiled` calls of each file and the Warp module
-    each launched kernel belongs to (the module of the file that defines it, unless the
-    kernel has `module="unique"`). It flags:
+    Looks at every `wp.launch` / `wp.launch_tiled` of the program and the Warp module
+    each launched kernel belongs to (the module of the file that defines it, a named
+    `module="pkg.x"`, or a unique module), with block_dims followed through constants,
+    parameters and their call sites, tuples and stage tables. It flags:
 
     - a module with several kernels launched at different `block_dim` values (an omitted
       `block_dim` means the module's default, 256);
@@ -170,7 +109,10 @@ class BlockDimSpread(Rule):
     ```
 
     ## When not to apply
-    Sweeping block_dims on purpose (a benchmark) builds the module once per value by
+    Two named modules of one file (`module="pkg.sum"`, `module="pkg.max"`) are two
+    modules: each may have its own block_dim. A block_dim that depends on the device
+    (`256 if "cuda" in device else 1`) is one value per device. Sweeping block_dims on
+    purpose (a benchmark) builds the module once per value by
     design; in test code (`test_*.py`, files under `tests/`) findings are information
     only, since tests exercise block_dims on purpose; a module with a single kernel is not reported, since every build is needed
     anyway. CPU launches never matter:
@@ -191,200 +133,202 @@ class BlockDimSpread(Rule):
     ```
     '''
 
-    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        text = summary.text
-        if "get_suggested_block_size" in text:
-            return True
-        # Without an explicit ``block_dim=`` every launch of a module uses its one default:
-        # some launch must have the word among its arguments, i.e. before the next launch.
-        starts = [start for start, _end, _label in launch_calls(text)]
-        ends = [*starts[1:], len(text)]
-        return any(text.find("block_dim", start, end) >= 0 for start, end in zip(starts, ends))
-
-    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
-        file_default = _file_default_block_dim(ctx)
-        modules: dict[str, _ModuleLaunches] = {}
-        queries: list[tuple[ast.Call, str]] = []
-        for call in ctx.calls_to("warp.get_suggested_block_size", "warp.launch", "warp.launch_tiled"):
-            name = ctx.call_name(call)
-            if name == "warp.get_suggested_block_size":
-                if _on_cpu(ctx.keyword(call, "device", 1)):
-                    continue
-                resolved = kernel_module_of(ctx.keyword(call, "kernel", 0), ctx)
-                if resolved is not None:
-                    queries.append((call, resolved[0]))
+    def query(self, ctx: QueryContext) -> None:
+        modules = _launches_by_module(ctx.program)
+        severity = Severity.INFO if is_test_harness(ctx.path) else None  # tests exercise block_dims on purpose
+        for group in modules.values():
+            if group.kernels < 2:
                 continue
-            if name not in ("warp.launch", "warp.launch_tiled"):
-                continue
-            if any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
-                continue
-            if _on_cpu(ctx.keyword(call, "device", 6 if name == "warp.launch" else None)):
-                continue
-            resolved = kernel_module_of(ctx.keyword(call, "kernel", 0), ctx)
-            if resolved is None:
-                continue
-            key, kernel, count = resolved
-            default = file_default if key == ctx.module_name else DEFAULT_BLOCK_DIM
-            block = ctx.keyword(call, "block_dim")
-            if block is None or (isinstance(block, ast.Constant) and block.value is None):
-                launch = _Launch(call, kernel, default, "")
-            else:
-                value = _int_value(block, ctx)
-                if value is None:
-                    launch = _Launch(call, kernel, _RUNTIME, ctx.source_of(block), _varies(block))
-                else:
-                    launch = _Launch(call, kernel, value, ctx.source_of(block))
-            modules.setdefault(key, _ModuleLaunches(count)).launches.append(launch)
-
-        if is_test_harness(ctx.path):
-            ctx.state[self.code] = Severity.INFO  # tests exercise block_dims on purpose
-        for key, group in modules.items():
-            if group.kernels < 2 or key.startswith("unique:"):
-                continue
-            self._check_spread(key, group, ctx)
-        for call, key in queries:
-            self._check_query(call, key, modules.get(key), file_default if key == ctx.module_name else DEFAULT_BLOCK_DIM, ctx)
-
-    def _check_spread(self, key: str, group: _ModuleLaunches, ctx: FileContext) -> None:
-        module = _display(key)
-        constants = [launch for launch in group.launches if launch.value is not _RUNTIME]
-        first = constants[0] if constants else None
-        seen_values = {first.value} if first else set()
-        for launch in group.launches:
-            if launch.value is _RUNTIME:
-                if not launch.varies:
-                    continue
-                others = f" and other kernels of it at block_dim {first.value} (line {first.call.lineno})" if first else ""
-                ctx.report(
-                    launch.call,
-                    f"block_dim `{launch.text}` is chosen at run time for `{launch.kernel}`, which shares module "
-                    f"{module} with {group.kernels - 1} other kernel(s){others}: every distinct value compiles the "
-                    "whole module again; give this kernel a module of its own (module=\"unique\")",
-                    severity=Severity.INFO,
-                )
-                continue
-            if launch.value in seen_values:
-                continue
-            seen_values.add(launch.value)
-            assert first is not None
-            ctx.report(
-                launch.call,
-                f"module {module} is launched at block_dim {launch.value} here and at {first.value} for "
-                f"`{first.kernel}` (line {first.call.lineno}): each block_dim compiles the whole module again, all "
-                f"{group.kernels} kernels; give kernels that need another block_dim a module of their own",
-                severity=ctx.state.get(self.code),
-            )
-
-    def _check_query(self, call: ast.Call, key: str, group: _ModuleLaunches | None, default: int,
-                     ctx: FileContext) -> None:  # fmt: skip
-        if group is None:
-            return
-        for launch in group.launches:
-            if launch.value == default:
-                continue
-            shown = launch.text or str(launch.value)
-            ctx.report(
-                call,
-                f"`get_suggested_block_size` loads module {_display(key)} at its default block_dim {default} to "
-                f"ask the driver; the launch at line {launch.call.lineno} uses block_dim={shown}, a second build "
-                "of the whole module; set the module's default block_dim to the value you launch with, or keep "
-                "the suggested size from an earlier run",
-                severity=ctx.state.get(self.code),
-            )
-            return
+            _check_spread(group, ctx, severity)
+        for index, launch in enumerate(ctx.facts.launches):
+            if launch.kind == "block_size_query" and not _on_cpu(launch.device):
+                _check_query(ctx, index, launch, modules, severity)
 
 
-def _display(key: str) -> str:
-    if key.startswith("unique:"):
-        return f"`{key.rsplit(':', 1)[-1]}` (unique)"
-    if key.startswith("named:"):
-        return f"`{key[6:]}`"
-    return f"`{key}`"
+def _launches_by_module(program: Program) -> dict[str, _WarpModule]:
+    """Every GPU-capable launch of the program, grouped by the Warp module it builds."""
+    cached = getattr(program, "_wct009_launches", None)
+    if cached is not None:
+        return cached
+    kernel_counts: dict[str, int] = {}
+    for ref, kernel in program.kernels():
+        if kernel.decorator != "kernel":
+            continue
+        for module in program.kernel_modules(ref):
+            if module is not UNRESOLVED:
+                kernel_counts[module_key(module)] = kernel_counts.get(module_key(module), 0) + 1
+    defaults = _module_defaults(program)
+    groups: dict[str, _WarpModule] = {}
+    for module, facts in program.modules.items():
+        for index, launch in enumerate(facts.launches):
+            if launch.kind not in ("launch", "launch_tiled") or _on_cpu(launch.device):
+                continue
+            kernels = [k for k in program.launch_kernels(module, index) if isinstance(k, KernelRef)]
+            if not kernels or len(kernels) != len(program.launch_kernels(module, index)):
+                continue
+            values, varies = _block_dims(program, module, launch)
+            for ref in kernels:
+                for target in program.kernel_modules(ref):
+                    if target is UNRESOLVED or isinstance(target, tuple):
+                        continue  # unknown, or a unique module: one kernel, each build needed
+                    key = module_key(target)
+                    group = groups.get(key)
+                    if group is None:
+                        group = groups[key] = _WarpModule(key, f"`{key}`", kernel_counts.get(key, 0),
+                                                          defaults.get(key, DEFAULT_BLOCK_DIM))  # fmt: skip
+                    resolved = values if values is not None else (group.default,)
+                    group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies))
+    program._wct009_launches = groups  # type: ignore[attr-defined]
+    return groups
 
 
-def _file_default_block_dim(ctx: FileContext) -> int:
-    value = DEFAULT_BLOCK_DIM
-    for call in bare_module_option_calls(ctx):
-        for k, v in dict_items(ctx.keyword(call, "options", 0)) or []:
-            if k.value == "block_dim":
-                got = _int_value(v, ctx)
-                if got is not None:
-                    value = got
+def _module_defaults(program: Program) -> dict[str, int]:
+    """``wp.set_module_options({"block_dim": N})`` per module (the file's own by default)."""
+    out: dict[str, int] = {}
+    for module, facts in program.modules.items():
+        for option in facts.options:
+            if option.kind != "module_options" or "block_dim" not in option.options:
+                continue
+            values = program.resolve(module, option.function, option.options["block_dim"])
+            targets = program.option_target(module, option)
+            if len(values) == 1 and isinstance(values[0], int):
+                for target in targets:
+                    if isinstance(target, str):
+                        out[target] = values[0]
+    return out
+
+
+def _block_dims(program: Program, module: str, launch: LaunchFact) -> tuple[tuple[Any, ...] | None, bool]:
+    """(block_dims this launch can use, whether a run-time one varies); None: the module default."""
+    value = launch.block_dim
+    if value is None or value == Value("const", None):
+        return None, False
+    value = _per_device(value)
+    resolved = program.resolve(module, launch.function, value)
+    if any(v is UNRESOLVED for v in resolved) or not all(isinstance(v, int) and not isinstance(v, bool) for v in resolved):
+        return (), _varies(value)
+    return tuple(dict.fromkeys(resolved)), False
+
+
+def _per_device(value: Value) -> Value:
+    """``X if "cuda" in device else 1``: one value per device; on the GPU it is X (the CPU
+    always uses 1 whatever is passed)."""
+    if value.kind == "choice" and any(word in str(value.data).lower() for word in _DEVICE_WORDS):
+        for branch in value.items:
+            if branch != Value("const", 1):
+                return _per_device(branch)
+    if value.kind == "call" and value.data in ("int",) and len(value.items) == 1:
+        inner = _per_device(value.items[0])
+        return Value("call", value.data, (inner,))
     return value
 
 
-_INT_OPS = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.FloorDiv: lambda a, b: a // b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-    ast.Pow: lambda a, b: a**b if b < 64 else None,
-}  # fmt: skip
+def _varies(value: Value) -> bool:
+    """A run-time block_dim read straight from a parameter or a loop variable (``cfg.x`` is
+    usually fixed for the run; a name assigned in branches is a choice, not a sweep)."""
+    if value.kind == "param":
+        return True
+    if value.kind == "sub" and value.items and value.items[0].kind == "elem":
+        return True
+    return value.kind == "elem"
 
 
-def _int_value(node: ast.AST | None, ctx: FileContext, depth: int = 0) -> int | None:
-    """An int the expression has on every path: literals, names assigned exactly once to
-    such an expression, arithmetic on them, and constants of imported modules. Anything
-    else (``self.x``, a name assigned in two branches) is a run-time value."""
-    if node is None or depth > 6:
-        return None
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _int_value(node.operand, ctx, depth + 1)
-        return -value if value is not None else None
-    if isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
-        left, right = _int_value(node.left, ctx, depth + 1), _int_value(node.right, ctx, depth + 1)
-        if left is None or right is None:
-            return None
-        try:
-            return _INT_OPS[type(node.op)](left, right)
-        except (ArithmeticError, ValueError):
-            return None
-    if isinstance(node, ast.Name):
-        _scope, bindings = syntax.lookup(node)
-        if len(bindings) != 1 or not (isinstance(bindings[0], ast.Name) and syntax.is_store(bindings[0])):
-            return None
-        assign = bindings[0].parent  # type: ignore[attr-defined]
-        if isinstance(assign, (ast.Assign, ast.AnnAssign)) and assign.value is not None:
-            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
-            if any(t is bindings[0] for t in targets):
-                return _int_value(assign.value, ctx, depth + 1)
-        return None
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        _scope, bindings = syntax.lookup(node.value)
-        if len(bindings) == 1 and isinstance(bindings[0], (ast.Import, ast.ImportFrom)):
-            from astroid import nodes as anodes
-
-            value = ctx.infer_one(node)  # a constant of another module, e.g. ``cfg.BLOCK_DIM``
-            if isinstance(value, anodes.Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
-                return value.value
-    return None
-
-
-def _on_cpu(device: ast.AST | None) -> bool:
-    return isinstance(device, ast.Constant) and isinstance(device.value, str) and device.value.startswith("cpu")
-
-
-def _varies(expr: ast.AST) -> bool:
-    """The expression reads a parameter of its function or a loop variable directly (not an
-    attribute of one: ``cfg.block_dim`` is usually fixed for the run)."""
-    for name in syntax.nodes_of_class(expr, ast.Name):
-        if not isinstance(name.ctx, ast.Load):
-            continue  # ``(b := 64)`` binds ``b``, it does not read it
-        parent = name.parent  # type: ignore[attr-defined]
-        if isinstance(parent, (ast.Attribute, ast.Subscript)) or (isinstance(parent, ast.Call) and name is parent.func):
+def _check_spread(group: _WarpModule, ctx: QueryContext, severity: Severity | None) -> None:
+    first: tuple[_Launch, Any] | None = None
+    for launch in group.launches:
+        if launch.values:
+            first = (launch, launch.values[0])
+            break
+    seen = {first[1]} if first else set()
+    reported: set[tuple[int, int]] = set()
+    for launch in group.launches:
+        here = launch.module == ctx.module_name
+        if not launch.values:
+            if not launch.varies or not here:
+                continue
+            others = ""
+            if first is not None:
+                others = (f" and other kernels of it at block_dim {first[1]} "
+                          f"({where(first[0].module, first[0].launch.span, ctx.module_name)})")  # fmt: skip
+            ctx.report(
+                launch.launch.span,
+                f"block_dim is chosen at run time for `{launch.kernel}`, which shares module {group.label} with "
+                f"{group.kernels - 1} other kernel(s){others}: every distinct value compiles the whole module "
+                'again; give this kernel a module of its own (module="unique")',
+                severity=Severity.INFO,
+            )
             continue
-        _scope, bindings = syntax.lookup(name)
-        for binding in bindings:
-            if isinstance(binding, ast.arg):
-                args = binding.parent  # type: ignore[attr-defined]
-                # ``*args`` / ``**kwargs`` hold a tuple / dict, never a block_dim themselves.
-                if binding is not args.vararg and binding is not args.kwarg:
-                    return True
-            elif isinstance(binding, ast.Name):
-                holder = binding.parent  # type: ignore[attr-defined]
-                if isinstance(holder, _LOOP_HOLDERS) or isinstance(getattr(holder, "parent", None), _LOOP_HOLDERS):
-                    return True
-    return False
+        new = [v for v in launch.values if v not in seen]
+        seen.update(launch.values)
+        if not new or first is None or not here:
+            continue
+        key = launch.launch.span[:2]
+        if key in reported:
+            continue
+        reported.add(key)
+        if launch is first[0]:
+            listed = ", ".join(str(v) for v in launch.values)
+            detail = f"at block_dims {listed} here"
+        else:
+            detail = (f"at block_dim {', '.join(str(v) for v in new)} here and at {first[1]} for `{first[0].kernel}` "
+                      f"({where(first[0].module, first[0].launch.span, ctx.module_name)})")  # fmt: skip
+        ctx.report(
+            launch.launch.span,
+            f"module {group.label} is launched {detail}: each block_dim compiles the whole module again, all "
+            f"{group.kernels} kernels; give kernels that need another block_dim a module of their own",
+            severity=severity,
+        )
 
 
-_LOOP_HOLDERS = (ast.For, ast.AsyncFor, ast.comprehension)
+def _check_query(ctx: QueryContext, index: int, query: LaunchFact, modules: dict[str, _WarpModule],
+                 severity: Severity | None) -> None:  # fmt: skip
+    program = ctx.program
+    for ref in program.launch_kernels(ctx.module_name, index):
+        if not isinstance(ref, KernelRef):
+            continue
+        for target in program.kernel_modules(ref):
+            if target is UNRESOLVED or isinstance(target, tuple):
+                continue
+            group = modules.get(module_key(target))
+            if group is None:
+                continue
+            for launch in group.launches:
+                if launch.values == (group.default,) or (not launch.values and not launch.launch.block_dim):
+                    continue
+                shown = _block_dim_text(ctx, launch) if launch.module == ctx.module_name else ""
+                shown = shown or ", ".join(str(v) for v in launch.values) or "a run-time value"
+                ctx.report(
+                    query.span,
+                    f"`get_suggested_block_size` loads module {group.label} at its default block_dim {group.default} "
+                    f"to ask the driver; the launch at {where(launch.module, launch.launch.span, ctx.module_name)} "
+                    f"uses block_dim={shown}, a second build of the whole module; set the module's default "
+                    "block_dim to the value you launch with, or keep the suggested size from an earlier run",
+                    severity=severity,
+                )
+                return
+
+
+def _block_dim_text(ctx: QueryContext, launch: _Launch) -> str:
+    """The ``block_dim=...`` argument text of a launch of this file (for the message)."""
+    text = ctx.source_of(launch.launch.span)
+    marker = text.find("block_dim=")
+    if marker < 0:
+        return ""
+    rest = text[marker + len("block_dim="):]
+    depth, end = 0, 0
+    for end, char in enumerate(rest):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            break
+    else:
+        end = len(rest)
+    return rest[:end].strip()
+
+
+def _on_cpu(device: Value | None) -> bool:
+    return device is not None and device.kind == "const" and isinstance(device.data, str) and device.data.startswith("cpu")
