@@ -1,0 +1,1 @@
+"""Rigid particles, forward simulation only."""

@@ -1,0 +1,1 @@
+"""Element-wise array algebra for any dtype."""

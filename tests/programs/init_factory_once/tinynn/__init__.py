@@ -1,0 +1,1 @@
+"""A two-layer network, forward only."""

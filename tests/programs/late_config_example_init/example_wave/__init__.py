@@ -1,0 +1,1 @@
+"""The 1-D wave example."""

@@ -1,0 +1,1 @@
+"""A small Warp test suite run as a program."""

@@ -1,0 +1,1 @@
+"""Scalar fields on a grid."""

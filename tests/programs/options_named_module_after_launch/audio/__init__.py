@@ -1,0 +1,1 @@
+"""A block-based audio engine."""

@@ -1,0 +1,1 @@
+"""Particles with air drag."""

@@ -1,0 +1,1 @@
+"""A mass-spring cloth with an adaptive time step."""

@@ -1,0 +1,1 @@
+"""A tiny image pipeline: per-pixel stages made by kernel factories."""
