@@ -117,6 +117,7 @@ class ChildResult:
     wall_s: float
     start_epoch: float
     stderr_tail: str
+    cpu_s: float | None = None  # user + system CPU of the child and the descendants it waited for
 
 
 def run_child(
@@ -158,9 +159,18 @@ def run_child(
         # A thread blocks in waitpid so the end time is exact (Popen.wait(timeout) polls).
         finished = threading.Event()
         end: list[float] = []
+        cpu: list[float] = []
 
         def wait_for_exit() -> None:
-            process.wait()
+            # wait4 also returns the child's CPU time: unlike wall time, it barely moves
+            # when other processes load the machine.
+            try:
+                _pid, status, usage = os.wait4(process.pid, 0)
+            except ChildProcessError:  # reaped elsewhere; only the exit code is left
+                process.wait()
+            else:
+                process.returncode = os.waitstatus_to_exitcode(status)
+                cpu.append(usage.ru_utime + usage.ru_stime)
             end.append(time.perf_counter())
             finished.set()
 
@@ -179,7 +189,7 @@ def run_child(
             _stop_group(process, finished)
             raise ProbeCancelled("interrupted") from None
         wall_s = end[0] - start
-    return ChildResult(process.returncode, wall_s, start_epoch, _tail(stderr_path))
+    return ChildResult(process.returncode, wall_s, start_epoch, _tail(stderr_path), cpu[0] if cpu else None)
 
 
 def _stop_group(process: subprocess.Popen[bytes], finished: threading.Event) -> None:

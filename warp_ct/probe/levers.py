@@ -103,6 +103,8 @@ class LeverResult:
     delta_s: float | None = None
     band_s: float | None = None
     relative: float | None = None  # delta / baseline median
+    cpu_median_s: float | None = None  # compile CPU (cold - warm): steadier than wall on a loaded machine
+    cpu_relative: float | None = None
     topology_differences: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # targeted modules whose hashes changed
     unmoved: list[str] = field(default_factory=list)  # targeted modules whose hashes did not
@@ -112,6 +114,15 @@ class LeverResult:
     @property
     def name(self) -> str:
         return self.plan.name
+
+    @property
+    def cpu_disagrees(self) -> bool:
+        """Wall time calls it a change that the command's CPU time does not show (a busy machine)."""
+        if self.cpu_relative is None:
+            return False
+        return (self.verdict == "improved" and self.cpu_relative > -0.01) or (
+            self.verdict == "regression" and self.cpu_relative < 0.01
+        )
 
     def figure(self) -> str:
         """``-62% compile elapsed, 3 samples`` (or why there is no figure)."""
@@ -134,6 +145,8 @@ class LeverResult:
             "delta_s": _round(self.delta_s),
             "band_s": _round(self.band_s),
             "relative": _round(self.relative),
+            "cpu_median_s": _round(self.cpu_median_s),
+            "cpu_relative": _round(self.cpu_relative),
             "changes_numerics": plan.changes_numerics,
             "runtime_cost": plan.runtime_cost,
             "unsafe": plan.unsafe is not None,
@@ -148,6 +161,7 @@ class LeverResult:
             "where": plan.where,
             "revert": plan.revert,
             "error": self.error,
+            "cpu_disagrees": self.cpu_disagrees,
             "report": None if self.report is None else self.report.to_json_dict(),
         }
 
@@ -181,6 +195,8 @@ class LeverResult:
             delta_s=data.get("delta_s"),
             band_s=data.get("band_s"),
             relative=data.get("relative"),
+            cpu_median_s=data.get("cpu_median_s"),
+            cpu_relative=data.get("cpu_relative"),
             topology_differences=list(data.get("topology_differences") or ()),
             moved=list(data.get("moved") or ()),
             unmoved=list(data.get("unmoved") or ()),
@@ -567,9 +583,12 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
 
 
 def _why_differentiated(module: ModuleIdentity) -> str:
+    reasons = []
     if module.adjoint_launched:
-        return f"the baseline launched adjoint kernels of `{module.name}`"
-    return f"a wp.Tape recorded kernels of `{module.name}`"
+        reasons.append("launched adjoint kernels")
+    if module.taped:
+        reasons.append("recorded its kernels on a wp.Tape")
+    return f"the baseline {' and '.join(reasons)} of `{module.name}`"
 
 
 def _resolved_mode(module: ModuleIdentity) -> Any:
@@ -731,6 +750,10 @@ def _judge(plan: LeverPlan, baseline: ProbeReport, report: ProbeReport) -> Lever
     if result.median_s is not None and base_median is not None:
         result.delta_s = result.median_s - base_median
         result.relative = result.delta_s / base_median if base_median else None
+    base_cpu = baseline.analysis.summary["compile_cpu_s"].median
+    result.cpu_median_s = summary["compile_cpu_s"].median
+    if result.cpu_median_s is not None and base_cpu:
+        result.cpu_relative = (result.cpu_median_s - base_cpu) / base_cpu
     if result.band_s is None and base_median is not None:
         base = baseline.analysis.summary["compile_elapsed_s"]
         result.band_s = max(0.01 * abs(base_median), 2.0 * (base.mad or 0.0))
@@ -769,20 +792,22 @@ def render_ledger_text(ledger: Ledger) -> str:
         f"{'s' if elapsed.n != 1 else ''}, cold wall {_s(base['cold_wall_s'].median)}; "
         f"Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
         "",
-        "Ledger (compile elapsed = cold wall - warm wall, median ± MAD; band as in `probe compare`)",
-        f"  {'lever':<28} {'compile elapsed':>17} {'change':>16}  {'verdict':<13} notes",
+        "Ledger (compile elapsed = cold wall - warm wall, median ± MAD, judged with `probe compare`'s band;",
+        "        CPU = change of the command's compile CPU time, steadier than wall time on a busy machine)",
+        f"  {'lever':<28} {'compile elapsed':>17} {'change':>16} {'CPU':>6}  {'verdict':<13} notes",
     ]
     for result in ledger.results:
         notes = _row_notes(result)
         if result.status == "measured":
             change = "-" if result.delta_s is None else f"{result.delta_s:+.2f} s {result.relative * 100 if result.relative is not None else 0:+.0f}%"
+            cpu = "-" if result.cpu_relative is None else f"{result.cpu_relative * 100:+.0f}%"
             lines.append(
-                f"  {result.name[:28]:<28} {_s(result.median_s):>8} ± {_s(result.mad_s):<6} {change:>16}  "
+                f"  {result.name[:28]:<28} {_s(result.median_s):>8} ± {_s(result.mad_s):<6} {change:>16} {cpu:>6}  "
                 f"{(result.verdict or '-'):<13} {notes}".rstrip()
             )
         else:
             reason = result.error or result.plan.not_applicable or ""
-            lines.append(f"  {result.name[:28]:<28} {'':>17} {'':>16}  {result.status:<13} {reason}".rstrip())
+            lines.append(f"  {result.name[:28]:<28} {'':>17} {'':>16} {'':>6}  {result.status:<13} {reason}".rstrip())
 
     measured = [r for r in ledger.results if r.status == "measured"]
     if measured:
@@ -825,6 +850,8 @@ def _row_notes(result: LeverResult) -> str:
         out.append("launches changed")
     if result.status == "measured" and result.unmoved and not result.moved:
         out.append("no hash moved")
+    if result.cpu_disagrees:
+        out.append("CPU time disagrees: noise? more samples")
     return "; ".join(out)
 
 

@@ -94,7 +94,9 @@ def run_measure(
                     cancel=cancel,
                 )
                 records = read_records_dir(records_dir, child.start_epoch)
-                runs[kind] = RunResult.from_records(kind, child.exit_code, child.wall_s, records, child.stderr_tail)
+                runs[kind] = RunResult.from_records(
+                    kind, child.exit_code, child.wall_s, records, child.stderr_tail, child.cpu_s
+                )
                 status = "ok" if child.exit_code == 0 else f"exit {child.exit_code}"
                 report_progress(
                     f"sample {index + 1}/{samples}: {kind} run {child.wall_s:.2f} s, "

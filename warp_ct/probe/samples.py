@@ -35,6 +35,7 @@ class RunResult:
     config_assignments: list[ConfigAssignment] = field(default_factory=list)
     taped: list[TapedKernel] = field(default_factory=list)
     warp_config: dict[str, Any] = field(default_factory=dict)
+    cpu_s: float | None = None  # CPU time of the command (user + system), None if unknown
 
     @property
     def ok(self) -> bool:
@@ -42,7 +43,8 @@ class RunResult:
 
     @classmethod
     def from_records(
-        cls, kind: str, exit_code: int, wall_s: float, records: RunRecords, stderr_tail: str
+        cls, kind: str, exit_code: int, wall_s: float, records: RunRecords, stderr_tail: str,
+        cpu_s: float | None = None,
     ) -> RunResult:
         return cls(
             kind=kind,
@@ -63,6 +65,7 @@ class RunResult:
             config_assignments=records.config_assignments,
             taped=records.taped,
             warp_config=records.warp_config,
+            cpu_s=None if cpu_s is None else round(cpu_s, 4),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +87,7 @@ class RunResult:
             "config_assignments": [a.to_dict() for a in self.config_assignments],
             "taped": [t.to_dict() for t in self.taped],
             "warp_config": self.warp_config,
+            "cpu_s": self.cpu_s,
         }
 
     @classmethod
@@ -106,6 +110,7 @@ class RunResult:
             config_assignments=[ConfigAssignment.from_dict(a) for a in data.get("config_assignments", ())],
             taped=[TapedKernel.from_dict(t) for t in data.get("taped", ())],
             warp_config=dict(data.get("warp_config") or {}),
+            cpu_s=None if data.get("cpu_s") is None else float(data["cpu_s"]),
         )
 
 

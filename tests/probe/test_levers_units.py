@@ -1,0 +1,95 @@
+"""Fast tests without Warp: which levers a measured program gets, and modules matched by kernels."""
+
+from __future__ import annotations
+
+from warp_ct.probe.compare import changed_module_identities
+from warp_ct.probe.levers import LeverPlan, LeverResult, parse_only, plan_levers
+from warp_ct.probe.records import ConfigAssignment, KernelSource, LaunchSignature, ModuleLoad, TapedKernel
+from warp_ct.probe.report import ProbeReport, RunResult, SampleResult
+
+_NAMES = ("enable_backward", "max_unroll", "mode", "fast_math", "lineinfo", "optimization_level")
+
+
+def _load(module: str, kernel: str, hash_: str = "aa", file: str = "/app/sim.py", **options) -> ModuleLoad:
+    resolved = {"enable_backward": True, "max_unroll": 16, "mode": None, "fast_math": False, "lineinfo": False,
+                "optimization_level": None, **options}  # fmt: skip
+    return ModuleLoad(
+        module, hash_, "cpu", 1, 0.1, 500.0, "compiled", 400.0, 1,
+        kernels=(KernelSource(kernel, file, 10),), options=resolved, option_names=_NAMES,
+        config={"mode": "release", "optimization_level": None, "use_precompiled_headers": True},
+    )  # fmt: skip
+
+
+def _report(loads, launches=(), taped=(), assignments=(), warm_wall=1.0) -> ProbeReport:
+    cold = RunResult("cold", 0, 5.0, loads=list(loads), launches=list(launches), taped=list(taped),
+                     config_assignments=list(assignments),
+                     warp_config={"enable_backward": True, "max_unroll": 16, "use_precompiled_headers": True,
+                                  "mode": "release", "optimization_level": None, "lineinfo": False})  # fmt: skip
+    warm = RunResult("warm", 0, warm_wall, launches=list(launches))
+    return ProbeReport(command=["python", "app.py"], cwd="/app", samples=[SampleResult(0, cold, warm)])
+
+
+def _by_name(plans: list[LeverPlan]) -> dict[str, LeverPlan]:
+    return {p.name: p for p in plans}
+
+
+def test_two_modules_with_backward_get_a_lever_each_and_a_taped_one_is_unsafe():
+    report = _report(
+        [_load("app.solver", "solve"), _load("app.render", "shade", file="/app/render.py")],
+        taped=[TapedKernel("solve", "app.solver", 3)],
+    )
+    plans = _by_name(plan_levers(report)[0])
+    assert {"backward", "backward:app.solver", "backward:app.render"} <= set(plans)
+    assert plans["backward"].unsafe and "`app.solver`" in plans["backward"].unsafe
+    assert plans["backward:app.solver"].unsafe and plans["backward:app.render"].unsafe is None
+    render = plans["backward:app.render"]
+    assert render.modules == ["app.render"] and render.module_options == {"enable_backward": False}
+    assert render.line == 'wp.set_module_options({"enable_backward": False})' and "/app/render.py" in render.where
+    # Nothing turned precompiled headers off or set debug options: those levers do not apply.
+    assert plans["precompiled-headers"].not_applicable and plans["release-mode"].not_applicable
+    assert plans["fast-math"].changes_numerics and plans["fast-math"].not_applicable is None
+
+
+def test_debug_options_the_program_set_point_at_its_line():
+    report = _report(
+        [_load("__main__", "k", mode="debug", lineinfo=True)],
+        assignments=[ConfigAssignment("mode", "debug", "/app/app.py", 4),
+                     ConfigAssignment("kernel_cache_dir", "/x", "/site-packages/warp/_src/build.py", 9)],
+    )  # fmt: skip
+    plans = _by_name(plan_levers(report)[0])
+    assert plans["release-mode"].not_applicable is None and plans["release-mode"].where.startswith("at app.py:4,")
+    assert plans["lineinfo"].not_applicable is None
+    assert plans["lineinfo"].line == 'wp.set_module_options({"lineinfo": False})'  # set as a module option
+
+
+def test_library_modules_and_unique_modules_get_their_own_lines():
+    unique = _load("step_0123abcd", "step", file="/app/kernels.py")
+    library = _load("solverlib.core", "integrate", file="/venv/lib/python3.11/site-packages/solverlib/core.py")
+    plans = _by_name(plan_levers(_report([unique, library]))[0])
+    assert plans["backward:step_0123abcd"].line == '@wp.kernel(enable_backward=False, module="unique")'
+    assert plans["backward:solverlib.core"].line == 'wp.get_module("solverlib.core").options["enable_backward"] = False'
+    assert "other users may need gradients" in plans["backward:solverlib.core"].where
+
+
+def test_only_selects_and_unknown_options_are_not_applicable():
+    report = _report([_load("__main__", "k")])
+    plans, _notes = plan_levers(report, parse_only(["backward:nowhere,no_such_option=1", "max_unroll=2"]))
+    assert [p.name for p in plans] == ["backward:nowhere", "no_such_option=1", "max_unroll=2"]
+    assert "not loaded" in plans[0].not_applicable and "no module option" in plans[1].not_applicable
+    assert plans[2].module_options == {"max_unroll": 2} and plans[2].not_applicable is None
+
+
+def test_a_wall_time_verdict_the_cpu_time_contradicts_is_flagged():
+    plan = LeverPlan("max-unroll", "max_unroll=4")
+    assert LeverResult(plan, "measured", verdict="improved", cpu_relative=0.03).cpu_disagrees
+    assert not LeverResult(plan, "measured", verdict="improved", cpu_relative=-0.4).cpu_disagrees
+    assert not LeverResult(plan, "measured", verdict="inconclusive", cpu_relative=0.03).cpu_disagrees
+
+
+def test_compare_matches_unique_modules_by_their_kernels():
+    launch = LaunchSignature("fill", "fill_11111111", (8,), "cpu", ("float32",), 1, False, 1)
+    base = _report([_load("fill_11111111", "fill", "h1"), _load("__main__", "k", "h2")], [launch])
+    renamed = _report([_load("fill_22222222", "fill", "h3"), _load("__main__", "k", "h2")], [launch])
+    (line,) = changed_module_identities(base, renamed)
+    assert "fill_11111111 -> fill_22222222" in line and "h1 -> h3" in line
+    assert changed_module_identities(base, base) == []
