@@ -20,7 +20,10 @@ from warp_ct.analyzer.flows import (
     loaded_before,
     loads_in,
 )
+from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.program import Event, Freq, FunctionRef, KernelRef, Program
+from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -42,7 +45,6 @@ class KernelAfterLoad(Rule):
     severity = Severity.WARNING
     summary = "A kernel, function or overload joins a Warp module after that module was launched or loaded"
     fix_applicability = None
-    triggers = (r"@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b|overload\s*\(",)
     docs = '''
     ## What it does
     Flags a `@wp.kernel`, `@wp.func`, `@wp.struct`, `@wp.overload` or `wp.overload(...)`
@@ -76,6 +78,26 @@ class KernelAfterLoad(Rule):
 
     wp.launch(step, dim=16, inputs=[x])
     ```
+    A generic kernel is instantiated at its first launch with the argument types it is
+    given; when another launch loaded its module before, the instantiation rebuilds it:
+    ```python
+    from typing import Any
+
+    import warp as wp
+
+    @wp.kernel
+    def clear(x: wp.array(dtype=float)):
+        x[wp.tid()] = 0.0
+
+    @wp.kernel
+    def axpy(x: wp.array(dtype=Any), y: wp.array(dtype=Any), a: Any):  # WCT007
+        i = wp.tid()
+        y[i] = a * x[i] + y[i]
+
+    def step(x, y):
+        wp.launch(clear, dim=16, inputs=[y])
+        wp.launch(axpy, dim=16, inputs=[x, y, 2.0])
+    ```
 
     ## Use instead
     Define everything first, then launch:
@@ -95,6 +117,27 @@ class KernelAfterLoad(Rule):
     x = wp.zeros(16, dtype=float)
     wp.launch(init, dim=16, inputs=[x])
     wp.launch(step, dim=16, inputs=[x])
+    ```
+    Declare a generic kernel's concrete types up front:
+    ```python
+    from typing import Any
+
+    import warp as wp
+
+    @wp.kernel
+    def clear(x: wp.array(dtype=float)):
+        x[wp.tid()] = 0.0
+
+    @wp.kernel
+    def axpy(x: wp.array(dtype=Any), y: wp.array(dtype=Any), a: Any):
+        i = wp.tid()
+        y[i] = a * x[i] + y[i]
+
+    wp.overload(axpy, {"x": wp.array(dtype=float), "y": wp.array(dtype=float), "a": float})
+
+    def step(x, y):
+        wp.launch(clear, dim=16, inputs=[y])
+        wp.launch(axpy, dim=16, inputs=[x, y, 2.0])
     ```
 
     ## When not to apply
@@ -118,14 +161,20 @@ class KernelAfterLoad(Rule):
 
     wp.launch(step, dim=16, inputs=[x])
     ```
-    Generic kernels launched with new argument types are not checked: that needs the
-    types at run time (`warp-ct probe measure` shows the extra builds).
+    A generic kernel launched first, before anything else loads its module, is
+    instantiated into the module's first build; one declared with `wp.overload` up front
+    is part of every build.
     '''
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        program, facts = project.program(), project.facts(summary)
+        if _late_generic_instantiations(program, facts) or list(_late_definitions_through_calls(program, facts)):
+            return True
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
         text = summary.text
+        if not _DEFINITION_RE.search(text):
+            return False
         # Each pattern is tried only where a match can start (textscan): a \b-alternation
         # would otherwise be tried at every offset of every file.
         loads = [start for start, _end, _label in load_calls(text)]
@@ -173,6 +222,118 @@ class KernelAfterLoad(Rule):
                     f"{what} joins {describe(ctx, module)} after {load.what}: the module gets a new hash and "
                     "is built again, whole, at its next launch. Define it before the first launch.",
                 )
+
+
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
+        program, facts = ctx.program, ctx.facts
+        defs = {(d.funcdef.name, d.funcdef.lineno): d.funcdef for d in ctx.kernel_decorators()}
+        for kernel, load, launch in _late_generic_instantiations(program, facts):
+            funcdef = defs.get((kernel.name, kernel.span[0]))
+            first = _launched_kernel_name(program, load)
+            ctx.report(
+                funcdef if funcdef is not None else ctx._range(*kernel.span),
+                f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is first "
+                f"launched at {where(launch.site_module, launch.span, ctx.module_name)}, after {first} loaded its "
+                f"module ({where(load.site_module, load.span, ctx.module_name)}): the new instantiation joins the "
+                "module, which is built again, whole. Declare the concrete types up front with `wp.overload` "
+                "beside the kernel.",
+            )
+        for site, define, load in _late_definitions_through_calls(program, facts):
+            kernel = program.kernel(define.detail)
+            ctx.report(
+                ctx._range(*site),
+                f"`{define.via[0][2] if define.via else kernel.name}()` defines the kernel `{kernel.name}` "
+                f"({where(define.site_module, define.span, ctx.module_name)}) in a module that "
+                f"{_launched_kernel_name(program, load)} already loaded "
+                f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
+                "again, whole, at its next launch. Create the kernel before the first launch.",
+            )
+
+
+def _launched_kernel_name(program: Program, load: Event) -> str:
+    kind, index = load.detail
+    names = [program.kernel(k).name for k in program.launch_kernels(load.site_module, index) if isinstance(k, KernelRef)]
+    if kind.startswith("launch") and names:
+        return f"the launch of `{names[0]}`"
+    return f"`wp.{kind}`" if kind in ("force_load", "load_module") else "a launch"
+
+
+def _overloaded(program: Program, kernel: KernelFact) -> bool:
+    for facts in program.modules.values():
+        for name, _span, _function in facts.overloads:
+            if name.rsplit(".", 1)[-1] == kernel.name:
+                return True
+    return False
+
+
+def _all_flows(program: Program) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
+    for module, facts in program.modules.items():
+        yield FunctionRef(module, "<module>"), program.effects(FunctionRef(module, "<module>"))
+        for qualname in facts.functions:
+            ref = FunctionRef(module, qualname)
+            yield ref, program.effects(ref)
+
+
+def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tuple[KernelFact, Event, Event]]:
+    """(generic kernel of this file, the load before, its first launch) where some flow
+    loads the kernel's module (launching another kernel of it) before it first launches
+    the generic kernel, which no ``wp.overload`` declares."""
+    generic = {
+        KernelRef(facts.module, index): kernel
+        for index, kernel in enumerate(facts.kernels)
+        if kernel.generic and kernel.decorator == "kernel" and not _overloaded(program, kernel)
+    }
+    if not generic:
+        return []
+    found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
+    for _ref, events in _all_flows(program):
+        first_load: dict[str, Event] = {}
+        for event in events:
+            if event.kind != "load":
+                continue
+            kind, index = event.detail
+            launched = program.launch_kernels(event.site_module, index) if kind.startswith("launch") else ()
+            for kref in launched:
+                if kref in generic and kref not in found:
+                    modules = [m for m in event.warp_modules if m in first_load]
+                    for module in modules:
+                        earlier = first_load[module]
+                        earlier_kernels = program.launch_kernels(earlier.site_module, earlier.detail[1])
+                        if kref not in earlier_kernels:
+                            found[kref] = (generic[kref], earlier, event)
+                            break
+            for module in event.warp_modules:
+                first_load.setdefault(module, event)
+    return list(found.values())
+
+
+def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Iterator[tuple[tuple, Event, Event]]:
+    """(call site in this file, definition, earlier load) where a function of this file calls
+    a factory that defines a kernel into a module this flow already loaded. Definitions
+    directly in the function are the tree check's; factories on a hot path are WCT003's."""
+    seen: set[tuple] = set()
+    for qualname in [*facts.functions, "<module>"]:
+        ref = FunctionRef(facts.module, qualname)
+        first_load: dict[str, Event] = {}
+        for event in program.effects(ref):
+            if event.kind == "load":
+                for module in event.warp_modules:
+                    first_load.setdefault(module, event)
+            elif event.kind == "define" and event.via:
+                hit = [first_load[m] for m in event.warp_modules if m in first_load and not m.startswith("unique:")]
+                if not hit:
+                    continue
+                load = hit[0]
+                if load.via and load.via[0] == event.via[0]:
+                    continue  # both inside one callee: reported there
+                kernel = program.kernel(event.detail)
+                if kernel.function and program.frequency(FunctionRef(event.detail.module, kernel.function)).freq == Freq.HOT:
+                    continue
+                site = event.via[0][1]
+                if site in seen:
+                    continue
+                seen.add(site)
+                yield site, event, load
 
 
 def _additions(ctx: FileContext, owner: ast.AST, items: list[ast.AST]) -> Iterator[tuple[ast.AST, str, str]]:
