@@ -152,3 +152,40 @@ def test_no_fix_when_warp_is_imported_after_the_kernel_module(tmp_path):
 def test_noqa(tmp_path):
     main = "import warp as wp\nimport kernels\nwp.config.enable_backward = False  # noqa: WCT001\n"
     assert _wct001(lint_files(tmp_path, {"kernels.py": KERNELS, "main.py": main})) == []
+
+
+SIM = "import warp as wp\n\n@wp.kernel\ndef step(x: wp.array(dtype=float)):\n    x[wp.tid()] = x[wp.tid()] + 1.0\n"
+
+
+def test_setup_function_called_after_kernel_modules_were_imported(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/sim.py": SIM,
+        "app/settings.py": (
+            "from warp import config as wp_config\nimport warp as wp\n\ndef setup_tests(fast=True):\n"
+            "    wp_config.enable_backward = not fast\n\ndef apply(options):\n    for key, value in options.items():\n"
+            "        setattr(wp.config, key, value)\n\ndef lineinfo():\n    setattr(wp.config, 'lineinfo', True)\n"
+        ),
+        "app/__main__.py": (
+            "import warp as wp\nfrom . import sim\nfrom .settings import apply, lineinfo, setup_tests\n\n"
+            "def main(options):\n    setup_tests()\n    apply(options)\n    lineinfo()\n\nmain({})\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"]
+    assert [(f.path, f.line, f.severity.label) for f in found] == [
+        ("app/settings.py", 5, "warning"), ("app/settings.py", 9, "info"), ("app/settings.py", 12, "warning"),
+    ]
+    assert "`app.__main__` imports `app.sim` (line 2)" in found[0].message
+
+
+def test_setup_function_called_before_the_kernel_imports_is_fine(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/sim.py": SIM,
+        "app/settings.py": "import warp as wp\n\ndef configure():\n    wp.config.enable_backward = False\n",
+        "app/__main__.py": (
+            "from .settings import configure\n\nconfigure()\n\nfrom . import sim  # noqa: E402\n"
+        ),
+        "conftest.py": "from app.settings import configure\n\ndef pytest_configure(config):\n    configure()\n",
+    }
+    assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"] == []

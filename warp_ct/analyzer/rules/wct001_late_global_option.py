@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.program import FunctionRef
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -156,6 +157,8 @@ class LateGlobalOption(Rule):
         # ``: T = ...``): the option's name right after a dot. Keywords (``@wp.kernel(
         # enable_backward=False)``) and dict keys are the many other mentions.
         text = summary.text
+        if "setattr" in text and any(o.kind == "config" for o in project.facts(summary).options):
+            return True  # ``setattr(wp.config, name, value)``
         for match in textscan.finditer_at(_OPTION_ASSIGNMENT_RE, DEADLINE_OPTIONS, text):
             before = match.start() - 1
             while before >= 0 and text[before] in " \t\\\r\n":  # spaces, line continuations
@@ -175,6 +178,45 @@ class LateGlobalOption(Rule):
         if node.value is not None:
             self._check_target(node, node.target, ctx)
 
+    def visit_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``setattr(wp.config, "enable_backward", False)``, and ``setattr(wp.config, k, v)``
+        applying options from the command line or a config file."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 3):
+            return
+        if ctx.warp_name(node.args[0]) != "warp.config":
+            return
+        name = node.args[1]
+        option = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+        if option is not None and option not in DEADLINE_OPTIONS:
+            return
+        stmt = syntax.statement_of(node)
+        if stmt is None:
+            return
+        late = self._late(stmt, ctx)
+        if late is None:
+            return
+        if option is not None:
+            ctx.report(node, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
+                             f"defined, and {late}, so those kernels keep the old value.")  # fmt: skip
+        else:
+            ctx.report(
+                node,
+                f"`wp.config` options are set by name here after kernels were created ({late}): options that "
+                "modules copy when they are created (enable_backward, max_unroll, lineinfo, ...) never reach "
+                "those kernels. Apply such options before the imports, at the entry point.",
+                severity=Severity.INFO,
+            )
+
+    def _late(self, stmt: ast.stmt, ctx: FileContext) -> str | None:
+        """Why kernels already exist when ``stmt`` runs (None: not shown)."""
+        events = self._events_before(stmt, ctx)
+        if events:
+            return f"{events[0].what} already did"
+        function = syntax.enclosing_functions(stmt)
+        if not function:
+            return None
+        return _late_through_callers(ctx, _qualname(function))
+
     def _check_target(self, stmt: ast.stmt, target: ast.expr, ctx: FileContext) -> None:
         if not isinstance(target, ast.Attribute):  # a target Attribute is always a store
             return
@@ -188,6 +230,12 @@ class LateGlobalOption(Rule):
             return  # a temporary change, restored later: it targets modules created meanwhile
         events = self._events_before(stmt, ctx)
         if not events:
+            function = syntax.enclosing_functions(stmt)
+            late = _late_through_callers(ctx, _qualname(function)) if function else None
+            if late is not None:
+                ctx.report(stmt, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
+                                 f"defined, and {late}, so those kernels keep the old value. Set it at the entry "
+                                 "point before those imports.")  # fmt: skip
             return
         first = events[0]
         message = (
@@ -220,6 +268,56 @@ class LateGlobalOption(Rule):
         for func in reversed(enclosing):
             found.extend(e for e in _events_in(func.body, ctx, top=None) if e.line < stmt.lineno)
         return sorted(found, key=lambda e: e.line)
+
+
+def _qualname(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> str:
+    """The facts' qualname of the innermost of ``functions`` (innermost first)."""
+    outer = functions[-1]
+    parts = []
+    parent = getattr(outer, "parent", None)
+    while isinstance(parent, ast.ClassDef):
+        parts.insert(0, parent.name)
+        parent = getattr(parent, "parent", None)
+    name = ".".join([*parts, outer.name])
+    for inner in reversed(functions[:-1]):
+        name = f"{name}.<locals>.{inner.name}"
+    return name
+
+
+def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen: set | None = None) -> str | None:
+    """A call path that reaches the function after some project module that defines
+    kernels was imported: "`app.main` imports `app.sim` (line 3), which defines kernels,
+    before it calls `setup()` (line 12)"."""
+    program, project = ctx.program, ctx.project
+    seen = seen if seen is not None else set()
+    ref = FunctionRef(ctx.module_name if depth == 0 else qualname.split("|")[0], qualname.split("|")[-1])
+    if ref in seen or depth > 4:
+        return None
+    seen.add(ref)
+    for caller, caller_module, call in program.callers(ref):
+        facts = program.modules.get(caller_module)
+        if facts is None:
+            continue
+        line = call.span[0]
+        at_module_level = caller is None or caller.qualname == "<main>"
+        for imported, lineno, top in facts.imports:
+            if not top or (at_module_level and lineno >= line):
+                continue
+            summary = project.module(imported)
+            if summary is None or summary.module_name in (caller_module, ref.module) or imported.startswith("warp"):
+                continue
+            if project.defines_kernels_transitively(summary):
+                return (f"`{caller_module}` imports `{summary.module_name}` (line {lineno}), which defines kernels, "
+                        f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
+        for kernel in facts.kernels:
+            if kernel.function is None and (not at_module_level or kernel.span[0] < line):
+                return (f"`{caller_module}` defines the kernel `{kernel.name}` (line {kernel.span[0]}) before it "
+                        f"calls `{ref.qualname}()` (line {line})")  # fmt: skip
+        if caller is not None and caller.qualname not in ("<main>", "<atexit>"):
+            found = _late_through_callers(ctx, f"{caller_module}|{caller.qualname}", depth + 1, seen)
+            if found:
+                return found
+    return None
 
 
 def _reading_scope(node: ast.AST) -> ast.AST:
