@@ -15,6 +15,11 @@ measured modules it is about, then attach :class:`~warp_ct.analyzer.model.Eviden
 
 Measured problems (probe diagnoses) that no finding's rule explains are listed separately:
 they are the probe's job (granular modules, LTO, hashes that change per process, …).
+
+Given a levers ledger (``probe levers --json``) instead of a report, its baseline is the
+report, and each finding whose fix is one of the measured levers also gets that lever's
+figure: a WCT010 finding on module ``pkg.solver`` reads "measured: backward code off for
+this module, -62% compile elapsed (improved), 3 samples".
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from pathlib import Path
 
 from warp_ct.analyzer.model import Evidence, Finding
 from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
-from warp_ct.probe.report import ProbeReport, load_report
+from warp_ct.probe.errors import ReportError
+from warp_ct.probe.levers import MODULE_BACKWARD_PREFIX, Ledger, LeverResult, is_ledger_json
+from warp_ct.probe.report import ProbeReport
 
 _CHURN_RULES = {"WCT001", "WCT003", "WCT004", "WCT006", "WCT007", "WCT014"}
 _SPREAD_RULES = {"WCT009"}
@@ -218,15 +225,100 @@ def render_confirm_text(findings: Iterable[Finding], unexplained: Sequence[str])
     return "\n".join(lines) + "\n"
 
 
+# Rules whose fix is a measured lever: rule -> (lever name, how the figure reads).
+_LEVER_RULES = {
+    "WCT010": ("backward", "backward code off"),
+    "WCT013": ("backward", "backward code off"),
+    "WCT012": ("precompiled-headers", "precompiled headers back on"),
+}
+# WCT001 (a late global option) is about whichever option its message names.
+_LATE_OPTION_LEVERS = {
+    "enable_backward": ("backward", "backward code off"),
+    "max_unroll": ("max-unroll", "a lower max_unroll"),
+    "lineinfo": ("lineinfo", "lineinfo off"),
+    "optimization_level": ("optimization-level", "a lower optimization_level"),
+    "mode": ("release-mode", "release mode"),
+}
+
+
+def load_measurement(path: str | os.PathLike[str]) -> tuple[ProbeReport, Ledger | None]:
+    """A probe report, or a levers ledger and its baseline report; raises ReportError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReportError(f"cannot read report {path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ReportError(f"report {path} is not JSON: {error}") from None
+    if is_ledger_json(data):
+        ledger = Ledger.from_json_dict(data)
+        return ledger.baseline, ledger
+    return ProbeReport.from_json_dict(data), None
+
+
+def _lever_for(finding: Finding) -> tuple[str, str] | None:
+    if finding.rule in _LEVER_RULES:
+        return _LEVER_RULES[finding.rule]
+    if finding.rule == "WCT001":
+        for option, lever in _LATE_OPTION_LEVERS.items():
+            if _mentions(option, finding.message):
+                return lever
+    return None
+
+
+def _lever_figure(result: LeverResult, what: str, scope: str) -> str:
+    if result.status != "measured" or result.relative is None:
+        reason = result.error or result.plan.not_applicable or result.status
+        return f"measured: {what} {scope} was not measured ({reason})"
+    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% compile elapsed ({result.verdict}), " + (
+        f"{result.samples} sample{'s' if result.samples != 1 else ''}"
+    )
+    if result.plan.unsafe:
+        text += f"; unsafe here: {result.plan.unsafe}"
+    if result.cpu_disagrees:
+        text += "; CPU time disagrees (a busy machine?)"
+    return text
+
+
+def attach_lever_figures(findings: Sequence[Finding], ledger: Ledger) -> list[Finding]:
+    """Add the figure of the lever each finding's fix amounts to (when the ledger has it)."""
+    by_name = {r.name: r for r in ledger.results}
+    report = ledger.baseline
+    lines_cache: dict[str, list[str]] = {}
+    out = []
+    for finding in findings:
+        lever = _lever_for(finding)
+        if lever is None:
+            out.append(finding)
+            continue
+        name, what = lever
+        evidence = []
+        if name == "backward":
+            source_line = _source_line(_resolve(finding.path, report.cwd), finding.range.start.line, lines_cache)
+            for module in modules_for_finding(finding, report, source_line)[:10]:
+                own = by_name.get(MODULE_BACKWARD_PREFIX + module.name)
+                if own is not None:
+                    evidence.append(_evidence(module, _lever_figure(own, what, "for this module")))
+                elif "backward" in by_name and module.name in by_name["backward"].plan.targets:
+                    evidence.append(_evidence(module, _lever_figure(by_name["backward"], what, "for the whole process")))
+        elif name in by_name:
+            evidence.append(Evidence(summary=_lever_figure(by_name[name], what, "for the whole process")))
+        out.append(finding.with_evidence(*evidence) if evidence else finding)
+    return out
+
+
 def run_confirm(report_path: str, paths: Sequence[str], *, output_format: str = "text") -> int:
     """CLI body: 0 nothing to report, 1 findings or unexplained problems, 2 via ProbeError."""
     from warp_ct.analyzer import lint_paths
 
-    report = load_report(report_path)
+    report, ledger = load_measurement(report_path)
     targets = list(paths) or default_paths(report)
     results = lint_paths(targets)
     findings = sorted((f for result in results for f in result.findings), key=lambda f: f.sort_key)
     with_evidence, unexplained = attach_evidence(findings, report)
+    if ledger is not None:
+        with_evidence = attach_lever_figures(with_evidence, ledger)
     notes = [note for result in results for note in result.notes]
     if output_format == "json":
         payload = {

@@ -80,6 +80,37 @@ def test_a_program_that_turns_precompiled_headers_off_gains_from_them():
     assert assignment.ignored and assignment.value is False and assignment.line == 10
 
 
+def test_confirm_attaches_the_lever_figure_to_the_finding_it_concerns(tmp_path):
+    from warp_ct.analyzer.model import Finding, Range, Severity
+    from warp_ct.confirm import attach_lever_figures
+
+    ledger = ledger_for("forward_kernels.py", only="backward")
+    finding = Finding("WCT010", str(PROGRAMS / "forward_kernels.py"), Range.from_coords(29, 0, 29, 10),
+                      "backward code is compiled for `stage_a`", Severity.WARNING)  # fmt: skip
+    (with_figure,) = attach_lever_figures([finding], ledger)
+    (evidence,) = with_figure.evidence
+    result = ledger.result("backward")
+    assert evidence.module == "__main__"
+    assert evidence.summary == (
+        f"measured: backward code off for the whole process, {result.relative * 100:+.0f}% compile elapsed "
+        f"({result.verdict}), 1 sample" + ("; CPU time disagrees (a busy machine?)" if result.cpu_disagrees else "")
+    )
+
+    # Through the CLI with the real linter: WCT012 on the line that turns the headers off.
+    pch_ledger = ledger_for("no_pch_modules.py", only="precompiled-headers,backward")
+    path = tmp_path / "ledger.json"
+    path.write_text(json.dumps(pch_ledger.to_json_dict()))
+    cli = subprocess.run(
+        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(path), "--format", "json",
+         str(PROGRAMS / "no_pch_modules.py")],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert cli.returncode == 1, cli.stderr
+    (pch_finding,) = [f for f in json.loads(cli.stdout)["findings"] if f["code"] == "WCT012"]
+    figures = [e["summary"] for e in pch_finding["evidence"] if "precompiled headers back on" in e["summary"]]
+    assert figures and figures[0].startswith("measured: precompiled headers back on for the whole process, ")
+
+
 def test_an_option_this_warp_lacks_is_not_applicable_and_json_matches_the_schema(tmp_path):
     out = tmp_path / "ledger.json"
     page = tmp_path / "ledger.html"

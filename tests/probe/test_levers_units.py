@@ -93,3 +93,26 @@ def test_compare_matches_unique_modules_by_their_kernels():
     (line,) = changed_module_identities(base, renamed)
     assert "fill_11111111 -> fill_22222222" in line and "h1 -> h3" in line
     assert changed_module_identities(base, base) == []
+
+
+def test_confirm_prefers_the_module_s_own_lever_and_says_when_it_is_unsafe():
+    from warp_ct.analyzer.model import Finding, Range, Severity
+    from warp_ct.confirm import attach_lever_figures
+    from warp_ct.probe.levers import Ledger
+
+    report = _report([_load("app.solver", "solve", file="/app/solver.py"), _load("app.render", "shade", file="/app/render.py")],
+                     taped=[TapedKernel("solve", "app.solver", 1)])  # fmt: skip
+    plans = _by_name(plan_levers(report)[0])
+    results = [
+        LeverResult(plans["backward"], "measured", verdict="improved", relative=-0.5, samples=3),
+        LeverResult(plans["backward:app.solver"], "measured", verdict="improved", relative=-0.62, samples=3),
+        LeverResult(plans["backward:app.render"], "not applicable"),
+    ]
+    ledger = Ledger(["python", "app.py"], "/app", 3, report, results)
+    solver = Finding("WCT010", "/app/solver.py", Range.from_coords(9, 0, 9, 5), "backward for `solve`", Severity.WARNING)
+    (with_figure,) = attach_lever_figures([solver], ledger)
+    (evidence,) = with_figure.evidence
+    assert evidence.summary.startswith("measured: backward code off for this module, -62% compile elapsed (improved), 3 samples")
+    assert "unsafe here" in evidence.summary and "wp.Tape" in evidence.summary
+    unrelated = Finding("WCT003", "/app/solver.py", Range.from_coords(9, 0, 9, 5), "per call", Severity.WARNING)
+    assert attach_lever_figures([unrelated], ledger)[0].evidence == ()
