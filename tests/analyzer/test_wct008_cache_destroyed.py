@@ -181,3 +181,17 @@ def test_comment_that_only_names_the_action_is_not_a_reason(tmp_path):
     text = "import warp as wp\n# clear cache\nwp.clear_kernel_cache()\nwp.clear_lto_cache()  # every run starts cold\n"
     found = _only(lint_snippet(tmp_path, text, name="app.py"))
     assert [f.severity for f in found] == [Severity.WARNING, Severity.WARNING]
+
+
+def test_cache_directory_deleted_at_exit(tmp_path):
+    text = (
+        "import atexit\nimport os\nimport shutil\n\nimport warp as wp\n\n"
+        "cache_dir = os.path.expanduser('~/.cache/app/warp')\nwp.config.kernel_cache_dir = cache_dir\n"
+        "atexit.register(shutil.rmtree, cache_dir, ignore_errors=True)\n\n"
+        "class Runner:\n    def __init__(self, root):\n        self.cache = os.path.join(root, 'kernels')\n"
+        "        os.environ['WARP_CACHE_PATH'] = self.cache\n\n    def close(self):\n        shutil.rmtree(self.cache)\n"
+        "\nscratch = os.path.expanduser('~/scratch')\natexit.register(shutil.rmtree, scratch)\n"
+    )
+    found = [f for f in lint_snippet(tmp_path, text, name="app.py") if f.rule == "WCT008"]
+    assert [(f.line, f.severity.label) for f in found] == [(9, "warning"), (17, "warning")]
+    assert "when the program exits" in found[0].message

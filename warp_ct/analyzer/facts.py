@@ -753,7 +753,7 @@ class _Extractor:
         if option == "kernel_cache_dir":
             if value.kind == "call" and value.data.startswith("tempfile."):
                 self.cache("temp_cache_dir", value, node)
-            elif value.kind in ("name", "local", "param"):
+            elif value.kind in ("name", "local", "param", "attr"):
                 self.facts.cache_dir_names.append(str(value.data))
         if option == "cache_kernels" and value == const(False):
             self.cache("cache_kernels_off", None, node)
@@ -800,6 +800,8 @@ class _Extractor:
                 )
         elif self.dotted(base) == "os.environ" and key == "CUDA_CACHE_DISABLE":
             self.cache("cuda_cache_disable", None, node)
+        elif self.dotted(base) == "os.environ" and key == "WARP_CACHE_PATH" and value.kind in ("name", "local", "param", "attr"):
+            self.facts.cache_dir_names.append(str(value.data))
 
     def cache(self, kind: str, target: Value | None, node: ast.AST) -> None:
         scope = self.scopes[-1]

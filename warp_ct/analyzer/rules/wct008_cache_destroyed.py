@@ -247,6 +247,16 @@ def _is_warp_cache_dir(value: ast.AST, ctx: FileContext, depth: int = 0) -> bool
     return False
 
 
+def _holds_cache_dir(value: ast.AST, ctx: FileContext) -> bool:
+    """A name (or ``self.x``) that this file also assigns to ``wp.config.kernel_cache_dir``:
+    ``cache = ...; wp.config.kernel_cache_dir = cache; ...; shutil.rmtree(cache)``."""
+    text = syntax.as_string(value)
+    if not isinstance(value, (ast.Name, ast.Attribute)):
+        return False
+    return text in ctx.facts.cache_dir_names or (isinstance(value, ast.Attribute) and
+                                                  f"{value.attr}" in ctx.facts.cache_dir_names)  # fmt: skip
+
+
 def _disables(value: ast.AST | None) -> bool:
     """A CUDA_CACHE_DISABLE value that turns the driver cache off ("1", 1, True)."""
     if not isinstance(value, ast.Constant):
@@ -272,7 +282,8 @@ class CacheDestroyed(Rule):
     again: `wp.clear_kernel_cache()`, `wp.clear_lto_cache()`,
     `wp.config.cache_kernels = False`, a `wp.config.kernel_cache_dir` that is a temporary
     directory or has a time stamp, process id or random id in its path,
-    `shutil.rmtree()` of the kernel cache directory, and `CUDA_CACHE_DISABLE=1` (set in
+    `shutil.rmtree()` of the kernel cache directory (also registered with `atexit`), and
+    `CUDA_CACHE_DISABLE=1` (set in
     `os.environ`, with `os.putenv`, or in an environment dict for a child process).
 
     ## Why it costs compile time
@@ -368,9 +379,19 @@ class CacheDestroyed(Rule):
             self._report(node, ctx, message, "Remove the cache-clearing call")
             return
         qname = imported_qname(node.func)
+        if qname == "atexit.register" and node.args and imported_qname(node.args[0]) == "shutil.rmtree":
+            target = node.args[1] if len(node.args) > 1 else None
+            if target is not None and (_is_warp_cache_dir(target, ctx) or _holds_cache_dir(target, ctx)):
+                self._report(
+                    node, ctx,
+                    "this deletes Warp's kernel cache directory when the program exits: the next run finds "
+                    "nothing and compiles every module from scratch",
+                    "Remove the exit-time deletion",
+                )  # fmt: skip
+            return
         if qname == "shutil.rmtree":
             target = ctx.keyword(node, "path", 0)
-            if target is not None and _is_warp_cache_dir(target, ctx):
+            if target is not None and (_is_warp_cache_dir(target, ctx) or _holds_cache_dir(target, ctx)):
                 self._report(
                     node, ctx,
                     "this deletes Warp's kernel cache directory: the next run compiles every module from scratch",
