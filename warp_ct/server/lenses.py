@@ -38,6 +38,7 @@ class KernelMark:
 @dataclass
 class MeasuredState:
     report: Any = None  # warp_ct.probe.report.ProbeReport of the last successful measure
+    ledger: Any = None  # warp_ct.probe.levers.Ledger when that measure was `measureLevers`
     marks: dict[str, list[KernelMark]] = field(default_factory=dict)  # normalized path -> marks
     summary_path: str | None = None
     html_path: str | None = None

@@ -1,26 +1,42 @@
-"""``warp-ct.measure``: run the probe with ``$/progress``, cancellable, on its own thread;
-then show the measured evidence in the editor (diagnostics, code lenses, a summary).
+"""``warp-ct.measure`` and ``warp-ct.measureLevers``: run the probe with ``$/progress``,
+cancellable, on its own thread; then show the measured evidence in the editor
+(diagnostics, code lenses, a summary).
 
-Arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null]``
+``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null]``
 (``argv`` null -> the ``probeCommand`` setting). Result::
 
     {"ok": bool, "summary": str, "coldWallS": float|null, "warmWallS": float|null,
      "jsonPath": str|null, "htmlPath": str|null, "summaryPath": str|null,
      "diagnoses": [str], "cancelled": bool, "exitCode": int|null}
+
+``warp-ct.measureLevers`` arguments: ``[argv, cwd, samples, only: string | string[] | null]``
+(or one object with those keys). Result: ``ok``, ``summary``, ``jsonPath``, ``htmlPath``,
+``summaryPath``, ``cancelled``, ``exitCode`` as above, and ``levers``: one object per
+ledger row (``name``, ``status``, ``verdict``, ``relative``, ``unsafe``, ``changesNumerics``,
+``line``, ``where``).
+
+Reports are written to the project's cache directory (``.warp_ct_cache/measurements/`` in
+the workspace folder, or ``$WARP_CT_CACHE_DIR/measurements/``), keeping the newest
+:data:`KEEP_MEASUREMENTS`; nothing is left in the system temp dir.
+
+This module does not import :mod:`warp_ct.server.server` (which registers these commands):
+``ls`` is that module's ``WarpCtServer``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import json
 import os
-import tempfile
+import shutil
 import threading
 import uuid
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -30,8 +46,12 @@ from warp_ct.server.folders import normalize_path
 from warp_ct.server.lenses import build_marks
 from warp_ct.server.positions import Converter
 
-if TYPE_CHECKING:
-    from warp_ct.server.server import WarpCtServer
+# warp_ct.server.server.WarpCtServer: not imported, that module imports this one.
+Server = Any
+
+CACHE_DIR_ENV = "WARP_CT_CACHE_DIR"  # as `warp-ct lint`
+PROJECT_CACHE_DIR = ".warp_ct_cache"
+KEEP_MEASUREMENTS = 10
 
 _executor: ThreadPoolExecutor | None = None
 
@@ -86,7 +106,7 @@ def _failure(summary: str, *, cancelled: bool = False, exit_code: int | None = N
     }  # fmt: skip
 
 
-async def measure_command(ls: "WarpCtServer", args: list[Any]) -> dict[str, Any]:
+async def measure_command(ls: Server, args: list[Any]) -> dict[str, Any]:
     roots = ls.workspace_roots()
     default_cwd = str(roots[0]) if roots else None
     try:
@@ -94,22 +114,70 @@ async def measure_command(ls: "WarpCtServer", args: list[Any]) -> dict[str, Any]
     except InvalidArguments as exc:
         ls.log(f"warp-ct.measure: {exc}", types.MessageType.Error)
         raise JsonRpcInvalidParams(f"warp-ct.measure: {exc}") from None
+    try:
+        from warp_ct.probe.measure import run_measure
+    except ImportError as exc:
+        return _failure(f"The probe is not available in this installation: {exc}")
+
+    def work(run: MeasureRun, on_progress: Callable[[str, float], None]) -> Any:
+        return run_measure(argv, cwd=cwd, samples=samples, progress=on_progress, cancel=run.cancel)
+
+    ls.log(f"measuring `{' '.join(argv)}` ({samples} sample{'s' if samples != 1 else ''}) in {cwd or os.getcwd()}")
+    return await _run_probe(ls, argv, "Measuring compile time", work, lambda report: _after_measure(ls, report, cwd))
+
+
+async def measure_levers_command(ls: Server, args: list[Any]) -> dict[str, Any]:
+    roots = ls.workspace_roots()
+    default_cwd = str(roots[0]) if roots else None
+    only: Any = None
+    if len(args) == 1 and isinstance(args[0], dict):
+        only = args[0].get("only")
+    elif len(args) > 3:
+        only, args = args[3], args[:3]
+    try:
+        argv, cwd, samples = parse_arguments(args, ls.settings.probe_command, default_cwd, ls.settings.samples)
+        if only is not None and not (isinstance(only, str) or (isinstance(only, list) and all(isinstance(o, str) for o in only))):
+            raise InvalidArguments(f"only must be a string, a list of strings or null, got {only!r}")
+    except InvalidArguments as exc:
+        ls.log(f"warp-ct.measureLevers: {exc}", types.MessageType.Error)
+        raise JsonRpcInvalidParams(f"warp-ct.measureLevers: {exc}") from None
+    try:
+        from warp_ct.probe.levers import parse_only, run_levers
+        from warp_ct.probe.errors import ProbeError
+    except ImportError as exc:
+        return _failure(f"The probe is not available in this installation: {exc}")
+    try:
+        parse_only(only)
+    except ProbeError as exc:
+        return _failure(f"{exc}.", exit_code=exc.exit_code)
+
+    def work(run: MeasureRun, on_progress: Callable[[str, float], None]) -> Any:
+        return run_levers(argv, cwd=cwd, samples=samples, only=only, progress=on_progress,
+                          announce=lambda message: ls.log(f"levers: {message}"), cancel=run.cancel)  # fmt: skip
+
+    ls.log(f"measuring option levers of `{' '.join(argv)}` ({samples} sample{'s' if samples != 1 else ''} each)")
+    return await _run_probe(ls, argv, "Measuring option levers", work, lambda ledger: _after_levers(ls, ledger, cwd))
+
+
+async def _run_probe(
+    ls: Server,
+    argv: list[str],
+    title: str,
+    work: Callable[[MeasureRun, Callable[[str, float], None]], Any],
+    after: Callable[[Any], Awaitable[dict[str, Any]]],
+) -> dict[str, Any]:
+    """Run ``work`` on the measure thread with a cancellable ``$/progress``, then ``after``."""
     if not argv:
         return _failure("No command to measure: pass one (argv) or set the warpCt.probeCommand setting, "
                         'e.g. ["python", "train.py"].')  # fmt: skip
     if ls.measure_task is not None:
         return _failure("A measurement is already running; cancel it or wait for it to finish.")
-    try:
-        from warp_ct.probe.errors import ProbeCancelled, ProbeError
-        from warp_ct.probe.measure import run_measure
-    except ImportError as exc:
-        return _failure(f"The probe is not available in this installation: {exc}")
+    from warp_ct.probe.errors import ProbeCancelled, ProbeError
 
     run = MeasureRun(token=f"warp-ct-measure-{uuid.uuid4().hex[:12]}")
     ls.measure_task = run
     progress = ls.capability("window.work_done_progress", False)
     loop = asyncio.get_running_loop()
-    command_text = " ".join(argv)
     try:
         if progress:
             try:
@@ -120,7 +188,7 @@ async def measure_command(ls: "WarpCtServer", args: list[Any]) -> dict[str, Any]
         if progress:
             ls.work_done_progress.begin(
                 run.token,
-                types.WorkDoneProgressBegin(title="Measuring compile time", message=command_text, cancellable=True, percentage=0),
+                types.WorkDoneProgressBegin(title=title, message=" ".join(argv), cancellable=True, percentage=0),
             )
 
         def on_progress(message: str, fraction: float) -> None:
@@ -129,13 +197,9 @@ async def measure_command(ls: "WarpCtServer", args: list[Any]) -> dict[str, Any]
                 ls.call_soon(ls.work_done_progress.report, run.token, value)
             ls.log(f"measure: {message}")
 
-        def work():
-            return run_measure(argv, cwd=cwd, samples=samples, progress=on_progress, cancel=run.cancel)
-
-        ls.log(f"measuring `{command_text}` ({samples} sample{'s' if samples != 1 else ''}) in {cwd or os.getcwd()}")
         end_message = "done"
         try:
-            report = await asyncio.shield(loop.run_in_executor(_measure_executor(), work))
+            result = await asyncio.shield(loop.run_in_executor(_measure_executor(), lambda: work(run, on_progress)))
         except asyncio.CancelledError:  # $/cancelRequest on the command: stop the child too
             run.cancel.set()
             end_message = "cancelled"
@@ -150,9 +214,57 @@ async def measure_command(ls: "WarpCtServer", args: list[Any]) -> dict[str, Any]
         finally:
             if progress:
                 ls.work_done_progress.end(run.token, types.WorkDoneProgressEnd(message=end_message))
-        return await _after_measure(ls, report)
+        return await after(result)
     finally:
         ls.measure_task = None
+
+
+def reports_dir(ls: Server, cwd: str | None, kind: str) -> Path:
+    """A new directory for one measurement's files in the project's cache (bounded history).
+
+    ``$WARP_CT_CACHE_DIR`` (as for ``warp-ct lint``), else ``.warp_ct_cache`` in the workspace
+    folder that holds ``cwd`` (else the first folder, else ``cwd``, else the user's cache
+    directory). Only the newest :data:`KEEP_MEASUREMENTS` measurements are kept.
+    """
+    if os.environ.get(CACHE_DIR_ENV):
+        cache = Path(os.environ[CACHE_DIR_ENV])
+    else:
+        roots = [Path(normalize_path(str(r))) for r in ls.workspace_roots()]
+        here = Path(normalize_path(cwd)) if cwd else None
+        base = next((r for r in roots if here is not None and (here == r or r in here.parents)), None)
+        base = base or (roots[0] if roots else here)
+        if base is None:
+            base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "warp-ct"
+        cache = base / PROJECT_CACHE_DIR
+    _ensure_cache_root(cache)
+    history = cache / "measurements"
+    history.mkdir(exist_ok=True)
+    # Names sort by creation time (microseconds), so the oldest are the first pruned.
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    directory = history / f"{stamp}-{kind}-{uuid.uuid4().hex[:6]}"
+    directory.mkdir()
+    _prune(history, keep=KEEP_MEASUREMENTS, spare=directory)
+    return directory
+
+
+def _ensure_cache_root(cache: Path) -> None:
+    """The cache directory, marked as one for git and backup tools (like the lint cache)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# Created by warp-ct: this directory is a cache.\n*\n"),
+                       ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# warp-ct cache\n")):  # fmt: skip
+        target = cache / name
+        if not target.exists():
+            try:
+                target.write_text(text, encoding="utf-8")
+            except OSError:
+                pass
+
+
+def _prune(history: Path, keep: int, spare: Path) -> None:
+    """Remove all but the newest ``keep`` measurements (never ``spare``, the one just made)."""
+    entries = sorted((p for p in history.iterdir() if p.is_dir() and p != spare), key=lambda p: p.name)
+    for old in entries[: max(0, len(entries) - (keep - 1))]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexplained: list[str]) -> str:
@@ -174,9 +286,9 @@ def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexpl
     return "\n".join(lines) + "\n"
 
 
-async def _after_measure(ls: "WarpCtServer", report: Any) -> dict[str, Any]:
+async def _after_measure(ls: Server, report: Any, cwd: str | None) -> dict[str, Any]:
     analysis = report.analysis
-    out_dir = Path(tempfile.mkdtemp(prefix="warp-ct-measure-"))
+    out_dir = reports_dir(ls, cwd, "measure")
     json_path = out_dir / "report.json"
     json_path.write_text(json.dumps(report.to_json_dict(), indent=2), encoding="utf-8")
     html_path: Path | None = out_dir / "report.html"
@@ -188,34 +300,12 @@ async def _after_measure(ls: "WarpCtServer", report: Any) -> dict[str, Any]:
         ls.log_error("writing the HTML report", exc)
         html_path = None
 
-    marks = build_marks(report)
-    ls.measured.report = report
-    ls.measured.marks = marks
-    ls.measured.html_path = str(html_path) if html_path else None
-
-    # Re-lint (on the analysis worker) every file the measurement points at, attaching evidence.
-    unexplained: list[str] = []
-    try:
-        unexplained = await asyncio.wrap_future(ls.worker.submit(lambda: _publish_evidence(ls, report, marks)))
-    except Exception as exc:  # noqa: BLE001
-        ls.log_error("publishing measured evidence", exc)
-
+    unexplained = await _show_measured(ls, report, None)
     summary_path = out_dir / "summary.md"
     summary_path.write_text(_summary_markdown(report, str(json_path), str(html_path) if html_path else None, unexplained), encoding="utf-8")
     ls.measured.summary_path = str(summary_path)
-    ls.relint_all()
-    if ls.capability("workspace.code_lens.refresh_support", False):
-        try:
-            ls.workspace_code_lens_refresh(None)
-        except Exception as exc:  # noqa: BLE001
-            ls.log(f"codeLens refresh failed: {exc}", types.MessageType.Warning)
-    if ls.capability("window.show_document.support", False) and not ls.client_shows_reports():
-        try:
-            await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=from_fs_path(str(summary_path)), external=False, take_focus=False)
-            )
-        except Exception as exc:  # noqa: BLE001
-            ls.log(f"window/showDocument failed: {exc}", types.MessageType.Warning)
+    ls.measured.html_path = str(html_path) if html_path else None
+    await _open_summary(ls, summary_path)
 
     summary = analysis.summary
     cold = summary["cold_wall_s"].median if "cold_wall_s" in summary else None
@@ -240,7 +330,92 @@ async def _after_measure(ls: "WarpCtServer", report: Any) -> dict[str, Any]:
     }
 
 
-def _publish_evidence(ls: "WarpCtServer", report: Any, marks: dict[str, list]) -> list[str]:
+async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
+    """Make ``report`` (and a levers ``ledger``) the editor's evidence: marks, lenses, diagnostics."""
+    marks = build_marks(report)
+    ls.measured.report = report
+    ls.measured.ledger = ledger
+    ls.measured.marks = marks
+    # Re-lint (on the analysis worker) every file the measurement points at, attaching evidence.
+    unexplained: list[str] = []
+    try:
+        unexplained = await asyncio.wrap_future(ls.worker.submit(lambda: _publish_evidence(ls, report, marks)))
+    except Exception as exc:  # noqa: BLE001
+        ls.log_error("publishing measured evidence", exc)
+    ls.relint_all()
+    if ls.capability("workspace.code_lens.refresh_support", False):
+        try:
+            ls.workspace_code_lens_refresh(None)
+        except Exception as exc:  # noqa: BLE001
+            ls.log(f"codeLens refresh failed: {exc}", types.MessageType.Warning)
+    return unexplained
+
+
+async def _open_summary(ls: Server, summary_path: Path) -> None:
+    """Open the markdown summary, unless the client shows the HTML reports itself."""
+    if ls.capability("window.show_document.support", False) and not ls.client_shows_reports():
+        try:
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=from_fs_path(str(summary_path)), external=False, take_focus=False)
+            )
+        except Exception as exc:  # noqa: BLE001
+            ls.log(f"window/showDocument failed: {exc}", types.MessageType.Warning)
+
+
+async def _after_levers(ls: Server, ledger: Any, cwd: str | None) -> dict[str, Any]:
+    from warp_ct.probe.levers import render_ledger_text
+
+    out_dir = reports_dir(ls, cwd, "levers")
+    json_path = out_dir / "levers.json"
+    json_path.write_text(json.dumps(ledger.to_json_dict(), indent=2), encoding="utf-8")
+    html_path: Path | None = out_dir / "levers.html"
+    try:
+        from warp_ct.probe.html import write_levers_html
+
+        write_levers_html(ledger, html_path)
+    except Exception as exc:  # noqa: BLE001
+        ls.log_error("writing the HTML ledger", exc)
+        html_path = None
+    await _show_measured(ls, ledger.baseline, ledger)
+    summary_path = out_dir / "summary.md"
+    lines = ["# warp-ct: option levers", "", f"Command: `{' '.join(ledger.command)}`", "",
+             "```text", render_ledger_text(ledger).rstrip(), "```", "", f"JSON: `{json_path}`"]  # fmt: skip
+    if html_path:
+        lines.append(f"HTML (ledger and timeline): `{html_path}`")
+    summary_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ls.measured.summary_path = str(summary_path)
+    await _open_summary(ls, summary_path)
+
+    measured = [r for r in ledger.results if r.status == "measured"]
+    improved = [r for r in measured if r.verdict == "improved"]
+    text = f"{len(measured)} lever{'s' if len(measured) != 1 else ''} measured"
+    if improved:
+        text += "; improved: " + ", ".join(
+            f"{r.name} {r.relative * 100:+.0f}%" + (" (unsafe here)" if r.plan.unsafe else "") for r in improved
+        )
+    else:
+        text += "; none improved compile time beyond noise"
+    ls.log(f"levers done: {text}")
+    return {
+        "ok": True,
+        "summary": text,
+        "jsonPath": str(json_path),
+        "htmlPath": str(html_path) if html_path else None,
+        "summaryPath": str(summary_path),
+        "levers": [
+            {
+                "name": r.name, "status": r.status, "verdict": r.verdict, "relative": r.relative,
+                "unsafe": r.plan.unsafe is not None, "changesNumerics": r.plan.changes_numerics,
+                "notApplicable": r.plan.not_applicable, "line": r.plan.line, "where": r.plan.where,
+            }  # fmt: skip
+            for r in ledger.results
+        ],
+        "cancelled": False,
+        "exitCode": 0,
+    }
+
+
+def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[str]:
     """Worker thread: lint every measured file in the workspace (open documents are re-linted by
     the caller) and publish its findings with evidence plus the measured diagnostics."""
     from warp_ct.analyzer.engine import read_source

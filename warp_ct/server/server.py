@@ -39,6 +39,7 @@ from warp_ct.server.worker import Job, Worker
 logger = logging.getLogger("warp_ct.server")
 
 MEASURE_COMMAND = "warp-ct.measure"
+MEASURE_LEVERS_COMMAND = "warp-ct.measureLevers"
 LINT_WORKSPACE_COMMAND = "warp-ct.lintWorkspace"
 ANALYSIS_TIMEOUT_S = 30.0
 
@@ -357,6 +358,10 @@ class WarpCtServer(LanguageServer):
             return findings
         try:
             confirmed, _unexplained = attach_evidence(findings, report)
+            if self.measured.ledger is not None:
+                from warp_ct.confirm import attach_lever_figures
+
+                confirmed = attach_lever_figures(confirmed, self.measured.ledger)
         except Exception as exc:  # noqa: BLE001 - evidence is a bonus, never a reason to lose findings
             self.log_error("attaching measured evidence", exc)
             return findings
@@ -569,6 +574,10 @@ def create_server() -> WarpCtServer:
     @server.command(MEASURE_COMMAND)
     async def measure(ls: WarpCtServer, *args: Any):
         return await measure_mod.measure_command(ls, list(args))
+
+    @server.command(MEASURE_LEVERS_COMMAND)
+    async def measure_levers(ls: WarpCtServer, *args: Any):
+        return await measure_mod.measure_levers_command(ls, list(args))
 
     @server.command(LINT_WORKSPACE_COMMAND)
     async def lint_workspace(ls: WarpCtServer, *args: Any):
