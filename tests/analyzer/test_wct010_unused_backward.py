@@ -32,6 +32,7 @@ def test_tape_over_one_module_says_nothing_about_another(tmp_path):
             "        y = wp.zeros_like(x)\n"
             "    tape.backward(loss)\n"
             "    wp.launch(render.shade, dim=x.shape, inputs=[x])\n"
+            "\nif __name__ == '__main__':\n    step(wp.zeros(4), None)\n"
         ),
     }
     findings = lint_files(tmp_path, files)
@@ -119,3 +120,54 @@ def test_tape_over_a_factory_made_kernel_counts_as_opaque(tmp_path):
         "    tape.backward(grads=grads)\n    wp.launch(cast16, dim=1, inputs=[a])\n"
     )
     assert _only(lint_files(tmp_path, {"test_vec.py": text})) == []
+
+
+def test_library_code_gets_at_most_information_pointing_to_the_entry_point(tmp_path):
+    # Kernels launched only from library functions (no entry point runs them), or only from
+    # the library's examples: callers may differentiate through them.
+    lib = {
+        "lib/__init__.py": "",
+        "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
+        "lib/examples/demo.py": "import warp as wp\nfrom lib.ops import apply\n\nif __name__ == '__main__':\n    apply(wp.zeros(4))\n",
+    }
+    found = [f for f in lint_files(tmp_path / "a", lib) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)]
+    assert "entry point" in found[0].message and "wp.config.enable_backward = False" in found[0].message
+    assert found[0].fixes == ()
+    graded = dict(lib, **{"lib/ops.py": '"""Differentiable operators: gradients flow through `apply`."""\n' + lib["lib/ops.py"],
+                          "main.py": "import warp as wp\nfrom lib.ops import apply\n\napply(wp.zeros(4))\n"})
+    found = [f for f in lint_files(tmp_path / "b", graded) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)] and "gradients" in found[0].message
+
+
+def test_torch_autograd_function_with_hand_written_backward_does_not_differentiate(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/kernels.py": kernels("fwd", "bwd"),
+        "app/__main__.py": (
+            "import torch\nimport warp as wp\nfrom .kernels import bwd, fwd\n\n"
+            "class Scale(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        wp.launch(fwd, dim=4, inputs=[wp.from_torch(x)])\n        return x\n\n"
+            "    @staticmethod\n    def backward(ctx, grad):\n        wp.launch(bwd, dim=4, inputs=[wp.from_torch(grad)])\n"
+            "        return grad\n\nloss = Scale.apply(torch.ones(4)).sum()\nloss.backward()\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("app/kernels.py", Severity.WARNING)]
+
+
+def test_enable_backward_true_from_a_factory_default(tmp_path):
+    files = {
+        "app/__init__.py": "",
+        "app/ops.py": (
+            "import warp as wp\n\ndef make_blur(radius: int, enable_backward=True):\n"
+            "    @wp.kernel(enable_backward=enable_backward, module='unique')\n    def blur(x: wp.array(dtype=float)):\n"
+            "        x[wp.tid()] = x[wp.tid()] * float(radius)\n    return blur\n"
+        ),
+        "app/__main__.py": "import warp as wp\nfrom .ops import make_blur\n\nwp.launch(make_blur(2), dim=4, inputs=[wp.zeros(4)])\n",
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.line, f.column) for f in found] == [("app/ops.py", 3, 44)]
+    assert "explicitly" in found[0].message
+    fixed = apply_fixes(files["app/ops.py"], found, unsafe=True).text
+    assert "def make_blur(radius: int, enable_backward=False):" in fixed

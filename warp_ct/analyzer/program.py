@@ -764,6 +764,82 @@ class Program:
             return [option.target.data]
         return out
 
+    # ------------------------------------------------------------------ entry points
+    def entry_modules(self) -> list[str]:
+        """Modules that start a program: ``__main__`` files, files with a
+        ``if __name__ == "__main__":`` block, and scripts (imported by no project module)
+        whose top level calls or launches something. Test files are not entry points."""
+        cached = getattr(self, "_entries", None)
+        if cached is not None:
+            return cached
+        imported: set[str] = set()
+        for facts in self.modules.values():
+            for name, _line, _top in facts.imports:
+                imported.add(name)
+                imported.add(name.rsplit(".", 1)[0])
+        entries = []
+        for module, facts in self.modules.items():
+            if is_test_path(facts.path):
+                continue
+            script = module not in imported and (facts.module_calls or any(l.function is None for l in facts.launches))
+            if module.rsplit(".", 1)[-1] == "__main__" or facts.has_main_guard or script:
+                entries.append(module)
+        self._entries = entries
+        return entries
+
+    def reached_from(self, entry: str) -> set[FunctionRef]:
+        """Functions an entry module's top level (and ``__main__`` block) can run."""
+        cache = getattr(self, "_reached", None)
+        if cache is None:
+            cache = self._reached = {}
+        if entry in cache:
+            return cache[entry]
+        facts = self.modules[entry]
+        seen: set[FunctionRef] = set()
+        stack: list[FunctionRef] = []
+        for call in facts.module_calls + facts.main_calls:
+            stack.extend(self._call_targets(entry, None, call.callee))
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            fact = self.function(ref)
+            if fact is None:
+                continue
+            for call in fact.calls:
+                stack.extend(t for t in self._call_targets(ref.module, fact, call.callee) if t not in seen)
+            # Methods of objects built here run when the program calls them (a step loop in
+            # code not linted, a framework): a constructed class's hot methods count.
+            if fact.name == "__init__" and fact.class_name:
+                prefix = fact.qualname.rsplit(".", 1)[0] + "."
+                for qualname, method in self.modules[ref.module].functions.items():
+                    if qualname.startswith(prefix) and self._intrinsic(method, "") is not None:
+                        stack.append(FunctionRef(ref.module, qualname))
+        cache[entry] = seen
+        return seen
+
+    def _call_targets(self, module: str, caller: FunctionFact | None, callee: str) -> list[FunctionRef]:
+        """What a call can run: the function it resolves to, or, for ``Class.apply(...)``
+        on a project class that inherits the method (``torch.autograd.Function``), the
+        class's own hook methods (``forward``, ``backward``) that the base class calls."""
+        target = self.resolve_call(module, caller, callee)
+        if target is not None:
+            return [target]
+        head, _, _attr = callee.rpartition(".")
+        if not head:
+            return []
+        found = self._class_of_value(module, Value("call", head))
+        if found is None:
+            return []
+        class_module, class_name = found
+        prefix = class_name + "."
+        return [
+            FunctionRef(class_module, qualname)
+            for qualname, method in self.modules[class_module].functions.items()
+            if qualname.startswith(prefix) and self._intrinsic(method, "") is not None
+        ]
+
     # ------------------------------------------------------------------ flows
     def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> tuple[Event, ...]:
         """What running ``ref`` does to Warp, in order, callees inlined. ``qualname``
@@ -824,6 +900,26 @@ class Program:
             yield module, None, facts.module_calls
             if facts.main_calls:
                 yield module, "<main>", facts.main_calls
+
+
+_TEST_DIRS = ("tests", "test", "testing")
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(p in _TEST_DIRS for p in parts[:-1]))  # fmt: skip
+
+
+_DEMO_DIRS = ("examples", "example", "benchmarks", "benchmark", "docs", "tutorials", "notebooks")
+
+
+def is_demo_path(path: str) -> bool:
+    """An example, benchmark or tutorial shipped beside a library: its users' code, not the
+    library's own entry point."""
+    parts = path.replace("\\", "/").split("/")
+    return any(p in _DEMO_DIRS for p in parts[:-1]) or parts[-1].startswith(("example_", "bench_"))
 
 
 def _module_key(module: Any) -> str:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
 from warp_ct.analyzer.flows import launch_calls
-from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.facts import const
+from warp_ct.analyzer.model import Applicability, Severity, TextEdit
+from warp_ct.analyzer.program import FunctionRef, KernelRef, Program, is_demo_path
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
@@ -33,7 +35,8 @@ _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_
 _FIRST_ARG_RE = re.compile(r"\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)\s*(?:,|\)|$)")
 _TAPE_WORD = (re.compile(r"\bTape\b"), "Tape")
 _REQUIRES_GRAD = (re.compile(r"requires_grad\s*=\s*True"), "requires_grad")
-_BACKWARD_CALL = (re.compile(r"\.backward\s*\("), ".backward")
+# ``tape.backward(loss)``; a torch ``loss.backward()`` does not run Warp adjoints by itself.
+_BACKWARD_CALL = (re.compile(r"(?<=[Tt]ape)\.backward\s*\("), ".backward")
 _ADJ_INPUTS = (re.compile(r"adj_inputs\s*="), "adj_inputs")
 _JAX_GRAD = (re.compile(r"jax\.(?:grad|vjp|value_and_grad)"), "jax.")
 # The alternatives of one regular expression each (a file mentions it if any matches):
@@ -45,8 +48,10 @@ _DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
 )  # fmt: skip
 # Always "gradients flow through code we do not follow":
 # gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(
+# (A ``torch.autograd.Function`` whose ``backward`` launches hand-written kernels does not
+# differentiate through Warp's adjoints: only a tape or an adjoint launch inside it would.)
 _OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-    (None, "gradcheck"), (None, "jacobian"), (None, "autograd"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
+    (None, "gradcheck"), (None, "jacobian"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
 )  # fmt: skip
 # Hints that gradients are wanted somewhere (a tape may live in a caller):
 # \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
@@ -549,8 +554,6 @@ class UnusedBackward(Rule):
         if summary is None or not summary.kernel_names:
             return
         kernels = [d for d in ctx.kernel_decorators() if not d.is_unique and "module" not in d.keywords]
-        if not kernels:
-            return
         verdict = project_verdict(project)
         if ctx.module_name in verdict.differentiated:
             return
@@ -560,7 +563,7 @@ class UnusedBackward(Rule):
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
-        explicit = self._explicit_true(ctx, kernels)
+        explicit = self._explicit_true(ctx, ctx.kernel_decorators())
         if explicit is not None:
             node_, fix = explicit
             ctx.report(
@@ -572,6 +575,8 @@ class UnusedBackward(Rule):
                 severity=Severity.INFO if not _consumers(project, summary, verdict) else None,
             )
             return
+        if not kernels:
+            return
         if facts.self_backward is False or configured is True or ctx.module_name in verdict.global_off:
             return
         live = [d for d in kernels if d.keyword_const("enable_backward") is not False]
@@ -581,6 +586,22 @@ class UnusedBackward(Rule):
         if not consumers:
             return  # nobody in view launches these kernels: callers elsewhere may differentiate them
         where = ", ".join(sorted({c.module_name for c in consumers})[:3])
+        application = _application_entry(ctx.program, ctx.module_name)
+        if application is None or ctx.facts.speaks_of_gradients:
+            # Library code: its callers may differentiate through it. Turning backward code
+            # off here would change every caller; the choice belongs to an application.
+            why = ("its API speaks of gradients, so callers may differentiate through it"
+                   if ctx.facts.speaks_of_gradients else
+                   "no entry point of the linted code runs them, so callers elsewhere may differentiate them")  # fmt: skip
+            ctx.report(
+                live[0].decorator,
+                f"module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s) and "
+                f"nothing in the linted code differentiates them, but {why}. An application that never "
+                "differentiates can turn it off at its entry point, before importing this code: "
+                "`wp.config.enable_backward = False`",
+                severity=Severity.INFO,
+            )
+            return
         fix = _insert_option_fix(ctx, node)
         ctx.report(
             live[0].decorator,
@@ -602,7 +623,42 @@ class UnusedBackward(Rule):
             if isinstance(value, ast.Constant) and value.value is True:
                 return dec.decorator, ctx.fix("Turn backward code off for this kernel", ctx.replace_node(value, "False"),
                                               safe=False)  # fmt: skip
+        # ``def make(enable_backward=True): @wp.kernel(enable_backward=enable_backward)``, no
+        # caller passing it: the default decides.
+        program = ctx.program
+        for kernel in ctx.facts.kernels:
+            value = kernel.enable_backward
+            if value is None or value.kind != "param" or kernel.function is None:
+                continue
+            ref = FunctionRef(ctx.module_name, kernel.function)
+            fact = program.function(ref)
+            if fact is None or fact.defaults.get(value.data) != const(True) or not program.default_decides(ref, value.data):
+                continue
+            span = fact.default_spans[value.data]
+            rng = ctx._range(*span)
+            return rng, ctx.fix(f"Default `{value.data}` to False", TextEdit(rng, "False"), safe=False)
         return None
+
+
+def _application_entry(program: Program, module: str) -> str | None:
+    """An application entry point (not a test, example or benchmark) whose run launches a
+    kernel of ``module``'s own Warp module."""
+    for entry in program.entry_modules():
+        facts = program.modules[entry]
+        if is_demo_path(facts.path):
+            continue
+        reached = program.reached_from(entry)
+        for launch_module, launch_facts in program.modules.items():
+            for index, launch in enumerate(launch_facts.launches):
+                if not launch.kind.startswith("launch"):
+                    continue
+                top = launch.function is None and launch_module == entry
+                if not top and (launch.function is None or FunctionRef(launch_module, launch.function) not in reached):
+                    continue
+                for ref in program.launch_kernels(launch_module, index):
+                    if isinstance(ref, KernelRef) and ref.module == module:
+                        return entry
+    return None
 
 
 def _insert_option_fix(ctx: FileContext, module: ast.Module):
