@@ -6,7 +6,7 @@ import ast
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_snippet, rule_filter
+from .helpers import lint_files, lint_snippet, rule_filter
 
 BODY = "(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
 
@@ -91,3 +91,14 @@ def test_grid_stride_keyword_covers_default_grid_stride(tmp_path):
     )
     found = _only(lint_snippet(tmp_path, text, name="support.py"))
     assert len(found) == 1 and "default_grid_stride" not in found[0].message and found[0].severity.label == "warning"
+
+
+def test_file_block_dim_that_every_launch_passes_is_not_missed(tmp_path):
+    text = (
+        "import warp as wp\n\nwp.set_module_options({'block_dim': 128})\n\n"
+        "@wp.kernel(module='unique')\ndef tiled(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "def run(x):\n    wp.launch_tiled(tiled, dim=[1], inputs=[x], block_dim=64)\n"
+    )
+    assert [f for f in lint_files(tmp_path / "a", {"m.py": text}) if f.rule == "WCT013"] == []
+    omitted = text.replace(", block_dim=64", "")
+    assert [f.line for f in lint_files(tmp_path / "b", {"m.py": omitted}) if f.rule == "WCT013"] == [5]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
 from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -168,6 +169,10 @@ class UniqueIgnoresModuleOptions(Rule):
                 if isinstance(value, ast.Constant) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
                     continue  # the unique module gets this value anyway
                 missing.setdefault(key.value, (key, value))
+        if "block_dim" in missing and _every_launch_passes_block_dim(ctx, node):
+            del missing["block_dim"]  # the module default never applies to this kernel
+            if not missing:
+                return
         if not missing:
             if unknown_call is None or own is not None or "enable_backward" in keywords:
                 return
@@ -204,3 +209,19 @@ class UniqueIgnoresModuleOptions(Rule):
         if not costly:
             message += " (these options change the generated code, not the compile time)"
         ctx.report(decorator.decorator, message, fixes=fixes, severity=None if costly else Severity.INFO)
+
+
+def _every_launch_passes_block_dim(ctx: FileContext, node: ast.FunctionDef) -> bool:
+    """Every launch the program makes of this kernel passes ``block_dim=`` (and some does)."""
+    program = ctx.program
+    target = next((KernelRef(ctx.module_name, i) for i, k in enumerate(ctx.facts.kernels)
+                   if k.name == node.name and k.span[0] == node.lineno), None)  # fmt: skip
+    if target is None:
+        return False
+    launches = [
+        launch
+        for module, facts in program.modules.items()
+        for index, launch in enumerate(facts.launches)
+        if launch.kind.startswith("launch") and target in program.launch_kernels(module, index)
+    ]
+    return bool(launches) and all(launch.block_dim is not None for launch in launches)
