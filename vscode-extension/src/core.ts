@@ -8,6 +8,7 @@ import { readSettings, SECTION, type WarpCtSettings } from './settings';
 
 export const COMMANDS = {
   measure: 'warpCt.measure',
+  measureLevers: 'warpCt.measureLevers',
   changeMeasureCommand: 'warpCt.changeMeasureCommand',
   lintWorkspace: 'warpCt.lintWorkspace',
   restartServer: 'warpCt.restartServer',
@@ -19,6 +20,8 @@ export const COMMANDS = {
 /** Commands the warp-ct server implements (`workspace/executeCommand`). */
 export const SERVER_COMMANDS = {
   measure: 'warp-ct.measure',
+  /** The measured ledger of option levers (`warp-ct probe levers`). */
+  measureLevers: 'warp-ct.measureLevers',
   lintWorkspace: 'warp-ct.lintWorkspace',
   /** The code lenses' command (argument: the summary path); the extension shows the timeline instead. */
   openMeasureReport: 'warp-ct.openMeasureReport',
@@ -27,6 +30,7 @@ export const SERVER_COMMANDS = {
 /** Webview panel keys and titles of the probe's HTML reports. */
 export const REPORTS = {
   timeline: { key: 'timeline', title: 'Warp: compile-time timeline' },
+  levers: { key: 'levers', title: 'Warp: option levers' },
 } as const;
 
 /** workspaceState keys. */
@@ -132,6 +136,7 @@ export class WarpCtExtension implements vscode.Disposable {
     const register = (id: string, fn: (...args: unknown[]) => unknown) =>
       this.disposables.push(vscode.commands.registerCommand(id, fn));
     register(COMMANDS.measure, () => this.measure());
+    register(COMMANDS.measureLevers, () => this.measure({ levers: true }));
     register(COMMANDS.changeMeasureCommand, () => this.changeMeasureCommand());
     register(COMMANDS.lintWorkspace, () => this.lintWorkspace());
     register(COMMANDS.restartServer, () => this.restart());
@@ -376,8 +381,12 @@ export class WarpCtExtension implements vscode.Disposable {
 
   // ---------------------------------------------------------------- commands
 
-  /** "Warp: Measure compile time". */
-  async measure(options: { changeCommand?: boolean } = {}): Promise<MeasureResult | undefined> {
+  /**
+   * "Warp: Measure compile time"; with `levers`, "Warp: Measure option levers": the same command
+   * measured once per compile option change, the ledger shown in its own panel.
+   */
+  async measure(options: { changeCommand?: boolean; levers?: boolean } = {}): Promise<MeasureResult | undefined> {
+    const levers = options.levers ?? false;
     if (!vscode.workspace.isTrusted) {
       const choice = await vscode.window.showWarningMessage(
         'Warp: measuring compile time runs code from this workspace (the configured command), so it is disabled ' +
@@ -410,7 +419,9 @@ export class WarpCtExtension implements vscode.Disposable {
       result = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: `Warp: measuring compile time of \`${commandLine}\``,
+          title: levers
+            ? `Warp: measuring option levers of \`${commandLine}\` (the command runs once per lever)`
+            : `Warp: measuring compile time of \`${commandLine}\``,
           cancellable: true,
         },
         async (progress, token) => {
@@ -425,7 +436,10 @@ export class WarpCtExtension implements vscode.Disposable {
           try {
             return await client.sendRequest<MeasureResult>(
               'workspace/executeCommand',
-              { command: SERVER_COMMANDS.measure, arguments: [argv, cwd, settings.samples] },
+              {
+                command: levers ? SERVER_COMMANDS.measureLevers : SERVER_COMMANDS.measure,
+                arguments: [argv, cwd, settings.samples],
+              },
               token,
             );
           } finally {
@@ -459,6 +473,7 @@ export class WarpCtExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage('Warp: measurement cancelled.');
       return result;
     }
+    if (levers) return this.showLevers(result);
     this.lastMeasurement = result;
     await this.context.workspaceState.update(STATE_KEYS.lastMeasurement, result);
     this.updateStatus();
@@ -480,6 +495,20 @@ export class WarpCtExtension implements vscode.Disposable {
       if (choice === 'Change Command') await this.changeMeasureCommand();
       else if (choice === 'Show Log') this.output.show(true);
     }
+    return result;
+  }
+
+  /** The ledger of a levers measurement: its HTML page beside the code, the summary as a message. */
+  private async showLevers(result: MeasureResult): Promise<MeasureResult> {
+    this.output.info(`Option levers: ${result.summary}`);
+    if (!result.ok) {
+      const choice = await vscode.window.showErrorMessage(`Warp: ${result.summary}`, 'Show Log');
+      if (choice === 'Show Log') this.output.show(true);
+      return result;
+    }
+    if (result.htmlPath) await this.reports.show(result.htmlPath, REPORTS.levers);
+    const choice = await vscode.window.showInformationMessage(`Warp: ${result.summary}`, ...(result.htmlPath ? ['Open in Browser'] : []));
+    if (choice === 'Open in Browser' && result.htmlPath) await vscode.env.openExternal(vscode.Uri.file(result.htmlPath));
     return result;
   }
 
@@ -600,6 +629,7 @@ export class WarpCtExtension implements vscode.Disposable {
     const items: (vscode.QuickPickItem & { command: string })[] = [
       { label: '$(dashboard) Measure compile time', command: COMMANDS.measure },
       { label: '$(edit) Measure compile time (change command)', command: COMMANDS.changeMeasureCommand },
+      { label: '$(beaker) Measure option levers', command: COMMANDS.measureLevers },
       { label: '$(checklist) Lint workspace', command: COMMANDS.lintWorkspace },
       { label: '$(graph) Show compile-time timeline', command: COMMANDS.showTimeline },
       { label: '$(debug-restart) Restart server', command: COMMANDS.restartServer },
