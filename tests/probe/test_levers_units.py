@@ -116,3 +116,8 @@ def test_confirm_prefers_the_module_s_own_lever_and_says_when_it_is_unsafe():
     assert "unsafe here" in evidence.summary and "wp.Tape" in evidence.summary
     unrelated = Finding("WCT003", "/app/solver.py", Range.from_coords(9, 0, 9, 5), "per call", Severity.WARNING)
     assert attach_lever_figures([unrelated], ledger)[0].evidence == ()
+
+
+def test_a_program_that_loads_no_module_gets_no_lever():
+    plans, _notes = plan_levers(_report([]))
+    assert plans and all(p.not_applicable == "the baseline loaded no Warp module" for p in plans)

@@ -574,6 +574,9 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         if match:
             plans[name] = _custom_plan(name, match.group(1), _parse_value(match.group(2)), baseline, modules, version)
 
+    if not modules:  # nothing was compiled: no option can change a build
+        for plan in plans.values():
+            plan.not_applicable = "the baseline loaded no Warp module"
     if only is None:
         ordered = [plans[n] for n in ("backward",)] + [p for n, p in plans.items() if n.startswith(MODULE_BACKWARD_PREFIX)]
         ordered += [plans[n] for n in NAMED_LEVERS[1:]]
@@ -660,10 +663,12 @@ def run_levers(
     names = parse_only(only)
     report_progress = progress or (lambda _message, _fraction: None)
     say = announce or (lambda _message: None)
+    most = len(names) if names else len(NAMED_LEVERS) + MAX_MODULE_LEVERS
     say(
         f"plan: baseline ({samples} sample{'s' if samples != 1 else ''} x 2 runs), then "
         + (", ".join(names) if names else "each lever the baseline shows to apply")
-        + " alone, the same number of samples each"
+        + f" alone with as many samples: at most {(1 + most) * samples * 2} runs of the command "
+        "(the time estimate follows the baseline)"
     )
 
     def stage_progress(stage: int, stages: int, label: str) -> Progress:
