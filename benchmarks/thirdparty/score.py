@@ -16,6 +16,8 @@ Per package and overall it prints:
   TP      findings on a "true" label (a real antipattern reported where it is)
   FP      findings on a "false" label (a place the analyzer must stay silent)
   unjud.  findings that match no label: listed so that a human can judge them
+  ok      info findings on a "false" label marked allow_info (e.g. WCT010 in a library whose
+          callers may differentiate: "say so, at most as info"): neither TP nor FP
   miss    "true" labels that no finding matches
   precision = TP / (TP + FP)   (unjudged findings are left out, and listed)
   recall    = TP / (number of "true" labels)
@@ -55,6 +57,7 @@ class Label:
     scope: str = "package"
     gpu_only: bool = False
     measured: str = ""
+    allow_info: bool = False  # on a "false" label: an info finding here is acceptable (counted "ok")
 
     def places(self) -> list[tuple[str, int]]:
         out = [(self.path, self.line)]
@@ -95,9 +98,9 @@ def load_labels(path: Path) -> list[Package]:
     return out
 
 
-def lint(pkg_dir: Path, extra: list[str]) -> list[dict]:
+def lint(pkg_dir: Path, extra: list[str], warp_ct_root: Path) -> list[dict]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(warp_ct_root) + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "warp_ct", "lint", "--output-format", "json", "--exit-zero",
            "--no-cache", *extra, "."]
     proc = subprocess.run(cmd, cwd=pkg_dir, env=env, capture_output=True, text=True)
@@ -125,10 +128,14 @@ def main() -> int:
                     help="leave out labels whose evidence lies outside the package (scope=cross-package)")
     ap.add_argument("--lint-arg", action="append", default=[], help="extra argument for warp-ct lint")
     ap.add_argument("--json", help="write per-finding verdicts to this file")
+    ap.add_argument("--warp-ct", default=str(REPO), metavar="DIR",
+                    help="folder holding the warp_ct package to score (default: this checkout); e.g. an "
+                         "older commit exported with `git archive COMMIT warp_ct | tar -x -C DIR`")
     ap.add_argument("-v", "--verbose", action="store_true", help="list TPs, FPs and misses too")
     args = ap.parse_args()
 
     src = Path(args.src)
+    print(f"warp_ct from {Path(args.warp_ct).resolve()}")
     packages = load_labels(Path(args.labels))
     if args.package:
         packages = [p for p in packages if p.name in args.package]
@@ -142,11 +149,11 @@ def main() -> int:
             print(f"!! {pkg.name}: {pdir} not found (see README.md for the pip download command)")
             continue
         labels = [lb for lb in pkg.labels if not (args.only_decidable and lb.scope == "cross-package")]
-        findings = lint(pdir, args.lint_arg)
+        findings = lint(pdir, args.lint_arg, Path(args.warp_ct).resolve())
         if args.severity == "warning":
             findings = [f for f in findings if f.get("severity") in ("warning", "error")]
         hit: set[int] = set()
-        tp, fp, unj = [], [], []
+        tp, fp, unj, ok = [], [], [], []
         for f in findings:
             line = f["location"]["line"]
             match = next((i for i, lb in enumerate(labels) if lb.matches(f["path"], f["code"], line)), None)
@@ -162,17 +169,21 @@ def main() -> int:
                 if lb.verdict == "true":
                     tp.append(f)
                     hit.add(match)
+                elif lb.allow_info and f.get("severity") == "info":
+                    ok.append(f)
+                    rec["verdict"] = "ok-info"
                 else:
                     fp.append(f)
             dump.append(rec)
         trues = [i for i, lb in enumerate(labels) if lb.verdict == "true"]
         misses = [labels[i] for i in trues if i not in hit]
         n_tp_labels = len([i for i in trues if i in hit])
-        rows.append((pkg.name, pkg.version, len(findings), len(tp), len(fp), len(unj), len(misses),
+        rows.append((pkg.name, pkg.version, len(findings), len(tp), len(fp), len(ok), len(unj), len(misses),
                      len(trues), n_tp_labels))
         totals["tp"] += len(tp)
         totals["fp"] += len(fp)
         totals["unj"] += len(unj)
+        totals["ok"] = totals.get("ok", 0) + len(ok)
         totals["miss"] += len(misses)
         totals["true"] += len(trues)
         totals.setdefault("tp_labels", 0)
@@ -188,21 +199,23 @@ def main() -> int:
             for f in fp:
                 lb = next(lb for lb in labels if lb.matches(f["path"], f["code"], f["location"]["line"]))
                 print(f"   FP       {f['code']} {f['path']}:{f['location']['line']}  ({lb.why[:120]})")
+            for f in ok:
+                print(f"   OK-INFO  {f['code']} {f['path']}:{f['location']['line']}")
             for lb in misses:
                 gpu = " [GPU-only]" if lb.gpu_only else ""
                 print(f"   MISS     {lb.code} {lb.path}:{lb.line}{gpu}  ({lb.why[:120]})")
 
     print()
-    hdr = f"{'package':<24} {'version':<10} {'found':>5} {'TP':>4} {'FP':>4} {'unjud':>5} {'miss':>4} " \
+    hdr = f"{'package':<24} {'version':<10} {'found':>5} {'TP':>4} {'FP':>4} {'ok':>3} {'unjud':>5} {'miss':>4} " \
           f"{'precision':>9} {'recall':>6}"
     print(hdr)
     print("-" * len(hdr))
-    for name, ver, nf, tp, fp, unj, miss, ntrue, ntpl in rows:
-        print(f"{name:<24} {ver:<10} {nf:>5} {tp:>4} {fp:>4} {unj:>5} {miss:>4} "
+    for name, ver, nf, tp, fp, ok, unj, miss, ntrue, ntpl in rows:
+        print(f"{name:<24} {ver:<10} {nf:>5} {tp:>4} {fp:>4} {ok:>3} {unj:>5} {miss:>4} "
               f"{ratio(tp, tp + fp):>9} {ratio(ntpl, ntrue):>6}")
     print("-" * len(hdr))
     t = totals
-    print(f"{'overall':<24} {'':<10} {sum(r[2] for r in rows):>5} {t['tp']:>4} {t['fp']:>4} {t['unj']:>5} "
+    print(f"{'overall':<24} {'':<10} {sum(r[2] for r in rows):>5} {t['tp']:>4} {t['fp']:>4} {t.get('ok', 0):>3} {t['unj']:>5} "
           f"{t['miss']:>4} {ratio(t['tp'], t['tp'] + t['fp']):>9} {ratio(t.get('tp_labels', 0), t['true']):>6}")
     print(f"\nrecall counts labels: {t.get('tp_labels', 0)} of {t['true']} true labels reported; "
           f"precision counts findings: {t['tp']} true of {t['tp'] + t['fp']} judged "
