@@ -142,6 +142,10 @@ def main() -> int:
 
     rows = []
     dump = []
+    by_rule: dict[str, dict[str, int]] = {}
+
+    def bump(code: str, key: str, n: int = 1) -> None:
+        by_rule.setdefault(code, {"tp": 0, "fp": 0, "ok": 0, "unj": 0, "miss": 0, "true": 0, "hit": 0})[key] += n
     totals = dict(tp=0, fp=0, unj=0, miss=0, true=0)
     for pkg in packages:
         pdir = src / pkg.dir
@@ -177,6 +181,17 @@ def main() -> int:
             dump.append(rec)
         trues = [i for i, lb in enumerate(labels) if lb.verdict == "true"]
         misses = [labels[i] for i in trues if i not in hit]
+        for f in tp:
+            bump(f["code"], "tp")
+        for f in fp:
+            bump(f["code"], "fp")
+        for f in ok:
+            bump(f["code"], "ok")
+        for f in unj:
+            bump(f["code"], "unj")
+        for i in trues:
+            bump(labels[i].code, "true")
+            bump(labels[i].code, "hit" if i in hit else "miss")
         n_tp_labels = len([i for i in trues if i in hit])
         rows.append((pkg.name, pkg.version, len(findings), len(tp), len(fp), len(ok), len(unj), len(misses),
                      len(trues), n_tp_labels))
@@ -220,6 +235,12 @@ def main() -> int:
     print(f"\nrecall counts labels: {t.get('tp_labels', 0)} of {t['true']} true labels reported; "
           f"precision counts findings: {t['tp']} true of {t['tp'] + t['fp']} judged "
           f"({t['unj']} unjudged left out)")
+    print(f"\n{'rule':<8} {'TP':>4} {'FP':>4} {'ok':>3} {'unjud':>5} {'labels':>6} {'hit':>4} {'miss':>4} "
+          f"{'precision':>9} {'recall':>6}")
+    for code in sorted(by_rule):
+        r = by_rule[code]
+        print(f"{code:<8} {r['tp']:>4} {r['fp']:>4} {r['ok']:>3} {r['unj']:>5} {r['true']:>6} {r['hit']:>4} "
+              f"{r['miss']:>4} {ratio(r['tp'], r['tp'] + r['fp']):>9} {ratio(r['hit'], r['true']):>6}")
     if args.json:
         Path(args.json).write_text(json.dumps(dump, indent=1), encoding="utf-8")
     return 0
