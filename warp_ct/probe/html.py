@@ -53,8 +53,8 @@ def _lanes(loads: list[ModuleLoad]) -> list[int]:
     return lanes
 
 
-def _timeline_svg(runs: list[tuple[str, RunResult]], span_s: float) -> str:
-    scale = _WIDTH / span_s if span_s > 0 else 1.0
+def _timeline_svg(runs: list[tuple[str, RunResult]], span_s: float, axis_width: int = _WIDTH) -> str:
+    scale = axis_width / span_s if span_s > 0 else 1.0
     parts: list[str] = []
     y = 20
     for label, run in runs:
@@ -93,7 +93,7 @@ def _timeline_svg(runs: list[tuple[str, RunResult]], span_s: float) -> str:
         tick += step
     total_height = y + 24
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_LABEL_WIDTH + _WIDTH + 20}" height="{total_height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_LABEL_WIDTH + axis_width + 20}" height="{total_height}" '
         f'role="img" aria-label="module build timeline">{"".join(parts)}</svg>'
     )
 
@@ -169,6 +169,8 @@ def write_html(report: ProbeReport, path: str | os.PathLike[str]) -> None:
     Path(path).write_text(render_html(report), encoding="utf-8")
 
 
+_LEVERS_TIMELINE_WIDTH = 560  # narrower than the measure page's, to fit beside the bars
+
 _VERDICT_COLORS = {
     "baseline": "#495057",
     "improved": "#2f9e44",
@@ -193,7 +195,7 @@ def _ledger_bars_svg(ledger: Any) -> str:
             rows.append((result.name, result.median_s, result.mad_s or 0.0, result.verdict or "inconclusive", tip))
     if not rows:
         return "<p>No lever was measured.</p>"
-    label_width, width, height = 220, 600, 22
+    label_width, width, height = 170, 330, 22
     top = max(value + mad for _name, value, mad, _v, _t in rows) or 1.0
     scale = width / top
     parts = []
@@ -224,7 +226,9 @@ def render_levers_html(ledger: Any) -> str:
     out = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         f"<title>warp-ct levers: {esc(' '.join(ledger.command))}</title><style>{_CSS}"
-        ".pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}.unsafe{color:#c92a2a;font-weight:bold}"
+        "body{max-width:none}.pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}"
+        ".pair>div:first-child{max-width:600px}.pair svg{display:block;margin-bottom:6px}"
+        ".unsafe{color:#c92a2a;font-weight:bold}"
         "</style></head><body>",
         "<h1>Warp compile-time levers</h1>",
         f"<p><code>{esc(' '.join(ledger.command))}</code><br>{ledger.samples} sample(s) per lever · Warp "
@@ -240,7 +244,7 @@ def render_levers_html(ledger: Any) -> str:
         runs = [(f"#{sample.index + 1} cold", sample.cold)]
         if sample.warm is not None:
             runs.append((f"#{sample.index + 1} warm", sample.warm))
-        out.append(_timeline_svg(runs, span))
+        out.append(_timeline_svg(runs, span, axis_width=_LEVERS_TIMELINE_WIDTH))
     out.append("</div></div>")
     out.append(
         "<h2>Ledger</h2><table><tr><th>lever</th><th>status</th><th>verdict</th><th>compile elapsed</th>"

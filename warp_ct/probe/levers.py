@@ -459,7 +459,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     # precompiled headers back on
     pch = LeverPlan(
         "precompiled-headers",
-        "use_precompiled_headers=True (the program turned them off)",
+        "use_precompiled_headers=True",
         config={"use_precompiled_headers": True},
         targets=[],
         line="wp.config.use_precompiled_headers = True",
@@ -499,7 +499,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     lineinfo_on = [m for m in modules if m.options.get("lineinfo")]
     lineinfo = LeverPlan(
         "lineinfo",
-        "lineinfo=False (the program turned line info on)",
+        "lineinfo=False",
         config={"lineinfo": False},
         module_options={"lineinfo": False},
         targets=[m.name for m in lineinfo_on],
@@ -519,7 +519,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     debug = [m for m in modules if _resolved_mode(m) == "debug"]
     release = LeverPlan(
         "release-mode",
-        'mode="release" (the program builds in debug mode)',
+        'mode="release"',
         config={"mode": "release"},
         module_options={"mode": "release"},
         targets=[m.name for m in debug],
