@@ -86,7 +86,8 @@ class CallFact:
     loop_depth: int  # enclosing for/while loops (and comprehensions) inside the function
     guarded: bool  # under an ``if`` (may not run every time)
     cache_guarded: bool = False  # the ``if`` tests a cache or a changed value: runs only when needed
-    passes_star: bool = False  # *args / **kwargs: the parameter mapping is unknown
+    passes_star: bool = False
+    taped: bool = False  # inside a ``with wp.Tape()`` block: what it launches is recorded  # *args / **kwargs: the parameter mapping is unknown
 
 
 @dataclass
@@ -126,6 +127,7 @@ class LaunchFact:
     order: int
     loop_depth: int
     guarded: bool
+    taped: bool = False  # recorded on a ``wp.Tape`` (its adjoint may run)
 
 
 @dataclass
@@ -230,6 +232,7 @@ class _Scope:
         self.loop_depth = 0
         self.guards: list[ast.If] = []
         self.bound: set[str] = set(params)
+        self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
 
     def next_order(self) -> int:
         self.order += 1
@@ -510,11 +513,21 @@ class _Extractor:
         self.block(node.orelse)
 
     def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
+        taped = False
         for item in node.items:
             self.expr(item.context_expr)
-            if isinstance(item.context_expr, ast.Call) and self.warp_name(item.context_expr.func) == "warp.Tape":
+            context = item.context_expr
+            if isinstance(context, ast.Call) and self.warp_name(context.func) == "warp.Tape":
                 self.mark_differentiates()
-        self.block(node.body)
+                taped = True
+            elif isinstance(context, (ast.Name, ast.Attribute)) and "tape" in _text(context).lower():
+                taped = True
+        scope = self.scopes[-1]
+        scope.tape_depth += taped
+        try:
+            self.block(node.body)
+        finally:
+            scope.tape_depth -= taped
 
     stmt_AsyncWith = stmt_With
 
@@ -633,6 +646,7 @@ class _Extractor:
             guarded=bool(scope.guards),
             cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
             passes_star=any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords),
+            taped=scope.tape_depth > 0,
         )
         if scope.fact is not None:
             scope.fact.calls.append(fact)
@@ -682,6 +696,7 @@ class _Extractor:
                     order=scope.next_order(),
                     loop_depth=scope.loop_depth,
                     guarded=bool(scope.guards),
+                    taped=scope.tape_depth > 0,
                 )
             )
             adjoint = self._keyword(node, "adjoint")

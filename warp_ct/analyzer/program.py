@@ -201,7 +201,14 @@ class Program:
             if class_name is None:
                 return None
             if len(parts) == 2:
-                return self.method(module, class_name, parts[1])
+                found = self.method(module, class_name, parts[1])
+                if found is not None:
+                    return found
+                for _where, value in self.self_attr_values(module, class_name, parts[1]):
+                    cls = self._class_of_value(module, value)
+                    if cls is not None:
+                        return self.method(cls[0], cls[1], "__call__")
+                return None
             if len(parts) == 3:  # self.solver.step(): what self.solver holds
                 for _where, value in self.self_attr_values(module, class_name, parts[1]):
                     cls = self._class_of_value(module, value)
@@ -217,6 +224,10 @@ class Program:
                     for value in values:
                         if value.kind == "function" and len(parts) == 1:
                             return FunctionRef(module, value.data)
+                        if len(parts) == 1:  # an object called: its __call__
+                            cls = self._class_of_value(module, value)
+                            if cls is not None:
+                                return self.method(cls[0], cls[1], "__call__")
                         if len(parts) == 2:
                             cls = self._class_of_value(module, value)
                             if cls is not None:
@@ -340,7 +351,10 @@ class Program:
                     site = Frequency(Freq.HOT, f"called from {caller_label}, {where}; {outer.why}")
                 elif call.loop_depth and outer.freq != Freq.UNCALLED:
                     caller_fact = self.function(caller)
-                    many = Freq.HOT if self._loop_launches(module, caller_fact, ref) else Freq.UP_FRONT
+                    # A loop that passes its own variable makes one variant per value
+                    # (``for level in levels: make(level)``): each is needed once.
+                    varies = _passes_loop_variable(call)
+                    many = Freq.HOT if not varies and self._loop_launches(module, caller_fact, ref) else Freq.UP_FRONT
                     site = Frequency(max(many, outer.freq), f"called in a loop in {caller_label}, {where}")
                 elif outer.freq == Freq.UNCALLED:
                     site = Frequency(Freq.UNCALLED, outer.why)
@@ -467,10 +481,9 @@ class Program:
                 out.extend(self.resolve(where.module, where.qualname, item, depth))
             return out or [UNRESOLVED]
         if kind == "tuple":
+            # Unknown items stay in place: ``(kernel, 64)`` still says 64 at index 1.
             parts = [self.resolve(module, function, item, depth) for item in value.items]
-            if all(len(p) == 1 for p in parts):
-                return [tuple(p[0] for p in parts)]
-            return [UNRESOLVED]
+            return [tuple(p[0] if len(p) == 1 else UNRESOLVED for p in parts)]
         if kind == "sub":
             if len(value.items) == 2:
                 bases = self.resolve(module, function, value.items[0], depth)
@@ -500,11 +513,12 @@ class Program:
                 out.extend(self.resolve(module, function, item, depth))
             return out
         if kind == "call":
-            if value.data in ("int", "float", "str", "bool") and len(value.items) == 1:
+            convert = _CONVERSIONS.get(value.data)
+            if convert is not None and len(value.items) == 1:
                 out = []
                 for item in self.resolve(module, function, value.items[0], depth):
                     try:
-                        out.append(UNRESOLVED if item is UNRESOLVED else {"int": int, "float": float, "str": str, "bool": bool}[value.data](item))
+                        out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
                     except (TypeError, ValueError):
                         out.append(UNRESOLVED)
                 return out
@@ -573,6 +587,53 @@ class Program:
             else:
                 out.append(UNRESOLVED)
         return out
+
+    def varies(self, module: str, function: str | None, value: Value, depth: int = 0) -> bool:
+        """Whether an expression can take different values between calls: two known values,
+        or an unknown one that comes from a loop variable or a call result. An attribute of
+        a settings object (``cfg.gain``) or a name the model cannot follow is taken as
+        fixed for the run: such values rarely change between steps."""
+        if depth > MAX_DEPTH:
+            return False
+        known = self.resolve(module, function, value)
+        concrete = [v for v in known if v is not UNRESOLVED]
+        if len({repr(v) for v in concrete}) > 1:
+            return True
+        if len(concrete) == len(known):
+            return False
+        kind = value.kind
+        if kind == "elem":
+            return True
+        if kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is None:
+                return False
+            index = list(fact.params).index(value.data) if value.data in fact.params else -1
+            if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
+                index -= 1
+            sites = self.callers(ref)
+            if not sites:
+                return True  # callers outside the linted code may pass anything
+            for caller, caller_module, call in sites:
+                arg = call.kwargs.get(value.data)
+                if arg is None and 0 <= index < len(call.args):
+                    arg = call.args[index]
+                if arg is None:
+                    continue
+                caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+                if call.loop_depth and arg.kind != "const" or self.varies(caller_module, caller_name, arg, depth + 1):
+                    return True
+            return False
+        if kind == "local":
+            return any(self.varies(module, function, item, depth + 1) for item in value.items)
+        if kind in ("binop", "tuple", "choice", "sub"):
+            return any(self.varies(module, function, item, depth + 1) for item in value.items)
+        if kind == "call":
+            if value.data in ("int", "float", "str", "bool", "range", "len"):
+                return any(self.varies(module, function, item, depth + 1) for item in value.items)
+            return True  # time.time(), random...: a fresh value each call
+        return False
 
     def default_decides(self, ref: FunctionRef, param: str) -> bool:
         """True when no call site in the project passes ``param``: its default is its value."""
@@ -693,6 +754,11 @@ class Program:
             return self._elements(module, None, facts.globals[value.data][0], depth + 1)
         if value.kind == "local" and len(value.items) == 1:
             return self._elements(module, function, value.items[0], depth + 1)
+        if value.kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is not None and self.default_decides(ref, value.data):
+                return self._elements(module, None, fact.defaults[value.data], depth + 1)
         return None
 
     def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[Value] | None:
@@ -763,6 +829,37 @@ class Program:
         if option.target.kind == "name" and option.target.data in self.modules:  # a module object
             return [option.target.data]
         return out
+
+    # ------------------------------------------------------------------ differentiation
+    def differentiated(self) -> tuple[set[str], bool]:
+        """(Warp modules whose kernels something differentiates: launched on a ``wp.Tape``,
+        directly or through calls made inside the tape block, or with ``adjoint=True``;
+        whether some taped launch reaches kernels the model cannot name)."""
+        cached = getattr(self, "_differentiated", None)
+        if cached is not None:
+            return cached
+        modules: set[str] = set()
+        opaque = False
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
+                if not (launch.taped or adjoint) or not launch.kind.startswith("launch"):
+                    continue
+                targets = self.launch_modules(module, index)
+                opaque |= any(t is UNRESOLVED for t in targets)
+                modules.update(_module_key(t) for t in targets if t is not UNRESOLVED)
+            for qualname, fact in facts.functions.items():
+                for call in fact.calls:
+                    if not call.taped:
+                        continue
+                    target = self.resolve_call(module, fact, call.callee)
+                    if target is None:
+                        continue
+                    for event in self.effects(target):
+                        if event.kind == "load":
+                            modules.update(event.warp_modules)
+        self._differentiated = (modules, opaque)
+        return self._differentiated
 
     # ------------------------------------------------------------------ entry points
     def entry_modules(self) -> list[str]:
@@ -901,6 +998,29 @@ class Program:
             if facts.main_calls:
                 yield module, "<main>", facts.main_calls
 
+
+def _collection_elements(value: Value) -> bool:
+    """Whether the value reads the variable of a loop over a collection of settings
+    (``for level in levels``), not over ``range(...)`` (time steps, iterations)."""
+    if value.kind == "elem":
+        iterated = value.items[0] if value.items else None
+        return not (iterated is not None and iterated.kind == "call" and iterated.data == "range")
+    return any(_collection_elements(item) for item in value.items)
+
+
+def _passes_loop_variable(call: CallFact) -> bool:
+    return any(_collection_elements(v) for v in (*call.args, *call.kwargs.values()))
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+# Calls that convert or wrap a constant without changing what it says.
+_CONVERSIONS = {
+    "int": int, "float": float, "str": str, "bool": bool, "warp.constant": _identity,
+    "warp.int32": int, "warp.int64": int, "warp.uint32": int, "warp.float32": float, "warp.float64": float,
+}  # fmt: skip
 
 _TEST_DIRS = ("tests", "test", "testing")
 

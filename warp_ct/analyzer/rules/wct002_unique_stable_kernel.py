@@ -13,7 +13,7 @@ from warp_ct.analyzer.context import (
     FileContext,
     KernelDecorator,
 )
-from warp_ct.analyzer.facts import FileFacts, KernelFact, const
+from warp_ct.analyzer.facts import FileFacts, KernelFact, Value, const
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code, launch_calls
 from warp_ct.analyzer.program import UNIQUE, UNRESOLVED, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
@@ -225,13 +225,17 @@ def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[
 
 def _captures_vary(program: Program, ref: FunctionRef, kernel: KernelFact) -> bool:
     fact = program.function(ref)
+    if fact is None:
+        return False
     for name in kernel.captures:
-        if fact is not None and name in fact.params and name != (kernel.module.data if kernel.module else None):
-            values = program.param_values(ref, name)
-            if any(v is UNRESOLVED for v in values) or len({repr(v) for v in values}) > 1:
+        if name == (kernel.module.data if kernel.module else None):
+            continue
+        if name in fact.params:
+            if program.varies(ref.module, ref.qualname, Value("param", name)):
                 return True
-        elif fact is not None and name in fact.locals:
-            if not all(v.kind in ("kernel", "function", "const") for v in fact.locals[name]):
+        elif name in fact.locals:
+            values = [v for v in fact.locals[name] if v.kind not in ("kernel", "function")]
+            if any(program.varies(ref.module, ref.qualname, v) for v in values):
                 return True
     return False
 

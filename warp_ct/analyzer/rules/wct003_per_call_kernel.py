@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import KernelFact
+from warp_ct.analyzer.facts import KernelFact, Value
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.program import UNRESOLVED, Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
@@ -147,9 +147,6 @@ class PerCallKernel(Rule):
         kernel = _kernel_fact(ctx, node)
         if kernel is None:
             return
-        module = dec.keywords.get("module")
-        if module is not None and not (isinstance(module, ast.Constant) and module.value is None):
-            return  # module="unique" or a module chosen per call: identity is the intent
         program = ctx.program
         hot = _hot_definition(program, ctx.module_name, kernel)
         if hot is None:
@@ -184,25 +181,20 @@ def _hot_definition(program: Program, module: str, kernel: KernelFact) -> Freque
 
 
 def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple[list[str], bool]:
-    """(captured names, whether their values differ between calls or cannot be told)."""
-    function = program.function(FunctionRef(module, kernel.function))
+    """(captured names, whether their values differ between calls)."""
+    ref = FunctionRef(module, kernel.function)
+    function = program.function(ref)
     names = list(kernel.captures)
     if function is None or not names:
         return names, False
     varying = False
     for name in names:
         if name in function.params:
-            values = program.param_values(FunctionRef(module, kernel.function), name)
+            varying |= program.varies(module, kernel.function, Value("param", name))
         elif name in function.locals:
-            values = []
-            for value in function.locals[name]:
-                if value.kind in ("kernel", "function"):
-                    continue  # a helper @wp.func defined beside it: part of the kernel's source
-                values.extend(program.resolve(module, kernel.function, value))
-        else:
-            continue
-        if any(v is UNRESOLVED for v in values) or len({repr(v) for v in values}) > 1:
-            varying = True
+            # A helper @wp.func defined beside it is part of the kernel's source, not data.
+            values = [v for v in function.locals[name] if v.kind not in ("kernel", "function")]
+            varying |= any(program.varies(module, kernel.function, v) for v in values)
     return names, varying
 
 
@@ -210,14 +202,15 @@ def _message(program: Program, module: str, kernel: KernelFact, factory: str, ho
     names, varying = _captured_values(program, module, kernel)
     data_names = [n for n in names if n in (program.function(FunctionRef(module, kernel.function)) or _NO_FN).params
                   or not _is_definition(program, module, kernel, n)]  # fmt: skip
-    unique = kernel.module is not None
-    where = "its own unique module" if unique else "this file's Warp module"
+    own_module = kernel.module is not None
     if data_names and varying:
         listed = ", ".join(f"`{n}`" for n in data_names[:3])
+        effect = ("builds a new module for it" if own_module
+                  else "gives this file's Warp module a new hash and builds it again, whole")  # fmt: skip
         return (
             f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}) and captures "
-            f"{listed}: each new value gives {where} a new hash and builds it again. Memoize `{factory}` "
-            "(e.g. `@functools.cache`) or create the kernels once, up front."
+            f"{listed}: each new value {effect}. Memoize `{factory}` (e.g. `@functools.cache`) or create the "
+            "kernels once, up front."
         )
     return (
         f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}): with the same "

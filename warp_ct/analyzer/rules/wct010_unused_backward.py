@@ -83,6 +83,7 @@ class BackwardFacts:
     self_backward_unknown: bool = False  # bare set_module_options with a non-literal dict
     by_name: dict[str, bool | None] = field(default_factory=dict)  # module name -> enable_backward set elsewhere
     global_off: bool = False  # wp.config.enable_backward = False
+    wants_grad: bool = False  # asks for gradients (requires_grad, a tape's backward) without a tape of its own
 
 
 class LazyFacts:
@@ -175,8 +176,8 @@ def file_facts(text: str) -> BackwardFacts:
             args = _balanced(text, end - 1)
             if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
                 _differentiate(args, facts)
-    if not tape_blocks and not facts.differentiated and _mentions(text, _WANTS_GRAD):
-        facts.opaque = True  # gradients are requested, through code we do not follow
+    if not tape_blocks and not facts.differentiated and not facts.opaque and _mentions(text, _WANTS_GRAD):
+        facts.wants_grad = True  # gradients are requested, maybe by a tape in code we do not see
     return facts
 
 
@@ -322,6 +323,9 @@ class _Verdict:
     global_off: set[str]  # modules an entry point turned backward off for (wp.config before imports)
     configured: dict[str, bool | None]  # module name -> enable_backward set from another file
     launchers: dict[str, list["FileSummary"]]  # kernel name -> files that launch a kernel of that name
+    # modules reachable from a file that asks for gradients with no tape of its own: a
+    # caller's tape may differentiate them; the program model decides
+    maybe_differentiated: set[str] = field(default_factory=set)
 
 
 def _facts(summary: "FileSummary") -> BackwardFacts:
@@ -369,6 +373,7 @@ def project_verdict(project: "Project") -> _Verdict:
     configured: dict[str, bool | None] = {}
     global_off: set[str] = set()
     launchers: dict[str, list[FileSummary]] = {}
+    maybe: set[str] = set()
     for summary in project.files.values():
         facts = _facts(summary)
         for name in facts.launched:
@@ -377,6 +382,8 @@ def project_verdict(project: "Project") -> _Verdict:
             global_off.update(s.module_name for s in _reachable(project, summary, imports))
         for name, value in facts.by_name.items():
             configured[name] = value if configured.get(name, value) == value else None
+        if facts.wants_grad:
+            maybe.update(s.module_name for s in _reachable(project, summary, imports))
         if not facts.opaque and not facts.differentiated:
             continue
         reach = _reachable(project, summary, imports)
@@ -391,7 +398,7 @@ def project_verdict(project: "Project") -> _Verdict:
         for dep in reach:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)
-    verdict = _Verdict(differentiated, global_off, configured, launchers)
+    verdict = _Verdict(differentiated, global_off, configured, launchers, maybe)
     _CACHE[id(project)] = (key, verdict)
     return verdict
 
@@ -536,6 +543,8 @@ class UnusedBackward(Rule):
         verdict = project_verdict(project)
         if summary.module_name in verdict.differentiated:
             return False
+        if summary.module_name in verdict.maybe_differentiated and _differentiated_or_library(project.program(), summary.module_name):
+            return False
         facts = _facts(summary)
         if facts.self_backward_unknown:
             return False
@@ -556,6 +565,8 @@ class UnusedBackward(Rule):
         kernels = [d for d in ctx.kernel_decorators() if not d.is_unique and "module" not in d.keywords]
         verdict = project_verdict(project)
         if ctx.module_name in verdict.differentiated:
+            return
+        if ctx.module_name in verdict.maybe_differentiated and _differentiated_or_library(ctx.program, ctx.module_name):
             return
         facts = _facts(summary)
         if facts.self_backward_unknown:
@@ -638,6 +649,14 @@ class UnusedBackward(Rule):
             rng = ctx._range(*span)
             return rng, ctx.fix(f"Default `{value.data}` to False", TextEdit(rng, "False"), safe=False)
         return None
+
+
+def _differentiated_or_library(program: Program, module: str) -> bool:
+    """For a module some file asks gradients of without a tape of its own: the model sees
+    a tape or adjoint launch reaching it (or cannot name what a tape launches), or no
+    application runs it (a caller's tape may then differentiate it)."""
+    modules, opaque = program.differentiated()
+    return opaque or module in modules or _application_entry(program, module) is None
 
 
 def _application_entry(program: Program, module: str) -> str | None:
