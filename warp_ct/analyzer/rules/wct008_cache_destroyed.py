@@ -40,12 +40,18 @@ _EXPLAINING_COMMENT_RE = re.compile(
 )
 
 
-def deliberate_reason(node: ast.AST, ctx: FileContext) -> str | None:
+# warp-ct's own fixture annotations ("expect WCT008: ...", "silent: WCT008 - ...") describe
+# the finding, they do not explain the code.
+_ANNOTATION_RE = re.compile(r"(?:expect|silent)\b[: ]+(?:WCT\d{3})?", re.IGNORECASE)
+
+
+def deliberate_reason(node: ast.AST, ctx: FileContext, conditions_only: bool = False) -> str | None:
     """Why a cache-hostile statement looks like a deliberate maintenance path, if it does:
-    an enclosing function named for it, a guarding condition that says so, or a comment."""
+    an enclosing function named for it, a guarding condition that says so, or a comment
+    (``conditions_only``: the guard alone)."""
     child: ast.AST = node
     for parent in syntax.ancestors(node):
-        if isinstance(parent, syntax.FUNCTION_TYPES):
+        if isinstance(parent, syntax.FUNCTION_TYPES) and not conditions_only:
             name = parent.name
             if "cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
                 rf"_*{_MAINTENANCE_WORD}\w*", name, re.IGNORECASE
@@ -56,7 +62,7 @@ def deliberate_reason(node: ast.AST, ctx: FileContext) -> str | None:
             if _CONDITION_RE.search(test):
                 return f"it only runs when `{test.strip()}`"
         child = parent
-    if _explaining_comment(node, ctx):
+    if not conditions_only and _explaining_comment(node, ctx):
         return "a comment explains it"
     return None
 
@@ -68,6 +74,7 @@ def _explaining_comment(node: ast.AST, ctx: FileContext) -> bool:
     trailing = ctx.index.line_text(last)
     if "#" in trailing:
         comments.append(trailing.split("#", 1)[1])
+    trailing_count = len(comments)
     # comment lines in the paragraph the statement belongs to (up to a blank line)
     own_indent = len(ctx.line_indent(first))
     line = first - 1
@@ -77,6 +84,10 @@ def _explaining_comment(node: ast.AST, ctx: FileContext) -> bool:
         if not text or len(ctx.line_indent(line)) < own_indent:
             break  # a blank line or the start of the enclosing block ends the paragraph
         if text.startswith("#"):
+            if _ANNOTATION_RE.match(text[1:].strip()):
+                # The lines from here down are a test annotation about warp-ct's finding.
+                del comments[trailing_count:]
+                break
             comments.append(text[1:])
         line -= 1
     for comment in comments:
@@ -174,7 +185,7 @@ def walk_values(node: ast.AST, ctx: FileContext, depth: int = 0):
 
 def _bound_values(name: ast.Name) -> list[ast.expr]:
     _scope, bindings = syntax.lookup(name)
-    out = []
+    out = _global_assignments(name)
     for binding in bindings:
         if not (isinstance(binding, ast.Name) and isinstance(binding.ctx, ast.Store)):
             continue
@@ -183,6 +194,23 @@ def _bound_values(name: ast.Name) -> list[ast.expr]:
             out.append(parent.value)
         elif isinstance(parent, ast.withitem) and parent.optional_vars is binding:
             out.append(parent.context_expr)
+    return out
+
+
+def _global_assignments(name: ast.Name) -> list[ast.expr]:
+    """Values a function assigns to a name it declares ``global`` (``global _tmp; _tmp =
+    tempfile.TemporaryDirectory()``), as seen by a use in that function."""
+    functions = syntax.enclosing_functions(name)
+    if not functions:
+        return []
+    function = functions[0]
+    declared = any(isinstance(n, ast.Global) and name.id in n.names for n in ast.walk(function))
+    if not declared:
+        return []
+    out = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
+            out.append(node.value)
     return out
 
 
@@ -382,11 +410,14 @@ class CacheDestroyed(Rule):
         if qname == "atexit.register" and node.args and imported_qname(node.args[0]) == "shutil.rmtree":
             target = node.args[1] if len(node.args) > 1 else None
             if target is not None and (_is_warp_cache_dir(target, ctx) or _holds_cache_dir(target, ctx)):
+                # Registered, it runs at the end of every run that gets here: only a guard
+                # that opts into it makes it a maintenance path.
                 self._report(
                     node, ctx,
                     "this deletes Warp's kernel cache directory when the program exits: the next run finds "
                     "nothing and compiles every module from scratch",
                     "Remove the exit-time deletion",
+                    conditions_only=True,
                 )  # fmt: skip
             return
         if qname == "shutil.rmtree":
@@ -458,8 +489,8 @@ class CacheDestroyed(Rule):
         )  # fmt: skip
 
     def _report(self, node: ast.AST, ctx: FileContext, message: str, fix_title: str,
-                restorable: ast.Attribute | None = None) -> None:  # fmt: skip
-        reason = deliberate_reason(node, ctx)
+                restorable: ast.Attribute | None = None, conditions_only: bool = False) -> None:  # fmt: skip
+        reason = deliberate_reason(node, ctx, conditions_only=conditions_only)
         if reason is None and restorable is not None and restored_in_scope(node, restorable, ctx):
             reason = "the old value is restored in the same function"
         if reason is None and is_test_harness(ctx.path):
