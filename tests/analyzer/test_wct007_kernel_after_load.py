@@ -99,3 +99,19 @@ def test_factory_defining_into_a_loaded_module_through_a_call(tmp_path):
     )
     found = [f for f in lint_files(tmp_path, {"m.py": text}) if f.rule == "WCT007"]
     assert [f.line for f in found] == [15] and "`make_step()`" in found[0].message
+
+
+def test_one_generic_launch_site_fed_arrays_of_several_dtypes(tmp_path):
+    files = {
+        "la/__init__.py": "",
+        "la/kernels.py": GENERIC,
+        "la/ops.py": "import warp as wp\nfrom la import kernels\n\ndef axpy(x, y):\n    wp.launch(kernels.axpy, dim=x.shape, inputs=[x, y, 2.0])\n",
+        "la/__main__.py": (
+            "import warp as wp\nfrom la.ops import axpy\n\nfor dtype in (wp.float32, wp.float64):\n"
+            "    axpy(wp.ones(8, dtype=dtype), wp.zeros(8, dtype=dtype))\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT007"]
+    assert [(f.path, f.line) for f in found] == [("la/kernels.py", 9)] and "several dtypes" in found[0].message
+    one = dict(files, **{"la/__main__.py": "import warp as wp\nfrom la.ops import axpy\n\naxpy(wp.ones(8, dtype=float), wp.zeros(8, dtype=float))\n"})
+    assert [f for f in lint_files(tmp_path / "one", one) if f.rule == "WCT007"] == []

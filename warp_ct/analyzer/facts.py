@@ -118,7 +118,7 @@ class LaunchFact:
     kernel: Value  # the kernel expression (UNKNOWN for force_load/load_module without a module)
     target: Value | None  # load_module's module argument / force_load's modules
     block_dim: Value | None
-    dtypes: tuple[str, ...]  # source text of the inputs (for generic instantiation)
+    dtypes: tuple[str, ...]  # source text of the inputs
     adjoint: Value | None
     device: Value | None
     max_workers: Value | None
@@ -128,6 +128,7 @@ class LaunchFact:
     loop_depth: int
     guarded: bool
     taped: bool = False  # recorded on a ``wp.Tape`` (its adjoint may run)
+    inputs: tuple[Value, ...] = ()  # the ``inputs=[...]`` values (their dtypes instantiate generic kernels)
 
 
 @dataclass
@@ -317,7 +318,8 @@ class _Extractor:
             return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))
         if isinstance(node, ast.Call):
             callee = self.dotted(node.func) or ""
-            return Value("call", callee, tuple(self.value(a) for a in node.args))
+            keywords = tuple(Value("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)
+            return Value("call", callee, tuple(self.value(a) for a in node.args) + keywords)
         if isinstance(node, ast.Dict):
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)
             values = tuple(self.value(v) for v in node.values)
@@ -489,10 +491,12 @@ class _Extractor:
     def stmt_For(self, node: ast.For | ast.AsyncFor) -> None:
         scope = self.scopes[-1]
         self.expr(node.iter)
+        iterated = self.value(node.iter)
+        element = Value("elem", None, (iterated,))
         if scope.fact is not None:
-            iterated = self.value(node.iter)
-            element = Value("elem", None, (iterated,))
             _bind_targets(node.target, element, scope.fact.loop_tables, single=True)
+        elif not self.class_stack:
+            _bind_targets(node.target, element, self.facts.globals)
         scope.loop_depth += 1
         try:
             self.block(node.body)
@@ -697,6 +701,7 @@ class _Extractor:
                     loop_depth=scope.loop_depth,
                     guarded=bool(scope.guards),
                     taped=scope.tape_depth > 0,
+                    inputs=tuple(self.value(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else (),
                 )
             )
             adjoint = self._keyword(node, "adjoint")

@@ -523,7 +523,7 @@ class Program:
                         out.append(UNRESOLVED)
                 return out
             if value.data == "range" and value.items:
-                bounds = [self.resolve(module, function, item, depth) for item in value.items]
+                bounds = [self.resolve(module, function, item, depth) for item in value.items if item.kind != "kw"]
                 if all(len(b) == 1 and isinstance(b[0], int) for b in bounds):
                     return [range(*[b[0] for b in bounds])]
             return [UNRESOLVED]
@@ -634,6 +634,61 @@ class Program:
                 return any(self.varies(module, function, item, depth + 1) for item in value.items)
             return True  # time.time(), random...: a fresh value each call
         return False
+
+    def array_dtypes(self, module: str, function: str | None, value: Value, depth: int = 0) -> set[str]:
+        """The dtypes (as dotted names, "?" when unknown) an array argument can have:
+        ``wp.zeros(n, dtype=D)``, ``wp.empty_like(x)``, through locals, loop tables and the
+        call sites of parameters."""
+        if depth > MAX_DEPTH:
+            return {"?"}
+        kind = value.kind
+        if kind == "name":
+            if value.data.startswith(("warp.", "numpy.")):
+                return {value.data}
+            facts = self.modules.get(module)
+            if facts is not None and len(facts.globals.get(value.data, ())) == 1:
+                return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
+            return {"?"}
+        if kind == "local":
+            out: set[str] = set()
+            for item in value.items:
+                out |= self.array_dtypes(module, function, item, depth + 1)
+            return out or {"?"}
+        if kind in ("elem", "sub"):
+            picked = self._picked(module, function, value, depth + 1)
+            if picked is None:
+                return {"?"}
+            out = set()
+            for item in picked:
+                out |= self.array_dtypes(module, function, item, depth + 1)
+            return out or {"?"}
+        if kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is None or value.data not in fact.params:
+                return {"?"}
+            index = list(fact.params).index(value.data)
+            if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
+                index -= 1
+            out = set()
+            sites = self.callers(ref)
+            for caller, caller_module, call in sites:
+                caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+                arg = call.kwargs.get(value.data)
+                if arg is None and 0 <= index < len(call.args):
+                    arg = call.args[index]
+                out |= self.array_dtypes(caller_module, caller_name, arg, depth + 1) if arg is not None else {"?"}
+            return out or {"?"}
+        if kind == "call":
+            keywords = {item.data: item.items[0] for item in value.items if item.kind == "kw"}
+            positional = [item for item in value.items if item.kind != "kw"]
+            if "dtype" in keywords:
+                return self.array_dtypes(module, function, keywords["dtype"], depth + 1)
+            if value.data.endswith("_like") and positional:
+                return self.array_dtypes(module, function, positional[0], depth + 1)
+            if value.data in ("warp.array", "warp.from_numpy") and positional:
+                return self.array_dtypes(module, function, positional[0], depth + 1)
+        return {"?"}
 
     def default_decides(self, ref: FunctionRef, param: str) -> bool:
         """True when no call site in the project passes ``param``: its default is its value."""

@@ -229,6 +229,16 @@ class KernelAfterLoad(Rule):
         defs = {(d.funcdef.name, d.funcdef.lineno): d.funcdef for d in ctx.kernel_decorators()}
         for kernel, load, launch in _late_generic_instantiations(program, facts):
             funcdef = defs.get((kernel.name, kernel.span[0]))
+            if load is launch:
+                ctx.report(
+                    funcdef if funcdef is not None else ctx._range(*kernel.span),
+                    f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is "
+                    f"launched at {where(launch.site_module, launch.span, ctx.module_name)} with arrays of several "
+                    "dtypes: the first launch loads its module, and each new dtype then joins it as a new "
+                    "instantiation, so the module is built again, whole, once per dtype. Declare the concrete "
+                    "types up front with `wp.overload` beside the kernel.",
+                )
+                continue
             first = _launched_kernel_name(program, load)
             ctx.report(
                 funcdef if funcdef is not None else ctx._range(*kernel.span),
@@ -286,6 +296,21 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
     if not generic:
         return []
     found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
+    # One launch site that receives arrays of several dtypes: the first call loads the
+    # module, each new dtype instantiates the kernel again after that load.
+    for module, launch_facts in program.modules.items():
+        for index, launch in enumerate(launch_facts.launches):
+            if not launch.kind.startswith("launch"):
+                continue
+            for kref in program.launch_kernels(module, index):
+                if kref not in generic or kref in found:
+                    continue
+                for value in launch.inputs:
+                    dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
+                    if len(dtypes) > 1:
+                        event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
+                        found[kref] = (generic[kref], event, event)
+                        break
     for _ref, events in _all_flows(program):
         first_load: dict[str, Event] = {}
         for event in events:

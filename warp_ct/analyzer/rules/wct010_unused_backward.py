@@ -303,7 +303,8 @@ def _module_target(node: ast.AST) -> str | None:
 # ---------------------------------------------------------------------- project decision
 
 
-_EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*[:=]\s*True")
+# ``enable_backward=True``, ``"enable_backward": True``, ``enable_backward: bool = True``.
+_EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*(?::\s*[\w.]+\s*)?[:=]\s*True")
 # In a kernel decorator: a module of its own, or no backward code.
 _NOT_LIVE_RE = re.compile(r"\bmodule\s*=|\benable_backward\s*=\s*False\b")
 
