@@ -556,6 +556,14 @@ class _Extractor:
             elif isinstance(target, ast.Subscript):
                 self.expr(target)
                 self.options_item(target, value, node)
+                # ``_KERNELS[key] = kernel`` fills a cache: what the table can hold.
+                entry = Value("dict", None, (self.value(target.slice), value))
+                holder = target.value
+                if isinstance(holder, ast.Name) and holder.id not in scope.bound and not self.class_stack:
+                    self.facts.globals.setdefault(holder.id, []).append(entry)
+                elif (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name)
+                      and holder.value.id == "self" and scope.fact is not None):  # fmt: skip
+                    scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)
             elif scope.fact is not None:
                 _bind_targets(target, value, scope.fact.locals)
             elif not self.class_stack:

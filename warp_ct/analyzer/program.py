@@ -1032,6 +1032,15 @@ class Program:
             modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
             if modules:
                 items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref)]))
+        for name, span, function in facts.overloads:
+            if function != owner or not name:
+                continue
+            for kref in self.kernels_of_value(ref.module, owner, Value("name", name)):
+                if not isinstance(kref, KernelRef):
+                    continue
+                modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
+                if modules:
+                    items.append((_order_at(facts, owner, span), [Event("overload", modules, ref.module, span, (), kref)]))
         for call in calls:
             target = self.resolve_call(ref.module, fact, call.callee)
             if target is None:
@@ -1052,6 +1061,21 @@ class Program:
             yield module, None, facts.module_calls
             if facts.main_calls:
                 yield module, "<main>", facts.main_calls
+
+
+def _order_at(facts: FileFacts, function: str | None, span: tuple[int, int, int, int]) -> float:
+    """An event order for a statement recorded without one (``wp.overload(...)`` calls): just
+    after the last event of the same function that starts before it."""
+    best = 0.0
+    for group in (facts.launches, facts.options, facts.kernels):
+        for item in group:
+            if item.function == function and item.span[:2] <= span[:2]:
+                best = max(best, item.order + 0.5)
+    owner = facts.functions.get(function) if function else None
+    for call in owner.calls if owner is not None else facts.module_calls + facts.main_calls:
+        if call.span[:2] <= span[:2]:
+            best = max(best, call.order + 0.5)
+    return best
 
 
 def _collection_elements(value: Value) -> bool:

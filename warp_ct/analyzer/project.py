@@ -212,9 +212,15 @@ class Project:
         return any(imp in self.by_module or imp.rsplit(".", 1)[0] in self.by_module for imp in summary.imports)
 
     def program(self) -> Program:
-        """The model of every linted file, built when a rule first asks."""
+        """The model of every linted file that takes part in the Warp program: files that
+        touch Warp or import project modules, and the helpers those import (a memoizing
+        decorator, a settings module). Built when a rule first asks."""
         if self._program is None:
-            self._program = Program(self.facts(s) for s in list(self.files.values()) if self.in_program(s))
+            members = {s.path: s for s in list(self.files.values()) if self.in_program(s)}
+            for summary in list(members.values()):
+                for imported in self.imported_project_modules(summary):
+                    members.setdefault(imported.path, imported)
+            self._program = Program(self.facts(s) for s in members.values())
         return self._program
 
     def exports(self, module_name: str) -> dict[str, Export] | None:

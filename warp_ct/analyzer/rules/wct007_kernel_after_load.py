@@ -168,7 +168,8 @@ class KernelAfterLoad(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         program, facts = project.program(), project.facts(summary)
-        if _late_generic_instantiations(program, facts) or list(_late_definitions_through_calls(program, facts)):
+        if (_late_generic_instantiations(program, facts) or list(_late_definitions_through_calls(program, facts))
+                or _late_overloads(program, facts)):  # fmt: skip
             return True
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
@@ -248,6 +249,15 @@ class KernelAfterLoad(Rule):
                 "module, which is built again, whole. Declare the concrete types up front with `wp.overload` "
                 "beside the kernel.",
             )
+        for overload, load in _late_overloads(program, facts):
+            kernel = program.kernel(overload.detail)
+            ctx.report(
+                ctx._range(*overload.span),
+                f"This overload of `{kernel.name}` joins its module after {_launched_kernel_name(program, load)} "
+                f"loaded it ({where(load.site_module, load.span, ctx.module_name)}, before "
+                f"`{overload.via[-1][2]}()` runs this): the module gets a new hash and is built again, whole, at "
+                "its next launch. Declare the overload at import, beside the kernel.",
+            )
         for site, define, load in _late_definitions_through_calls(program, facts):
             kernel = program.kernel(define.detail)
             ctx.report(
@@ -258,6 +268,25 @@ class KernelAfterLoad(Rule):
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
                 "again, whole, at its next launch. Create the kernel before the first launch.",
             )
+
+
+def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Event]]:
+    """(``wp.overload`` of this file, the earlier load) where some flow of the program runs
+    the overload after its kernel's module was loaded."""
+    found: dict[tuple, tuple[Event, Event]] = {}
+    for _ref, events in _all_flows(program):
+        first_load: dict[str, Event] = {}
+        for event in events:
+            if event.kind == "load":
+                for module in event.warp_modules:
+                    first_load.setdefault(module, event)
+            elif event.kind == "overload" and event.site_module == facts.module and event.span not in found:
+                if not event.via:
+                    continue  # in the same function as its load: the tree check reports it
+                hit = [first_load[m] for m in event.warp_modules if m in first_load]
+                if hit and not (hit[0].via and hit[0].via[0] == event.via[0]):
+                    found[event.span] = (event, hit[0])
+    return list(found.values())
 
 
 def _launched_kernel_name(program: Program, load: Event) -> str:
@@ -352,8 +381,9 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Itera
                 if load.via and load.via[0] == event.via[0]:
                     continue  # both inside one callee: reported there
                 kernel = program.kernel(event.detail)
-                if kernel.function and program.frequency(FunctionRef(event.detail.module, kernel.function)).freq == Freq.HOT:
-                    continue
+                factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
+                if factory and program.frequency(factory).freq == Freq.HOT and not program.memoized(factory):
+                    continue  # WCT003 reports the factory itself
                 site = event.via[0][1]
                 if site in seen:
                     continue
