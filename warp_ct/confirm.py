@@ -271,7 +271,7 @@ def _lever_figure(result: LeverResult, what: str, scope: str) -> str:
     if result.status != "measured" or result.relative is None:
         reason = result.error or result.plan.not_applicable or result.status
         return f"measured: {what} {scope} was not measured ({reason})"
-    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% compile elapsed ({result.verdict}), " + (
+    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% {result.metric_label} ({result.verdict}), " + (
         f"{result.samples} sample{'s' if result.samples != 1 else ''}"
     )
     if result.plan.unsafe:

@@ -13,17 +13,32 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from tests.probe.conftest import ROOT, probe_temp_dirs
+from tests.probe.conftest import ROOT
+from warp_ct.probe.isolation import TEMP_PREFIX
 from warp_ct.probe.html import render_levers_html
 from warp_ct.probe.levers import Ledger, render_ledger_text, run_levers
 
-pytestmark = [pytest.mark.warp, pytest.mark.usefixtures("no_leaked_temp_dirs")]
+pytestmark = [pytest.mark.warp, pytest.mark.usefixtures("private_temp_dir")]
+
+
+@pytest.fixture
+def private_temp_dir(tmp_path, monkeypatch):
+    """The system temp dir of this test (and of the CLIs it starts) is its own, so that other
+    processes probing at the same time cannot make it look leaky; nothing may be left in it."""
+    temp = tmp_path / "system-tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
+    yield temp
+    leaked = [p.name for p in temp.iterdir() if p.name.startswith(TEMP_PREFIX)]
+    assert not leaked, f"probe temp dirs left behind: {leaked}"
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 SCHEMA = json.loads((ROOT / "warp_ct/probe/levers.schema.json").read_text())
@@ -135,7 +150,7 @@ def test_an_option_this_warp_lacks_is_not_applicable_and_json_matches_the_schema
     ledger = Ledger.from_json_dict(data)
     assert json.loads(json.dumps(ledger.to_json_dict()))["levers"] == data["levers"]
     html = page.read_text()
-    assert 'aria-label="compile elapsed per lever"' in html and 'aria-label="module build timeline"' in html
+    assert 'aria-label="compile time per lever"' in html and 'aria-label="module build timeline"' in html
     assert "<script" not in html and render_levers_html(ledger).count("<svg") >= 2
 
 
@@ -163,11 +178,10 @@ if os.environ.get("WARP_CT_PROBE_LEVER"):
 """
 
 
-def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path):
+def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path, private_temp_dir):
     script = tmp_path / "sleepy.py"
     script.write_text(_SLEEPS_UNDER_A_LEVER)
     pid_file = tmp_path / "lever-child.pid"
-    before = probe_temp_dirs()
     cli = subprocess.Popen(
         [sys.executable, "-m", "warp_ct", "probe", "levers", "--samples", "1", "--only", "backward", "--",
          sys.executable, str(script), str(pid_file)],
@@ -184,7 +198,7 @@ def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path):
     assert cli.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err and out == ""
     _assert_dead(int(pid_file.read_text()))
-    assert probe_temp_dirs() - before == set()
+    assert [p.name for p in private_temp_dir.iterdir() if p.name.startswith(TEMP_PREFIX)] == []
 
 
 def _assert_dead(pid: int) -> None:

@@ -182,7 +182,7 @@ _VERDICT_COLORS = {
 
 def _ledger_bars_svg(ledger: Any) -> str:
     """One horizontal bar per measured lever (median compile elapsed, MAD whisker), baseline first."""
-    base = ledger.baseline.analysis.summary["compile_elapsed_s"]
+    base = ledger.baseline.analysis.summary[ledger.metric]
     rows: list[tuple[str, float, float, str, str]] = []
     if base.median is not None:
         rows.append(("baseline", base.median, base.mad or 0.0, "baseline", f"baseline: {base.median:.2f} s"))
@@ -215,7 +215,7 @@ def _ledger_bars_svg(ledger: Any) -> str:
     total = 16 + len(rows) * height
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_width + width + 80}" height="{total}" role="img" '
-        f'aria-label="compile elapsed per lever">{"".join(parts)}</svg>'
+        f'aria-label="compile time per lever">{"".join(parts)}</svg>'
     )
 
 
@@ -233,7 +233,9 @@ def render_levers_html(ledger: Any) -> str:
         "<h1>Warp compile-time levers</h1>",
         f"<p><code>{esc(' '.join(ledger.command))}</code><br>{ledger.samples} sample(s) per lever · Warp "
         f"{esc(', '.join(baseline.warp_versions) or 'not seen')} · {esc(ledger.created)}</p>",
-        '<div class="pair"><div><h2>Compile elapsed per lever</h2><p class=legend>median (cold − warm), MAD as a line'
+        '<div class="pair"><div><h2>Compile time per lever</h2><p class=legend>median '
+        + ("(cold − warm)" if ledger.metric == "compile_elapsed_s" else "cold wall (the cache was not reused)")
+        + ", MAD as a line"
         + "".join(f'<span style="background:{c}"></span>{v}' for v, c in _VERDICT_COLORS.items())
         + "</p>"
         + _ledger_bars_svg(ledger)
@@ -247,7 +249,8 @@ def render_levers_html(ledger: Any) -> str:
         out.append(_timeline_svg(runs, span, axis_width=_LEVERS_TIMELINE_WIDTH))
     out.append("</div></div>")
     out.append(
-        "<h2>Ledger</h2><table><tr><th>lever</th><th>status</th><th>verdict</th><th>compile elapsed</th>"
+        "<h2>Ledger</h2><table><tr><th>lever</th><th>status</th><th>verdict</th>"
+        f"<th>{esc(ledger.metric.removesuffix('_s').replace('_', ' '))}</th>"
         "<th>change</th><th>notes</th><th>write</th><th>where</th><th>revert</th></tr>"
     )
     for result in ledger.results:

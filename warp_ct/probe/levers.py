@@ -32,12 +32,12 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from warp_ct.probe.analysis import ModuleIdentity
-from warp_ct.probe.compare import compare_reports, module_match_key
+from warp_ct.probe.compare import MAD_BAND, RELATIVE_BAND, compare_reports, module_match_key
 from warp_ct.probe.errors import ProbeCancelled, ProbeError, ReportError
 from warp_ct.probe.measure import Progress, run_measure
 from warp_ct.probe.records import ConfigAssignment
@@ -50,6 +50,16 @@ LOWER_MAX_UNROLL = 4
 LOWER_OPTIMIZATION_LEVEL = 1
 # Per-module backward levers beyond this many (largest modules first) are listed, not run.
 MAX_MODULE_LEVERS = 8
+
+# What a lever is judged on: compile elapsed (cold wall - warm wall), what a user waits for.
+# When the baseline's warm runs compile as much as its cold runs (the cache is not reused),
+# compile elapsed is ~0 and says nothing: the cold wall time is judged instead.
+# metric -> (label, the CPU-time metric beside it)
+JUDGED_METRICS = {
+    "compile_elapsed_s": ("compile elapsed", "compile_cpu_s"),
+    "cold_wall_s": ("cold wall", "cold_cpu_s"),
+}
+COMPILE_ELAPSED_FLOOR = 0.1  # share of the cold wall below which compile elapsed says nothing
 
 NAMED_LEVERS = (
     "backward",
@@ -94,16 +104,17 @@ class LeverResult:
     """A ledger row: a plan and, when it ran, its measurement against the baseline."""
 
     plan: LeverPlan
-    status: str  # "measured" | "not applicable" | "failed" | "skipped"
+    status: str  # "measured" | "not applicable" | "failed"
     verdict: str | None = None  # improved | inconclusive | regression | invalid
-    median_s: float | None = None  # compile elapsed (cold - warm)
+    metric: str = "compile_elapsed_s"  # what median_s, delta_s, band_s measure (JUDGED_METRICS)
+    median_s: float | None = None
     mad_s: float | None = None
     samples: int = 0
     cold_wall_s: float | None = None
     delta_s: float | None = None
     band_s: float | None = None
     relative: float | None = None  # delta / baseline median
-    cpu_median_s: float | None = None  # compile CPU (cold - warm): steadier than wall on a loaded machine
+    cpu_median_s: float | None = None  # the CPU time beside the metric: steadier than wall on a loaded machine
     cpu_relative: float | None = None
     topology_differences: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # targeted modules whose hashes changed
@@ -128,7 +139,11 @@ class LeverResult:
         """``-62% compile elapsed, 3 samples`` (or why there is no figure)."""
         if self.status != "measured" or self.relative is None:
             return self.error or self.plan.not_applicable or self.status
-        return f"{self.relative * 100:+.0f}% compile elapsed, {self.samples} sample{'s' if self.samples != 1 else ''}"
+        return f"{self.relative * 100:+.0f}% {self.metric_label}, {self.samples} sample{'s' if self.samples != 1 else ''}"
+
+    @property
+    def metric_label(self) -> str:
+        return JUDGED_METRICS.get(self.metric, (self.metric, ""))[0]
 
     def to_dict(self) -> dict[str, Any]:
         plan = self.plan
@@ -137,7 +152,7 @@ class LeverResult:
             "title": plan.title,
             "status": self.status,
             "verdict": self.verdict,
-            "metric": "compile_elapsed_s",
+            "metric": self.metric,
             "median_s": _round(self.median_s),
             "mad_s": _round(self.mad_s),
             "samples": self.samples,
@@ -188,6 +203,7 @@ class LeverResult:
             plan=plan,
             status=str(data["status"]),
             verdict=data.get("verdict"),
+            metric=str(data.get("metric", "compile_elapsed_s")),
             median_s=data.get("median_s"),
             mad_s=data.get("mad_s"),
             samples=int(data.get("samples", 0)),
@@ -215,6 +231,7 @@ class Ledger:
     baseline: ProbeReport
     results: list[LeverResult]
     notes: list[str] = field(default_factory=list)
+    metric: str = "compile_elapsed_s"
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     def result(self, name: str) -> LeverResult:
@@ -224,7 +241,7 @@ class Ledger:
         raise KeyError(name)
 
     def to_json_dict(self) -> dict[str, Any]:
-        base = self.baseline.analysis.summary["compile_elapsed_s"]
+        base = self.baseline.analysis.summary[self.metric]
         return {
             "schema_version": LEDGER_SCHEMA_VERSION,
             "kind": LEDGER_KIND,
@@ -234,7 +251,7 @@ class Ledger:
             "created": self.created,
             "samples": self.samples,
             "warp_versions": self.baseline.warp_versions,
-            "metric": "compile_elapsed_s",
+            "metric": self.metric,
             "baseline_median_s": _round(base.median),
             "baseline_mad_s": _round(base.mad),
             "notes": list(self.notes),
@@ -259,6 +276,7 @@ class Ledger:
                 baseline=ProbeReport.from_json_dict(data["baseline"]),
                 results=[LeverResult.from_dict(r) for r in data["levers"]],
                 notes=list(data.get("notes") or ()),
+                metric=str(data.get("metric", "compile_elapsed_s")),
                 created=str(data.get("created", "")),
             )
         except (KeyError, TypeError, ValueError) as error:
@@ -398,12 +416,24 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     plans: dict[str, LeverPlan] = {}
     entry_where = _entry_where(baseline)
 
+    # A module whose options changed between loads was built with each set: a lever applies
+    # when any of its loads had the option it changes.
+    loads_of: dict[str, list[Any]] = {}
+    for load in first.cold.loads:
+        loads_of.setdefault(load.module, []).append(load)
+
+    def ever(module: ModuleIdentity, test: Callable[[dict[str, Any], dict[str, Any]], bool]) -> bool:
+        loads = loads_of.get(module.name) or []
+        if not loads:
+            return test(module.options, module.config)
+        return any(test(load.options, load.config) for load in loads)
+
     def has_module_option(name: str) -> bool:
         # Loads from before option names were recorded: trust the recorded options.
         return name in option_names or any(name in m.options for m in modules)
 
     # backward code off, for the process and per module
-    with_backward = [m for m in modules if m.options.get("enable_backward")]
+    with_backward = [m for m in modules if ever(m, lambda o, _c: bool(o.get("enable_backward")))]
     differentiated = [m for m in with_backward if m.differentiated]
     backward = LeverPlan(
         "backward",
@@ -448,7 +478,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         )
         if module is None:
             plan.not_applicable = f"module `{module_name}` was not loaded in the baseline"
-        elif not module.options.get("enable_backward"):
+        elif not ever(module, lambda o, _c: bool(o.get("enable_backward"))):
             plan.not_applicable = f"module `{module_name}` built no backward code"
         else:
             plan.line, plan.where = _module_where(module, baseline)
@@ -466,7 +496,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         where=entry_where,
         revert="restore the program's `wp.config.use_precompiled_headers = False`",
     )
-    pch_off = [m for m in modules if m.config.get("use_precompiled_headers") is False]
+    pch_off = [m for m in modules if ever(m, lambda _o, c: c.get("use_precompiled_headers") is False)]
     if "use_precompiled_headers" not in warp_config and not any("use_precompiled_headers" in m.config for m in modules):
         pch.not_applicable = f"Warp {version} has no wp.config.use_precompiled_headers"
     elif not pch_off:
@@ -483,7 +513,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         "max-unroll",
         f"max_unroll={LOWER_MAX_UNROLL} (fewer unrolled loops)",
         config={"max_unroll": LOWER_MAX_UNROLL},
-        targets=[m.name for m in modules if (m.options.get("max_unroll") or 0) > LOWER_MAX_UNROLL],
+        targets=[m.name for m in modules if ever(m, lambda o, _c: (o.get("max_unroll") or 0) > LOWER_MAX_UNROLL)],
         runtime_cost=f"loops longer than {LOWER_MAX_UNROLL} iterations are no longer unrolled: kernels may run slower",
         line=f"wp.config.max_unroll = {LOWER_MAX_UNROLL}",
         where=entry_where,
@@ -496,7 +526,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     plans["max-unroll"] = unroll
 
     # lineinfo off where the program turned it on
-    lineinfo_on = [m for m in modules if m.options.get("lineinfo")]
+    lineinfo_on = [m for m in modules if ever(m, lambda o, _c: bool(o.get("lineinfo")))]
     lineinfo = LeverPlan(
         "lineinfo",
         "lineinfo=False",
@@ -516,7 +546,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
     plans["lineinfo"] = lineinfo
 
     # release mode where the program built in debug
-    debug = [m for m in modules if _resolved_mode(m) == "debug"]
+    debug = [m for m in modules if ever(m, lambda o, c: _resolved(o, c, "mode") == "debug")]
     release = LeverPlan(
         "release-mode",
         'mode="release"',
@@ -540,7 +570,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         "optimization-level",
         f"optimization_level={LOWER_OPTIMIZATION_LEVEL}",
         config={"optimization_level": LOWER_OPTIMIZATION_LEVEL},
-        targets=[m.name for m in modules if _resolved_level(m) is None or (_resolved_level(m) or 0) > LOWER_OPTIMIZATION_LEVEL],
+        targets=[m.name for m in modules if ever(m, lambda o, c: (_resolved(o, c, "optimization_level") or 99) > LOWER_OPTIMIZATION_LEVEL)],
         runtime_cost=f"kernels are compiled at -O{LOWER_OPTIMIZATION_LEVEL}: they may run slower",
         line=f"wp.config.optimization_level = {LOWER_OPTIMIZATION_LEVEL}",
         where=entry_where,
@@ -557,7 +587,7 @@ def plan_levers(baseline: ProbeReport, only: Sequence[str] | None = None) -> tup
         "fast-math",
         "fast_math=True (changes numerics)",
         module_options={"fast_math": True},
-        targets=[m.name for m in modules if m.options.get("fast_math") is False],
+        targets=[m.name for m in modules if ever(m, lambda o, _c: o.get("fast_math") is False)],
         changes_numerics=True,
         line='wp.set_module_options({"fast_math": True})',
         where="in each module's own file, before its first kernel — only after asking: it changes numerics",
@@ -594,14 +624,10 @@ def _why_differentiated(module: ModuleIdentity) -> str:
     return f"the baseline {' and '.join(reasons)} of `{module.name}`"
 
 
-def _resolved_mode(module: ModuleIdentity) -> Any:
-    mode = module.options.get("mode")
-    return module.config.get("mode") if mode is None else mode
-
-
-def _resolved_level(module: ModuleIdentity) -> Any:
-    level = module.options.get("optimization_level")
-    return module.config.get("optimization_level") if level is None else level
+def _resolved(options: dict[str, Any], config: dict[str, Any], name: str) -> Any:
+    """A module option that inherits ``wp.config`` when None (``mode``, ``optimization_level``)."""
+    value = options.get(name)
+    return config.get(name) if value is None else value
 
 
 def _where_program_set(
@@ -656,10 +682,16 @@ def run_levers(
 ) -> Ledger:
     """Measure the baseline, then each lever alone; see the module docstring.
 
-    Raises what :func:`run_measure` raises for the baseline (a failing or missing command,
-    Warp missing, timeout) and :class:`ProbeCancelled` on cancel or Ctrl-C (children
-    stopped, temp dirs removed). A lever whose runs fail becomes a ``failed`` row.
+    Samples are taken in rounds (the baseline, then each lever, once per round), so a machine
+    that gets busier or quieter during the measurement shifts every row alike instead of
+    favouring the levers measured in its quiet minutes.
+
+    Raises what :func:`run_measure` raises for the first baseline sample (a failing or
+    missing command, Warp missing, timeout) and :class:`ProbeCancelled` on cancel or Ctrl-C
+    (children stopped, temp dirs removed). A lever whose runs fail becomes a ``failed`` row.
     """
+    if samples < 1:
+        raise ProbeError("--samples must be at least 1")
     names = parse_only(only)
     report_progress = progress or (lambda _message, _fraction: None)
     say = announce or (lambda _message: None)
@@ -667,101 +699,152 @@ def run_levers(
     say(
         f"plan: baseline ({samples} sample{'s' if samples != 1 else ''} x 2 runs), then "
         + (", ".join(names) if names else "each lever the baseline shows to apply")
-        + f" alone with as many samples: at most {(1 + most) * samples * 2} runs of the command "
-        "(the time estimate follows the baseline)"
+        + f" alone with as many samples, in rounds: at most {(1 + most) * samples * 2} runs of the command "
+        "(the time estimate follows the first baseline sample)"
     )
+    calls_done = 0
+    calls_total = (1 + most) * samples
 
-    def stage_progress(stage: int, stages: int, label: str) -> Progress:
+    def sample_of(label: str, lever: LeverPlan | None) -> ProbeReport:
+        nonlocal calls_done
+
         def forward(message: str, fraction: float) -> None:
-            report_progress(f"{label}: {message}", (stage + fraction) / stages)
+            # run_measure counts its one sample ("sample 1/1: cold run"): the label already says which.
+            report_progress(f"{label}: {message.removeprefix('sample 1/1: ')}", min(1.0, (calls_done + fraction) / calls_total))
 
-        return forward
+        try:
+            return run_measure(
+                argv, cwd=cwd, samples=1, timeout=timeout, env=env, progress=forward, cancel=cancel,
+                lever=None if lever is None else lever.spec(),
+            )  # fmt: skip
+        finally:
+            calls_done += 1
 
-    # Until the plan is known, count the baseline as one stage of two.
-    baseline = run_measure(
-        argv, cwd=cwd, samples=samples, timeout=timeout, env=env, progress=stage_progress(0, 2, "baseline"), cancel=cancel
-    )
-    plans, notes = plan_levers(baseline, names)
+    first = sample_of(f"baseline sample 1/{samples}", None)
+    plans, notes = plan_levers(first, names)
     to_run = [p for p in plans if p.not_applicable is None]
-    base_summary = baseline.analysis.summary
-    per_run = (base_summary["cold_wall_s"].median or 0.0) + (base_summary["warm_wall_s"].median or 0.0)
     skipped = [p for p in plans if p.not_applicable is not None]
+    calls_total = (1 + len(to_run)) * samples
     say(
         f"levers to measure: {', '.join(p.name for p in to_run) or 'none'}"
         + (f" (not applicable: {', '.join(p.name for p in skipped)})" if skipped else "")
     )
-    if to_run:
+    first_sample = first.samples[0]
+    per_call = first_sample.cold.wall_s + (first_sample.warm.wall_s if first_sample.warm else 0.0)
+    if calls_total > 1:
         say(
-            f"estimate: {len(to_run)} lever{'s' if len(to_run) != 1 else ''} x {samples} sample"
-            f"{'s' if samples != 1 else ''} x 2 runs, about {_duration(len(to_run) * samples * per_run)} "
-            f"(baseline cold + warm: {per_run:.1f} s)"
+            f"estimate: {len(to_run)} lever{'s' if len(to_run) != 1 else ''} and the baseline x {samples} sample"
+            f"{'s' if samples != 1 else ''} x 2 runs, about {_duration((calls_total - 1) * per_call)} more "
+            f"(the first baseline sample took {per_call:.1f} s)"
         )
 
+    collected: dict[str, list[ProbeReport]] = {"": [first]}
+    failures: dict[str, str] = {}
+    for round_index in range(samples):
+        units: list[LeverPlan | None] = ([None] if round_index else []) + list(to_run)
+        for plan in units:
+            key = "" if plan is None else plan.name
+            if key in failures and plan is not None:
+                continue
+            label = ("baseline" if plan is None else f"lever {to_run.index(plan) + 1}/{len(to_run)} {plan.name}") + (
+                f" sample {round_index + 1}/{samples}"
+            )
+            try:
+                collected.setdefault(key, []).append(sample_of(label, plan))
+            except ProbeCancelled:
+                raise
+            except ProbeError as error:
+                if plan is None:
+                    notes.append(f"baseline sample {round_index + 1} failed: {error}")
+                else:
+                    failures[key] = str(error)
+                say(f"{label}: failed: {error}")
+
+    baseline = _merged(collected[""])
+    metric = judged_metric(baseline)
+    if metric != "compile_elapsed_s":
+        summary = baseline.analysis.summary
+        notes.append(
+            f"the baseline's warm runs compiled about as much as its cold runs (compile elapsed "
+            f"{_s(summary['compile_elapsed_s'].median)} of a {_s(summary['cold_wall_s'].median)} cold run: the "
+            "kernel cache is not reused), so levers are judged on the cold wall time"
+        )
+        say(notes[-1])
     results: list[LeverResult] = []
-    stages = 1 + len(to_run)
     for plan in plans:
         if plan.not_applicable is not None:
             results.append(LeverResult(plan, "not applicable"))
             continue
-        stage = 1 + to_run.index(plan)
-        label = f"lever {stage}/{len(to_run)} {plan.name}"
-        try:
-            report = run_measure(
-                argv,
-                cwd=cwd,
-                samples=samples,
-                timeout=timeout,
-                env=env,
-                progress=stage_progress(stage, stages, label),
-                cancel=cancel,
-                lever=plan.spec(),
-            )
-        except ProbeCancelled:
-            raise
-        except ProbeError as error:
-            results.append(LeverResult(plan, "failed", error=str(error)))
-            say(f"{label}: failed: {error}")
+        reports = collected.get(plan.name) or []
+        if not reports:
+            results.append(LeverResult(plan, "failed", error=failures.get(plan.name, "no sample ran")))
             continue
-        result = _judge(plan, baseline, report)
+        result = _judge(plan, baseline, _merged(reports), metric)
+        if plan.name in failures:
+            result.error = f"sample {len(reports) + 1} failed: {failures[plan.name]}"
         results.append(result)
-        say(f"{label}: {_row_verdict(result)}" + (f", {result.figure()}" if result.relative is not None else ""))
+        say(f"{plan.name}: {_row_verdict(result)}" + (f", {result.figure()}" if result.relative is not None else ""))
     report_progress("done", 1.0)
-    return Ledger(list(argv), baseline.cwd, samples, baseline, results, notes)
+    return Ledger(list(argv), baseline.cwd, samples, baseline, results, notes, metric)
+
+
+def _merged(reports: list[ProbeReport]) -> ProbeReport:
+    """One report of the one-sample reports of a lever (or the baseline), samples renumbered."""
+    first = reports[0]
+    samples = [replace(sample, index=index) for index, sample in enumerate(s for r in reports for s in r.samples)]
+    notes = [n for r in reports for n in r.notes]
+    return ProbeReport(command=first.command, cwd=first.cwd, samples=samples, created=first.created, tool=first.tool,
+                       notes=list(dict.fromkeys(notes)))  # fmt: skip
+
+
+def judged_metric(baseline: ProbeReport) -> str:
+    """``compile_elapsed_s``, or ``cold_wall_s`` when the baseline's warm runs rebuilt everything."""
+    summary = baseline.analysis.summary
+    elapsed, cold = summary["compile_elapsed_s"].median, summary["cold_wall_s"].median
+    if elapsed is not None and cold and elapsed < COMPILE_ELAPSED_FLOOR * cold:
+        return "cold_wall_s"
+    return "compile_elapsed_s"
 
 
 def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def _judge(plan: LeverPlan, baseline: ProbeReport, report: ProbeReport) -> LeverResult:
+def _judge(plan: LeverPlan, baseline: ProbeReport, report: ProbeReport, metric: str = "compile_elapsed_s") -> LeverResult:
+    """The lever's measurement against the baseline: `compare`'s topology check and band."""
     try:
         comparison = compare_reports(baseline, report)
     except ReportError as error:
         return LeverResult(plan, "failed", error=str(error), report=report)
-    summary = report.analysis.summary
+    cpu_metric = JUDGED_METRICS[metric][1]
+    base, cand = baseline.analysis.summary[metric], report.analysis.summary[metric]
     result = LeverResult(
         plan,
         "measured",
-        verdict=comparison.verdict,
-        median_s=summary["compile_elapsed_s"].median,
-        mad_s=summary["compile_elapsed_s"].mad,
-        samples=summary["compile_elapsed_s"].n,
-        cold_wall_s=summary["cold_wall_s"].median,
-        band_s=comparison.band,
+        metric=metric,
+        median_s=cand.median,
+        mad_s=cand.mad,
+        samples=cand.n,
+        cold_wall_s=report.analysis.summary["cold_wall_s"].median,
         topology_differences=comparison.topology_differences,
         report=report,
     )
-    base_median = baseline.analysis.summary["compile_elapsed_s"].median
-    if result.median_s is not None and base_median is not None:
-        result.delta_s = result.median_s - base_median
-        result.relative = result.delta_s / base_median if base_median else None
-    base_cpu = baseline.analysis.summary["compile_cpu_s"].median
-    result.cpu_median_s = summary["compile_cpu_s"].median
+    if base.median is not None and cand.median is not None:
+        result.delta_s = cand.median - base.median
+        result.relative = result.delta_s / base.median if base.median else None
+        result.band_s = max(RELATIVE_BAND * abs(base.median), MAD_BAND * (base.mad or 0.0))
+    if comparison.verdict == "invalid":
+        result.verdict = "invalid"
+    elif result.delta_s is None or result.band_s is None:
+        return LeverResult(plan, "failed", error="no successful sample to compare", report=report)
+    elif abs(result.delta_s) <= result.band_s:
+        result.verdict = "inconclusive"
+    else:
+        result.verdict = "improved" if result.delta_s < 0 else "regression"
+    base_cpu = baseline.analysis.summary[cpu_metric].median
+    result.cpu_median_s = report.analysis.summary[cpu_metric].median
     if result.cpu_median_s is not None and base_cpu:
         result.cpu_relative = (result.cpu_median_s - base_cpu) / base_cpu
-    if result.band_s is None and base_median is not None:
-        base = baseline.analysis.summary["compile_elapsed_s"]
-        result.band_s = max(0.01 * abs(base_median), 2.0 * (base.mad or 0.0))
     before = {module_match_key(m): m for m in baseline.analysis.modules}
     after = {module_match_key(m): m for m in report.analysis.modules}
     for name in plan.targets:
@@ -790,16 +873,21 @@ def _row_verdict(result: LeverResult) -> str:
 
 def render_ledger_text(ledger: Ledger) -> str:
     base = ledger.baseline.analysis.summary
-    elapsed = base["compile_elapsed_s"]
+    elapsed = base[ledger.metric]
+    label = JUDGED_METRICS[ledger.metric][0]
     lines = [
         f"warp-ct probe levers: {' '.join(ledger.command)}",
-        f"  baseline: compile elapsed {_s(elapsed.median)} ± {_s(elapsed.mad)} over {elapsed.n} sample"
+        f"  baseline: {label} {_s(elapsed.median)} ± {_s(elapsed.mad)} over {elapsed.n} sample"
         f"{'s' if elapsed.n != 1 else ''}, cold wall {_s(base['cold_wall_s'].median)}; "
         f"Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
         "",
-        "Ledger (compile elapsed = cold wall - warm wall, median ± MAD, judged with `probe compare`'s band;",
-        "        CPU = change of the command's compile CPU time, steadier than wall time on a busy machine)",
-        f"  {'lever':<28} {'compile elapsed':>17} {'change':>16} {'CPU':>6}  {'verdict':<13} notes",
+        (
+            "Ledger (compile elapsed = cold wall - warm wall, median ± MAD, judged with `probe compare`'s band;"
+            if ledger.metric == "compile_elapsed_s"
+            else "Ledger (cold wall, median ± MAD: the warm runs did not reuse the cache; `probe compare`'s band;"
+        ),
+        "        CPU = change of the command's CPU time beside it, steadier than wall time on a busy machine)",
+        f"  {'lever':<28} {label:>17} {'change':>16} {'CPU':>6}  {'verdict':<13} notes",
     ]
     for result in ledger.results:
         notes = _row_notes(result)
