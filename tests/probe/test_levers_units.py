@@ -121,3 +121,10 @@ def test_confirm_prefers_the_module_s_own_lever_and_says_when_it_is_unsafe():
 def test_a_program_that_loads_no_module_gets_no_lever():
     plans, _notes = plan_levers(_report([]))
     assert plans and all(p.not_applicable == "the baseline loaded no Warp module" for p in plans)
+
+
+def test_a_baseline_whose_warm_run_rebuilds_is_judged_on_cold_wall():
+    from warp_ct.probe.levers import judged_metric
+
+    assert judged_metric(_report([_load("__main__", "k")], warm_wall=1.0)) == "compile_elapsed_s"
+    assert judged_metric(_report([_load("__main__", "k")], warm_wall=4.9)) == "cold_wall_s"
