@@ -51,6 +51,7 @@ class Doc:
     text: str
     version: int | None
     generation: int  # changes when the document is closed and opened again
+    last_change: float = 0.0  # time.monotonic() of the last didChange
 
 
 @dataclass
@@ -303,8 +304,15 @@ class WarpCtServer(LanguageServer):
         document = self.workspace.get_text_document(doc.uri)
         doc.text = document.source
         doc.version = params.text_document.version
+        now = _now()
+        previous, doc.last_change = doc.last_change, now
         if self.settings.lint_on_change:
-            self.schedule(doc, delay_ms=self.settings.debounce_ms, reason="change")
+            # Debounce only bursts: a keystroke after a pause is analysed at once (its squiggles
+            # are then one analysis away); one that follows the previous within the debounce
+            # waits, and replaces any job of this document that has not started.
+            debounce = self.settings.debounce_ms
+            in_burst = (now - previous) * 1000.0 < debounce
+            self.schedule(doc, delay_ms=debounce if in_burst else 0, reason="change")
 
     def save_document(self, uri: str) -> None:
         doc = self.docs.get(uri)
@@ -394,6 +402,8 @@ class WarpCtServer(LanguageServer):
             return  # closed (and maybe reopened) since
         if self.worker is not None and self.worker.has_pending(job.uri):
             return  # a newer version is queued: this result is stale
+        if job.text is not doc.text and self.settings.lint_on_change:
+            return  # edited since (the newer version may already be on the worker): it publishes
         self.results[job.uri] = analysis
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=job.uri, version=job.version, diagnostics=diagnostics)
