@@ -160,6 +160,11 @@ def _matches(rel_path: str, pattern: str) -> bool:
 
 
 # ---------------------------------------------------------------------- loading
+# ``[tool.warp-ct]`` or a sub-table (``[tool.warp-ct.severity]``); a project named warp-ct
+# (this one) does not configure the files under it.
+_TOOL_TABLE_RE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?warp-ct[\"']?\s*[\].]", re.MULTILINE)
+
+
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a [tool.warp-ct] table,
     else the nearest pyproject.toml at all (for the target Warp version)."""
@@ -173,7 +178,7 @@ def find_pyproject(start: Path) -> Path | None:
             if nearest is None:
                 nearest = candidate
             try:
-                if "warp-ct" in candidate.read_text(encoding="utf-8", errors="replace"):
+                if _TOOL_TABLE_RE.search(candidate.read_text(encoding="utf-8", errors="replace")):
                     return candidate
             except OSError:
                 continue

@@ -659,8 +659,8 @@ class Program:
             if picked is None:
                 return {"?"}
             out = set()
-            for item in picked:
-                out |= self.array_dtypes(module, function, item, depth + 1)
+            for item_module, item_function, item in picked:
+                out |= self.array_dtypes(item_module, item_function, item, depth + 1)
             return out or {"?"}
         if kind == "param" and function is not None:
             ref = FunctionRef(module, function)
@@ -776,8 +776,8 @@ class Program:
             picked = self._picked(module, function, value, depth + 1)
             if picked is not None:
                 out = []
-                for item in picked:
-                    out.extend(self.kernels_of_value(module, function, item, depth + 1))
+                for item_module, item_function, item in picked:
+                    out.extend(self.kernels_of_value(item_module, item_function, item, depth + 1))
                 return out or [UNRESOLVED]
             return self._kernels_in_container(module, function, value.items[0], depth + 1)
         if kind == "const":
@@ -795,18 +795,22 @@ class Program:
             return out or [UNRESOLVED]
         return [UNRESOLVED]
 
-    def _elements(self, module: str, function: str | None, value: Value, depth: int) -> list[Value] | None:
-        """The element expressions of a tuple/list/dict expression, through names; None
-        when they cannot be told."""
+    def _elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
+        """The element expressions of a tuple/list/dict expression, through names, with the
+        module and function they are written in; None when they cannot be told."""
         if depth > MAX_DEPTH:
             return None
         facts = self.modules.get(module)
         if value.kind == "tuple":
-            return list(value.items)
+            return [(module, function, item) for item in value.items]
         if value.kind == "dict":
-            return list(value.items[len(value.items) // 2:])
+            return [(module, function, item) for item in value.items[len(value.items) // 2:]]
         if value.kind == "name" and facts is not None and len(facts.globals.get(value.data, ())) == 1:
             return self._elements(module, None, facts.globals[value.data][0], depth + 1)
+        if value.kind == "name" and facts is not None and value.data not in facts.globals:
+            resolved = self.resolve_dotted(value.data)  # a table imported from another module
+            if resolved is not None and resolved[0] != module:
+                return self._elements(resolved[0], None, Value("name", resolved[1]), depth + 1)
         if value.kind == "local" and len(value.items) == 1:
             return self._elements(module, function, value.items[0], depth + 1)
         if value.kind == "param" and function is not None:
@@ -816,7 +820,7 @@ class Program:
                 return self._elements(module, None, fact.defaults[value.data], depth + 1)
         return None
 
-    def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[Value] | None:
+    def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         """What ``base[i]`` (``sub``) or a loop element (``elem``) can be, structurally:
         ``for kernel, dim in STAGES`` -> the first item of every row of STAGES."""
         if value.kind == "elem":
@@ -833,8 +837,8 @@ class Program:
                 return None
             return [rows_of[index.data]] if -len(rows_of) <= index.data < len(rows_of) else None
         out = []
-        for row in rows:
-            items = self._elements(module, function, row, depth + 1)
+        for row_module, row_function, row in rows:
+            items = self._elements(row_module, row_function, row, depth + 1)
             if items is None or not -len(items) <= index.data < len(items):
                 return None
             out.append(items[index.data])

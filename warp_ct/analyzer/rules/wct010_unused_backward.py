@@ -591,6 +591,8 @@ class UnusedBackward(Rule):
             return
         if facts.self_backward is False or configured is True or ctx.module_name in verdict.global_off:
             return
+        if _turned_off_globally(ctx.program):
+            return  # the program means to run without backward code; WCT001 says if it is too late
         live = [d for d in kernels if d.keyword_const("enable_backward") is not False]
         if not live:
             return
@@ -650,6 +652,18 @@ class UnusedBackward(Rule):
             rng = ctx._range(*span)
             return rng, ctx.fix(f"Default `{value.data}` to False", TextEdit(rng, "False"), safe=False)
         return None
+
+
+def _turned_off_globally(program: Program) -> bool:
+    """Some code of the program sets ``wp.config.enable_backward`` to something other than
+    True (``False``, a command-line flag): the author chose; when it comes too late for
+    some modules, WCT001 reports the assignment."""
+    for facts in program.modules.values():
+        for option in facts.options:
+            value = option.options.get("enable_backward")
+            if option.kind == "config" and value is not None and value != const(True):
+                return True
+    return False
 
 
 def _differentiated_or_library(program: Program, module: str) -> bool:
