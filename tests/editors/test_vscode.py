@@ -246,6 +246,7 @@ def test_vscode_scenario(extensions: Path, tmp_path: Path, tmp_path_factory: pyt
     # the probe's HTML timeline in a webview beside the code
     assert any("timeline" in t.lower() for t in facts["tabs"]), why
     assert facts["editorGroups"] >= 2, why
+    assert not any("summary.md" in t for t in facts["tabs"]), "the markdown summary no longer replaces the code"
     assert "scale" in facts["webviewText"] or "module" in facts["webviewText"].lower(), why
 
 
