@@ -98,3 +98,16 @@ def test_with_lint_on_change_off_the_saved_text_still_publishes(ls: WarpCtServer
     change(ls, 2, "typed after the save")  # no analysis comes for it: keep what the save found
     ls._publish_if_current(job, analysis, [])
     assert [p.version for p in t.published] == [1]
+
+
+def test_hover_puts_the_innermost_finding_first():
+    from warp_ct.analyzer.model import Finding, Position, Range, Severity
+    from warp_ct.server.hover import hover
+
+    text = '@wp.kernel(module_options={"enable_backward": False})\ndef k(): pass\n'
+    wide = Finding("WCT010", "/a.py", Range(Position(0, 1), Position(0, 54)), "wide", Severity.WARNING)
+    narrow = Finding("WCT005", "/a.py", Range(Position(0, 11), Position(0, 53)), "narrow", Severity.ERROR)
+    result = hover(text=text, findings=[wide, narrow], position=types.Position(line=0, character=20), encoding="utf-16")
+    value = result.contents.value
+    assert value.index("WCT005") < value.index("WCT010")
+    assert result.range.start.character == 11

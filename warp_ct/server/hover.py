@@ -30,6 +30,11 @@ def _contains(finding: Finding, pos: Position) -> bool:
     return start <= pos <= end
 
 
+def _extent(finding: Finding) -> tuple[int, int]:
+    start, end = finding.range.start, finding.range.end
+    return (end.line - start.line, end.character - start.character if end.line == start.line else 0)
+
+
 def hover(
     *, text: str, findings: Sequence[Finding], position: types.Position, encoding: str, markdown: bool = True
 ) -> types.Hover | None:
@@ -50,9 +55,10 @@ def hover(
             break
     if not parts:
         seen: set[str] = set()
-        for finding in findings:
-            if not _contains(finding, pos):
-                continue
+        # The innermost finding first: over `module_options=` inside a decorator that another
+        # rule flags as a whole, the specific rule is the one the user points at.
+        under = sorted((f for f in findings if _contains(f, pos)), key=_extent)
+        for finding in under:
             header = f"**{finding.rule}** `{finding.name}`: {message_of(finding)}" if finding.name else f"**{finding.rule}**: {message_of(finding)}"
             parts.append(header)
             if finding.rule not in seen:
