@@ -7,6 +7,8 @@ never imports the analyzer or pygls. Public API, stable for the language server:
 * :meth:`ProbeReport.to_json_dict` / :meth:`ProbeReport.from_json_dict`
 * :func:`warp_ct.probe.html.write_html`, :func:`warp_ct.probe.text.render_text`
 * :func:`warp_ct.probe.compare.compare_reports`
+* :func:`warp_ct.probe.levers.run_levers` -> :class:`warp_ct.probe.levers.Ledger`
+  (``to_json_dict``, ``load_ledger``, ``render_ledger_text``, ``html.write_levers_html``)
 * :class:`warp_ct.probe.errors.ProbeError` (``exit_code``) and its subclasses,
   :class:`~warp_ct.probe.errors.ProbeCancelled` among them.
 
@@ -17,10 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ProbeCancelled", "ProbeError", "ProbeReport", "render_text", "run_measure", "write_html"]
+__all__ = ["Ledger", "ProbeCancelled", "ProbeError", "ProbeReport", "render_text", "run_levers", "run_measure", "write_html"]
 
 _EXPORTS = {
     "run_measure": "warp_ct.probe.measure",
+    "run_levers": "warp_ct.probe.levers",
+    "Ledger": "warp_ct.probe.levers",
     "ProbeReport": "warp_ct.probe.report",
     "write_html": "warp_ct.probe.html",
     "render_text": "warp_ct.probe.text",
