@@ -1,0 +1,1 @@
+"""A small real-time image pipeline."""

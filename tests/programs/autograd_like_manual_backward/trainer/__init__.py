@@ -1,0 +1,1 @@
+"""A tiny trainer with hand-written gradients."""

@@ -1,0 +1,1 @@
+"""Tiled matrix helpers."""

@@ -1,0 +1,1 @@
+"""A toy software rasteriser."""

@@ -1,0 +1,1 @@
+"""A micro-benchmark harness."""

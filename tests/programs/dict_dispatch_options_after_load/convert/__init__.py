@@ -1,0 +1,1 @@
+"""Convert sensor counts to physical units."""

@@ -1,0 +1,1 @@
+"""A 1-D finite element assembler."""

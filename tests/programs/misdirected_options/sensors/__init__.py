@@ -1,0 +1,1 @@
+"""Sensor signal processing."""

@@ -1,0 +1,1 @@
+"""Shading with a fast-math variant."""

@@ -1,0 +1,1 @@
+"""Precompile everything before the interactive loop."""

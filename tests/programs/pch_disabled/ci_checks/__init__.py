@@ -1,0 +1,1 @@
+"""Checks run in CI."""

@@ -1,0 +1,1 @@
+"""Heat diffusion library."""

@@ -1,0 +1,1 @@
+"""Image filters run as a table of stages."""
