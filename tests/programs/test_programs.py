@@ -341,6 +341,19 @@ def test_confirm_explains_every_measured_problem(fixture: Fixture, measurements)
 # ---------------------------------------------------------------- the corpus itself
 
 
+def test_corpus_covers_every_rule_both_ways():
+    """Every rule of the DESIGN table has a fixture that expects it and one marked silent for it."""
+    rules = {f"WCT{n:03d}" for n in range(1, 15)}
+    expected = {key[2] for fixture in FIXTURES for key in expected_findings(fixture)}
+    silent = set()
+    for fixture in FIXTURES:
+        for file in python_files(fixture):
+            silent |= set(re.findall(r"#\s*silent:\s*(WCT\d{3})", file.read_text(encoding="utf-8")))
+    assert len(FIXTURES) >= 26
+    assert rules <= expected, f"no fixture expects {sorted(rules - expected)}"
+    assert rules <= silent, f"no fixture marks a deliberately silent place for {sorted(rules - silent)}"
+
+
 def test_markers_sit_on_code_lines():
     """An ``# expect:`` comment on a line of its own would expect a finding on a comment."""
     for fixture in FIXTURES:
