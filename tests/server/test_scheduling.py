@@ -67,6 +67,15 @@ def test_a_keystroke_after_a_pause_runs_at_once_a_burst_waits(ls: WarpCtServer):
                            (5, DEFAULT_DEBOUNCE_MS, "change"), (6, 0, "change")]  # fmt: skip
 
 
+def test_a_slow_document_is_always_debounced(ls: WarpCtServer):
+    t = ls._test  # type: ignore[attr-defined]
+    ls.docs[URI].analysis_ms = server_mod.LEADING_EDGE_MAX_MS + 1
+    change(ls, 2, "v2")
+    t.clock.now += 1.0
+    change(ls, 3, "v3")
+    assert t.scheduled == [(2, DEFAULT_DEBOUNCE_MS, "change"), (3, DEFAULT_DEBOUNCE_MS, "change")]
+
+
 def test_lint_on_change_off_schedules_nothing(ls: WarpCtServer):
     ls.settings = Settings(lint_on_change=False)
     change(ls, 2, "v2")

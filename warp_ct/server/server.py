@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import logging
 import os
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,11 @@ MEASURE_COMMAND = "warp-ct.measure"
 MEASURE_LEVERS_COMMAND = "warp-ct.measureLevers"
 LINT_WORKSPACE_COMMAND = "warp-ct.lintWorkspace"
 ANALYSIS_TIMEOUT_S = 30.0
+# A keystroke after a pause is analysed at once only while this document's analyses take at
+# most this long (about a fast typist's gap between keys): then the analysis is done before the
+# next key is likely to come. A slower analysis started at once would mostly be thrown away
+# (stale) by the next key, and would hold up the one after it.
+LEADING_EDGE_MAX_MS = 100.0
 
 
 @dataclass
@@ -52,6 +58,7 @@ class Doc:
     version: int | None
     generation: int  # changes when the document is closed and opened again
     last_change: float = 0.0  # time.monotonic() of the last didChange
+    analysis_ms: float = 0.0  # moving average of this document's analysis time (worker thread writes it)
 
 
 @dataclass
@@ -308,11 +315,13 @@ class WarpCtServer(LanguageServer):
         previous, doc.last_change = doc.last_change, now
         if self.settings.lint_on_change:
             # Debounce only bursts: a keystroke after a pause is analysed at once (its squiggles
-            # are then one analysis away); one that follows the previous within the debounce
-            # waits, and replaces any job of this document that has not started.
+            # are then one analysis away) when analyses of this document are quick; one that
+            # follows the previous within the debounce waits, and replaces any job of this
+            # document that has not started.
             debounce = self.settings.debounce_ms
             in_burst = (now - previous) * 1000.0 < debounce
-            self.schedule(doc, delay_ms=debounce if in_burst else 0, reason="change")
+            at_once = not in_burst and doc.analysis_ms <= LEADING_EDGE_MAX_MS
+            self.schedule(doc, delay_ms=0 if at_once else debounce, reason="change")
 
     def save_document(self, uri: str) -> None:
         doc = self.docs.get(uri)
@@ -384,13 +393,17 @@ class WarpCtServer(LanguageServer):
         if doc is None or doc.generation != job.generation:
             return  # closed meanwhile
         started = _now()
+        cpu_started = time.thread_time()
         analysis = self.analyze(job.uri, job.path, job.text, job.version, job.generation)
         diagnostics = self.diagnostics_for(analysis)
+        took_ms = 1000.0 * (_now() - started)
+        doc.analysis_ms = took_ms if doc.analysis_ms == 0.0 else 0.7 * doc.analysis_ms + 0.3 * took_ms
         if self.trace_timings:
             done = _now()
+            cpu = time.thread_time() - cpu_started
             self.log(
                 f"timing {job.uri} v{job.version} ({job.reason}): waited {1000 * (started - job.scheduled):.1f} ms, "
-                f"analysis {1000 * (done - started):.1f} ms, {len(diagnostics)} diagnostics",
+                f"analysis {1000 * (done - started):.1f} ms (cpu {1000 * cpu:.1f} ms), {len(diagnostics)} diagnostics",
                 types.MessageType.Log,
             )
         self.call_soon(self._publish_if_current, job, analysis, diagnostics)
