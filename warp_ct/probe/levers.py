@@ -354,8 +354,19 @@ def _entry_point(report: ProbeReport) -> str:
         if arg == "-m" and index + 1 < len(command):
             return f"`{command[index + 1]}`'s `__main__`"
         if arg.endswith(".py"):
-            return f"`{arg}`"
+            return f"`{_shown_path(arg, report.cwd)}`"
     return "the application's entry point"
+
+
+def _shown_path(path: str, cwd: str) -> str:
+    """``path`` relative to the measured working directory when it lies under it."""
+    if cwd and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, cwd)
+        except ValueError:
+            return path
+        return path if relative.startswith("..") else relative
+    return path
 
 
 def _entry_where(report: ProbeReport) -> str:
@@ -366,12 +377,7 @@ def _entry_where(report: ProbeReport) -> str:
 
 
 def _at(assignment: ConfigAssignment, cwd: str) -> str:
-    path = assignment.file or "?"
-    try:
-        path = os.path.relpath(path, cwd) if cwd and os.path.isabs(path) else path
-    except ValueError:
-        pass
-    return f"{path}:{assignment.line}"
+    return f"{_shown_path(assignment.file or '?', cwd)}:{assignment.line}"
 
 
 def _describe_module(module: ModuleIdentity) -> str:
