@@ -391,13 +391,14 @@ def _module_where(module: ModuleIdentity, report: ProbeReport) -> tuple[str, str
     if module.is_unique_module and first is not None:
         return (
             '@wp.kernel(enable_backward=False, module="unique")',
-            f"on the decorator of `{first.key}` at {first.file}:{first.line} (a unique module does not "
+            f"on the decorator of `{first.key}` at {_shown_path(first.file or '?', report.cwd)}:{first.line} (a unique module does not "
             "inherit its file's set_module_options)",
         )
     if files and not any(_is_library_file(f) for f in files):
         return (
             'wp.set_module_options({"enable_backward": False})',
-            f"in {files[0]}, after `import warp as wp` and before its first kernel (module `{module.name}`)",
+            f"in {_shown_path(files[0], report.cwd)}, after `import warp as wp` and before its first kernel "
+            f"(module `{module.name}`)",
         )
     return (
         f'wp.get_module("{module.name}").options["enable_backward"] = False',
