@@ -44,7 +44,7 @@ def test_two_modules_with_backward_get_a_lever_each_and_a_taped_one_is_unsafe():
     assert plans["backward:app.solver"].unsafe and plans["backward:app.render"].unsafe is None
     render = plans["backward:app.render"]
     assert render.modules == ["app.render"] and render.module_options == {"enable_backward": False}
-    assert render.line == 'wp.set_module_options({"enable_backward": False})' and "/app/render.py" in render.where
+    assert render.line == 'wp.set_module_options({"enable_backward": False})' and render.where.startswith("in render.py, ")
     # Nothing turned precompiled headers off or set debug options: those levers do not apply.
     assert plans["precompiled-headers"].not_applicable and plans["release-mode"].not_applicable
     assert plans["fast-math"].changes_numerics and plans["fast-math"].not_applicable is None
