@@ -153,6 +153,9 @@ def main() -> int:
             print(f"!! {pkg.name}: {pdir} not found (see README.md for the pip download command)")
             continue
         labels = [lb for lb in pkg.labels if not (args.only_decidable and lb.scope == "cross-package")]
+        for lb in labels:
+            if not (pdir / lb.path).is_file():
+                print(f"!! {pkg.name}: label {lb.path}:{lb.line} names no file of this package (misplaced label?)")
         findings = lint(pdir, args.lint_arg, Path(args.warp_ct).resolve())
         if args.severity == "warning":
             findings = [f for f in findings if f.get("severity") in ("warning", "error")]
