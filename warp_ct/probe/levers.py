@@ -885,8 +885,9 @@ def render_ledger_text(ledger: Ledger) -> str:
     lines = [
         f"warp-ct probe levers: {' '.join(ledger.command)}",
         f"  baseline: {label} {_s(elapsed.median)} ± {_s(elapsed.mad)} over {elapsed.n} sample"
-        f"{'s' if elapsed.n != 1 else ''}, cold wall {_s(base['cold_wall_s'].median)}; "
-        f"Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
+        f"{'s' if elapsed.n != 1 else ''}"
+        + (f", cold wall {_s(base['cold_wall_s'].median)}" if ledger.metric != "cold_wall_s" else "")
+        + f"; Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
         "",
         (
             "Ledger (compile elapsed = cold wall - warm wall, median ± MAD, judged with `probe compare`'s band;"
