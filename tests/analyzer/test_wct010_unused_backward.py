@@ -122,22 +122,23 @@ def test_tape_over_a_factory_made_kernel_counts_as_opaque(tmp_path):
     assert _only(lint_files(tmp_path, {"test_vec.py": text})) == []
 
 
-def test_library_code_gets_at_most_information_pointing_to_the_entry_point(tmp_path):
-    # Kernels launched only from library functions (no entry point runs them), or only from
-    # the library's examples: callers may differentiate through them.
+def test_library_that_speaks_of_gradients_gets_information_pointing_to_the_entry_point(tmp_path):
+    # A library with no gradient words anywhere: its own forward-only modules are its own to
+    # configure (a warning with the module-level fix). One whose API speaks of gradients:
+    # callers may differentiate through it, so at most information.
     lib = {
         "lib/__init__.py": "",
         "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
         "lib/examples/demo.py": "import warp as wp\nfrom lib.ops import apply\n\nif __name__ == '__main__':\n    apply(wp.zeros(4))\n",
     }
     found = [f for f in lint_files(tmp_path / "a", lib) if f.rule == "WCT010"]
-    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)]
-    assert "entry point" in found[0].message and "wp.config.enable_backward = False" in found[0].message
-    assert found[0].fixes == ()
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.WARNING)]
     graded = dict(lib, **{"lib/ops.py": '"""Differentiable operators: gradients flow through `apply`."""\n' + lib["lib/ops.py"],
                           "main.py": "import warp as wp\nfrom lib.ops import apply\n\napply(wp.zeros(4))\n"})
     found = [f for f in lint_files(tmp_path / "b", graded) if f.rule == "WCT010"]
     assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)] and "gradients" in found[0].message
+    assert "entry point" in found[0].message and "wp.config.enable_backward = False" in found[0].message
+    assert found[0].fixes == ()
 
 
 def test_torch_autograd_function_with_hand_written_backward_does_not_differentiate(tmp_path):

@@ -352,8 +352,10 @@ class _Extractor:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 self.stmt(child)
-            else:
+            elif isinstance(child, ast.expr):
                 self.expr(child)
+            else:  # match_case, except handlers, with items: they hold statements too
+                self.generic(child)
 
     def expr(self, node: ast.AST) -> None:
         """Visit an expression in evaluation order: a call's arguments before the call,
@@ -1006,11 +1008,20 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return read - bound
 
 
+_ARRAY_TYPES = {"warp.array", "warp.array1d", "warp.array2d", "warp.array3d", "warp.array4d", "warp.indexedarray",
+                "warp.fabricarray", "warp.indexedfabricarray"}  # fmt: skip
+
+
 def _is_generic(func: ast.FunctionDef | ast.AsyncFunctionDef, extractor: _Extractor) -> bool:
+    """Some parameter's type is left open: ``Any``, or an array annotation without a dtype
+    (``wp.array(ndim=2)``: its dtype defaults to ``Any``)."""
     for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
         annotation = arg.annotation
         if annotation is None:
             continue
+        if isinstance(annotation, ast.Call) and extractor.warp_name(annotation.func) in _ARRAY_TYPES:
+            if not annotation.args and not any(k.arg == "dtype" for k in annotation.keywords):
+                return True
         for node in ast.walk(annotation):
             if isinstance(node, (ast.Name, ast.Attribute)):
                 name = extractor.dotted(node)

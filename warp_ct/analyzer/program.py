@@ -83,7 +83,8 @@ class Event:
     warp_modules: frozenset[str]  # the Warp module identities it concerns ("unique:<k>" for unique ones)
     site_module: str  # the Python module whose line it is
     span: tuple[int, int, int, int]
-    via: tuple[tuple[str, tuple[int, int, int, int], str], ...]  # call chain from the flow root: (module, span, callee)
+    # The call chain from the flow root: (calling module, call span, callee qualname, callee module).
+    via: tuple[tuple[str, tuple[int, int, int, int], str, str], ...]
     detail: Any = None
 
 
@@ -347,6 +348,8 @@ class Program:
                 caller_label = f"`{caller.qualname}()`" if caller.qualname != "<main>" else "the `__main__` block"
                 if call.cache_guarded:
                     site = Frequency(Freq.ONCE, f"called only when its inputs change, in {caller_label}")
+                elif caller.qualname not in ("<main>", "<atexit>") and self.memoized(caller):
+                    site = Frequency(Freq.ONCE, f"called from the memoized {caller_label}: once per key")
                 elif outer.freq == Freq.HOT:
                     site = Frequency(Freq.HOT, f"called from {caller_label}, {where}; {outer.why}")
                 elif call.loop_depth and outer.freq != Freq.UNCALLED:
@@ -763,6 +766,11 @@ class Program:
             fact = self.function(target)
             out = []
             for returned in fact.returns if fact else ():
+                if returned.kind == "param":  # ``set_name(kernel, ...)`` hands its argument back
+                    argument = _argument_for(fact, value, returned.data)
+                    if argument is not None:
+                        out.extend(self.kernels_of_value(module, function, argument, depth + 1))
+                        continue
                 out.extend(self.kernels_of_value(target.module, target.qualname, returned, depth + 1))
             return out or [UNRESOLVED]
         if kind == "attr" and value.items and value.items[0].kind == "self" and function:
@@ -898,27 +906,53 @@ class Program:
         if cached is not None:
             return cached
         modules: set[str] = set()
-        opaque = False
+        opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
                 if not (launch.taped or adjoint) or not launch.kind.startswith("launch"):
                     continue
                 targets = self.launch_modules(module, index)
-                opaque |= any(t is UNRESOLVED for t in targets)
+                if any(t is UNRESOLVED for t in targets):
+                    opaque.add(module)
                 modules.update(_module_key(t) for t in targets if t is not UNRESOLVED)
-            for qualname, fact in facts.functions.items():
-                for call in fact.calls:
+            scopes = [(fact, fact.calls) for fact in facts.functions.values()]
+            scopes.append((None, facts.module_calls + facts.main_calls))
+            for fact, calls in scopes:
+                for call in calls:
                     if not call.taped:
                         continue
                     target = self.resolve_call(module, fact, call.callee)
                     if target is None:
+                        if not _harmless_in_tape(call.callee):
+                            opaque.add(module)
                         continue
                     for event in self.effects(target):
                         if event.kind == "load":
                             modules.update(event.warp_modules)
         self._differentiated = (modules, opaque)
         return self._differentiated
+
+    def imported_closure(self, module: str) -> set[str]:
+        """``module`` and the project modules it imports, transitively."""
+        cache = getattr(self, "_closures", None)
+        if cache is None:
+            cache = self._closures = {}
+        if module in cache:
+            return cache[module]
+        seen = {module}
+        stack = [module]
+        while stack:
+            facts = self.modules.get(stack.pop())
+            if facts is None:
+                continue
+            for name, _line, _top in facts.imports:
+                for candidate in (name, name.rsplit(".", 1)[0]):
+                    if candidate in self.modules and candidate not in seen:
+                        seen.add(candidate)
+                        stack.append(candidate)
+        cache[module] = seen
+        return seen
 
     # ------------------------------------------------------------------ entry points
     def entry_modules(self) -> list[str]:
@@ -1051,7 +1085,7 @@ class Program:
                 continue
             inner = self.effects(target, _stack | {ref})
             if inner:
-                link = (ref.module, call.span, target.qualname)
+                link = (ref.module, call.span, target.qualname, target.module)
                 items.append((call.order, [_via(e, link) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
@@ -1065,6 +1099,20 @@ class Program:
             yield module, None, facts.module_calls
             if facts.main_calls:
                 yield module, "<main>", facts.main_calls
+
+
+def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
+    """The argument a ``call`` value passes for ``param`` of the function it calls."""
+    for item in call.items:
+        if item.kind == "kw" and item.data == param:
+            return item.items[0]
+    positional = [item for item in call.items if item.kind != "kw"]
+    params = list(fact.params)
+    if fact.class_name is not None and params and params[0] in ("self", "cls"):
+        params = params[1:]
+    if param in params and params.index(param) < len(positional):
+        return positional[params.index(param)]
+    return None
 
 
 def _order_at(facts: FileFacts, function: str | None, span: tuple[int, int, int, int]) -> float:
@@ -1093,6 +1141,21 @@ def _collection_elements(value: Value) -> bool:
 
 def _passes_loop_variable(call: CallFact) -> bool:
     return any(_collection_elements(v) for v in (*call.args, *call.kwargs.values()))
+
+
+# Calls inside a tape block that cannot launch project kernels.
+_TAPE_HARMLESS_ROOTS = ("warp.", "numpy.", "math.", "torch.", "print", "len", "range", "float", "int", "zip",
+                        "enumerate", "min", "max", "abs", "sum", "list", "tuple", "dict", "isinstance", "str",
+                        "tape.", "self.tape.", "time.", "super")  # fmt: skip
+_TAPE_HARMLESS_METHODS = ("zero_", "fill_", "assign", "numpy", "append", "item", "copy", "clone", "reshape",
+                          "view", "flatten", "contiguous", "detach", "to", "cpu", "cuda", "sum", "mean")  # fmt: skip
+
+
+def _harmless_in_tape(callee: str) -> bool:
+    if callee.startswith(_TAPE_HARMLESS_ROOTS) or callee in _TAPE_HARMLESS_ROOTS:
+        return True
+    last = callee.rsplit(".", 1)[-1]
+    return last in _TAPE_HARMLESS_METHODS or last.startswith("assert") or (last[:1].isupper() and "." not in callee)
 
 
 def _identity(value: Any) -> Any:
@@ -1131,7 +1194,7 @@ def _module_key(module: Any) -> str:
     return str(module)
 
 
-def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str]) -> Event:
+def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str]) -> Event:
     return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, *event.via), event.detail)
 
 

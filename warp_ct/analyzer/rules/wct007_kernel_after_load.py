@@ -270,6 +270,21 @@ class KernelAfterLoad(Rule):
             )
 
 
+def _returns_kernel(program: Program, ref: FunctionRef, event: Event) -> bool:
+    """The call here hands back the kernel it defines (a factory, or a memoized dispatcher
+    over one): the line that asks for the kernel is the one to move. A call of a wrapper
+    that defines and launches inside, several frames above the definition, is not."""
+    _module, _span, qualname, module = event.via[0]
+    target = FunctionRef(module, qualname)
+    fact = program.function(target)
+    if fact is None:
+        return False
+    return any(
+        event.detail in program.kernels_of_value(target.module, target.qualname, returned)
+        for returned in fact.returns
+    )
+
+
 def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Event]]:
     """(``wp.overload`` of this file, the earlier load) where some flow of the program runs
     the overload after its kernel's module was loaded."""
@@ -373,7 +388,7 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Itera
             if event.kind == "load":
                 for module in event.warp_modules:
                     first_load.setdefault(module, event)
-            elif event.kind == "define" and event.via:
+            elif event.kind == "define" and event.via and _returns_kernel(program, ref, event):
                 hit = [first_load[m] for m in event.warp_modules if m in first_load and not m.startswith("unique:")]
                 if not hit:
                     continue

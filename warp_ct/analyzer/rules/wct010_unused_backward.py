@@ -50,8 +50,11 @@ _DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
 # gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(
 # (A ``torch.autograd.Function`` whose ``backward`` launches hand-written kernels does not
 # differentiate through Warp's adjoints: only a tape or an adjoint launch inside it would.)
+# (Warp's own ``wp.autograd.jacobian`` counts; the word "jacobian" does not: packages that
+# compute Jacobians by hand say it everywhere.)
 _OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-    (None, "gradcheck"), (None, "jacobian"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
+    (None, "gradcheck"), (None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD,
+    (re.compile(r"\bvjp\s*\("), "vjp"),
 )  # fmt: skip
 # Hints that gradients are wanted somewhere (a tape may live in a caller):
 # \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
@@ -79,6 +82,7 @@ class BackwardFacts:
     launched: set[str] = field(default_factory=set)  # kernel names launched anywhere
     differentiated: set[str] = field(default_factory=set)  # kernel names launched under a tape / adjoint
     opaque: bool = False  # differentiates through calls we cannot follow
+    opaque_text: bool = False  # through JAX, gradcheck/jacobian, vjp: machinery the program model does not follow
     self_backward: bool | None = None  # bare set_module_options enable_backward literal
     self_backward_unknown: bool = False  # bare set_module_options with a non-literal dict
     by_name: dict[str, bool | None] = field(default_factory=dict)  # module name -> enable_backward set elsewhere
@@ -166,6 +170,7 @@ def file_facts(text: str) -> BackwardFacts:
         _options(text, facts)
     if _mentions(text, _OPAQUE):
         facts.opaque = True
+        facts.opaque_text = True
     tape_blocks = _tape_blocks(text)
     for block in tape_blocks:
         _tape_body(block, facts)
@@ -327,6 +332,8 @@ class _Verdict:
     # modules reachable from a file that asks for gradients with no tape of its own: a
     # caller's tape may differentiate them; the program model decides
     maybe_differentiated: set[str] = field(default_factory=set)
+    # modules reachable from files that differentiate through JAX, gradcheck/jacobian, vjp
+    text_differentiated: set[str] = field(default_factory=set)
 
 
 def _facts(summary: "FileSummary") -> BackwardFacts:
@@ -375,6 +382,7 @@ def project_verdict(project: "Project") -> _Verdict:
     global_off: set[str] = set()
     launchers: dict[str, list[FileSummary]] = {}
     maybe: set[str] = set()
+    text_differentiated: set[str] = set()
     for summary in project.files.values():
         facts = _facts(summary)
         for name in facts.launched:
@@ -390,6 +398,8 @@ def project_verdict(project: "Project") -> _Verdict:
         reach = _reachable(project, summary, imports)
         if facts.opaque:
             differentiated.update(s.module_name for s in reach)
+            if facts.opaque_text:
+                text_differentiated.update(s.module_name for s in reach)
             continue
         known = set().union(*(dep.kernel_names for dep in reach))
         if facts.differentiated - known:
@@ -399,7 +409,7 @@ def project_verdict(project: "Project") -> _Verdict:
         for dep in reach:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)
-    verdict = _Verdict(differentiated, global_off, configured, launchers, maybe)
+    verdict = _Verdict(differentiated, global_off, configured, launchers, maybe, text_differentiated)
     _CACHE[id(project)] = (key, verdict)
     return verdict
 
@@ -542,9 +552,7 @@ class UnusedBackward(Rule):
         if not summary.kernel_names:
             return False
         verdict = project_verdict(project)
-        if summary.module_name in verdict.differentiated:
-            return False
-        if summary.module_name in verdict.maybe_differentiated and _differentiated_or_library(project.program(), summary.module_name):
+        if _is_differentiated(project.program(), verdict, summary.module_name):
             return False
         facts = _facts(summary)
         if facts.self_backward_unknown:
@@ -565,9 +573,7 @@ class UnusedBackward(Rule):
             return
         kernels = [d for d in ctx.kernel_decorators() if not d.is_unique and "module" not in d.keywords]
         verdict = project_verdict(project)
-        if ctx.module_name in verdict.differentiated:
-            return
-        if ctx.module_name in verdict.maybe_differentiated and _differentiated_or_library(ctx.program, ctx.module_name):
+        if _is_differentiated(ctx.program, verdict, ctx.module_name):
             return
         facts = _facts(summary)
         if facts.self_backward_unknown:
@@ -600,13 +606,10 @@ class UnusedBackward(Rule):
         if not consumers:
             return  # nobody in view launches these kernels: callers elsewhere may differentiate them
         where = ", ".join(sorted({c.module_name for c in consumers})[:3])
-        application = _application_entry(ctx.program, ctx.module_name)
-        if application is None or ctx.facts.speaks_of_gradients:
-            # Library code: its callers may differentiate through it. Turning backward code
+        if _gradient_api(ctx.program, ctx.module_name):
+            # A library API that callers may differentiate through: turning backward code
             # off here would change every caller; the choice belongs to an application.
-            why = ("its API speaks of gradients, so callers may differentiate through it"
-                   if ctx.facts.speaks_of_gradients else
-                   "no entry point of the linted code runs them, so callers elsewhere may differentiate them")  # fmt: skip
+            why = "its API speaks of gradients, so callers may differentiate through it"
             ctx.report(
                 live[0].decorator,
                 f"module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s) and "
@@ -666,12 +669,43 @@ def _turned_off_globally(program: Program) -> bool:
     return False
 
 
-def _differentiated_or_library(program: Program, module: str) -> bool:
-    """For a module some file asks gradients of without a tape of its own: the model sees
-    a tape or adjoint launch reaching it (or cannot name what a tape launches), or no
-    application runs it (a caller's tape may then differentiate it)."""
-    modules, opaque = program.differentiated()
-    return opaque or module in modules or _application_entry(program, module) is None
+def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool:
+    """Whether something may differentiate ``module``'s kernels: the program model sees a
+    tape or an adjoint launch reaching them (through calls, across files), or a tape over
+    calls it cannot follow in a file that imports the module; a file differentiates
+    through JAX or gradcheck; or a file asks for gradients without a tape of its own
+    (``requires_grad``) and no application runs the module (a caller's tape may)."""
+    if module in verdict.text_differentiated:
+        return True
+    modules, opaque_from = program.differentiated()
+    if module in modules or any(module in program.imported_closure(source) for source in opaque_from):
+        return True
+    return module in verdict.maybe_differentiated and _application_entry(program, module) is None
+
+
+def _gradient_api(program: Program, module: str) -> bool:
+    """The module, or a file that launches its kernels, speaks of gradients (docstrings,
+    ``requires_grad`` or ``*_grad`` parameters, "differentiable"): its callers may
+    differentiate through it."""
+    facts = program.modules.get(module)
+    if facts is None:
+        return False
+    if facts.speaks_of_gradients:
+        return True
+    parts = module.split(".")
+    for cut in range(1, len(parts)):  # a package's documented contract covers its modules
+        package = program.modules.get(".".join(parts[:cut]))
+        if package is not None and package.is_package and package.speaks_of_gradients:
+            return True
+    for launch_module, launch_facts in program.modules.items():
+        if not launch_facts.speaks_of_gradients:
+            continue
+        for index, launch in enumerate(launch_facts.launches):
+            if not launch.kind.startswith("launch"):
+                continue
+            if any(isinstance(k, KernelRef) and k.module == module for k in program.launch_kernels(launch_module, index)):
+                return True
+    return False
 
 
 def _application_entry(program: Program, module: str) -> str | None:
