@@ -568,6 +568,13 @@ class _Extractor:
                     scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)
             elif scope.fact is not None:
                 _bind_targets(target, value, scope.fact.locals)
+                if isinstance(target, (ast.Tuple, ast.List)):  # self.a, self.b = make()
+                    for index, element in enumerate(target.elts):
+                        if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
+                                and element.value.id == "self"):  # fmt: skip
+                            part = (value.items[index] if value.kind == "tuple" and len(value.items) == len(target.elts)
+                                    else Value("sub", None, (value, const(index))))  # fmt: skip
+                            scope.fact.self_attrs.setdefault(element.attr, []).append(part)
             elif not self.class_stack:
                 _bind_targets(target, value, self.facts.globals)
             if isinstance(value_node, ast.Call) and isinstance(target, ast.Name):

@@ -821,6 +821,12 @@ class Program:
                 return self._elements(resolved[0], None, Value("name", resolved[1]), depth + 1)
         if value.kind == "local" and len(value.items) == 1:
             return self._elements(module, function, value.items[0], depth + 1)
+        if value.kind == "call":  # ``a, b = make()``: what the one return statement builds
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
+            fact = self.function(target) if target is not None else None
+            if fact is not None and len(fact.returns) == 1:
+                return self._elements(target.module, target.qualname, fact.returns[0], depth + 1)
+            return None
         if value.kind == "param" and function is not None:
             ref = FunctionRef(module, function)
             fact = self.function(ref)
