@@ -1,0 +1,1 @@
+"""Particles and tracers."""

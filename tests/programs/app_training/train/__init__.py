@@ -1,0 +1,1 @@
+"""Fit a tiny MLP with Warp kernels and a wp.Tape."""

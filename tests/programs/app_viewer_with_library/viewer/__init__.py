@@ -1,0 +1,1 @@
+"""A mesh viewer built on meshlib."""
