@@ -87,7 +87,8 @@ class CallFact:
     guarded: bool  # under an ``if`` (may not run every time)
     cache_guarded: bool = False  # the ``if`` tests a cache or a changed value: runs only when needed
     passes_star: bool = False
-    taped: bool = False  # inside a ``with wp.Tape()`` block: what it launches is recorded  # *args / **kwargs: the parameter mapping is unknown
+    taped: bool = False  # inside a ``with wp.Tape()`` block: what it launches is recorded
+    path: tuple[tuple[int, int], ...] = ()  # the if/match arms it sits in (see ``Branches``)  # *args / **kwargs: the parameter mapping is unknown
 
 
 @dataclass
@@ -108,6 +109,7 @@ class KernelFact:
     guarded: bool  # defined under an ``if`` inside the function (a cache or config guard)
     cache_guarded: bool  # the guard tests a cache/attribute (``if key not in cache``, ``is None``)
     is_tile: bool = False  # uses tile primitives (``wp.tile*``)
+    path: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -129,6 +131,7 @@ class LaunchFact:
     guarded: bool
     taped: bool = False  # recorded on a ``wp.Tape`` (its adjoint may run)
     inputs: tuple[Value, ...] = ()  # the ``inputs=[...]`` values (their dtypes instantiate generic kernels)
+    path: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -145,6 +148,7 @@ class OptionFact:
     loop_depth: int
     guarded: bool
     via_get_module: bool = False  # ``set_module_options(..., module=wp.get_module(...))``
+    path: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -234,6 +238,9 @@ class _Scope:
         self.guards: list[ast.If] = []
         self.bound: set[str] = set(params)
         self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
+        # The if/match arms around the current statement: (branch id, arm). Two events whose
+        # paths hold the same branch with different arms never run in one pass.
+        self.path: list[tuple[int, int]] = []
 
     def next_order(self) -> int:
         self.order += 1
@@ -261,6 +268,7 @@ class _Extractor:
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
         self.scopes: list[_Scope] = [_Scope(None, None, ())]
+        self._branch_ids: dict[int, int] = {}  # id(if/match node) -> branch id within the file
         self.class_stack: list[str] = []
         self.in_main = False
 
@@ -338,8 +346,18 @@ class _Extractor:
         self.block(tree.body)
 
     def block(self, body: list[ast.stmt]) -> None:
+        scope = self.scopes[-1]
+        depth = len(scope.path)
         for stmt in body:
             self.stmt(stmt)
+            # After ``if c: ...; return``, the rest of the block runs only on the other arm.
+            branch = self._branch_ids.get(id(stmt))
+            if branch is not None and isinstance(stmt, ast.If):
+                if _terminates(stmt.body) and not _terminates(stmt.orelse):
+                    scope.path.append((branch, 1))
+                elif _terminates(stmt.orelse) and not _terminates(stmt.body):
+                    scope.path.append((branch, 0))
+        del scope.path[depth:]
 
     def stmt(self, node: ast.stmt) -> None:
         method = getattr(self, "stmt_" + type(node).__name__, None)
@@ -483,12 +501,29 @@ class _Extractor:
             self.block(node.orelse)
             return
         self.expr(node.test)
+        branch = self._branch_ids[id(node)] = len(self._branch_ids) + 1
         scope.guards.append(node)
         try:
+            scope.path.append((branch, 0))
             self.block(node.body)
+            scope.path[-1] = (branch, 1)
             self.block(node.orelse)
         finally:
+            scope.path.pop()
             scope.guards.pop()
+
+    def stmt_Match(self, node: ast.Match) -> None:
+        scope = self.scopes[-1]
+        self.expr(node.subject)
+        branch = self._branch_ids[id(node)] = len(self._branch_ids) + 1
+        for arm, case in enumerate(node.cases):
+            scope.path.append((branch, arm))
+            try:
+                if case.guard is not None:
+                    self.expr(case.guard)
+                self.block(case.body)
+            finally:
+                scope.path.pop()
 
     def stmt_For(self, node: ast.For | ast.AsyncFor) -> None:
         scope = self.scopes[-1]
@@ -634,6 +669,7 @@ class _Extractor:
                 guarded=guarded,
                 cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
                 is_tile=_uses_tiles(node),
+                path=tuple(scope.path),
             )
         )
         if scope.qualname is not None:
@@ -668,6 +704,7 @@ class _Extractor:
             cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
             passes_star=any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords),
             taped=scope.tape_depth > 0,
+            path=tuple(scope.path),
         )
         if scope.fact is not None:
             scope.fact.calls.append(fact)
@@ -719,6 +756,7 @@ class _Extractor:
                     guarded=bool(scope.guards),
                     taped=scope.tape_depth > 0,
                     inputs=tuple(self.value(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else (),
+                    path=tuple(scope.path),
                 )
             )
             adjoint = self._keyword(node, "adjoint")
@@ -785,7 +823,7 @@ class _Extractor:
         scope = self.scopes[-1]
         self.facts.options.append(
             OptionFact("config", {option: value}, None, span_of(node), scope.qualname, scope.next_order(),
-                       scope.loop_depth, bool(scope.guards))  # fmt: skip
+                       scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
         )
         if option == "kernel_cache_dir":
             if value.kind == "call" and value.data.startswith("tempfile."):
@@ -819,7 +857,7 @@ class _Extractor:
                 target = self.value(target_node)
         self.facts.options.append(
             OptionFact("module_options", options, target, span_of(node), scope.qualname, scope.next_order(),
-                       scope.loop_depth, bool(scope.guards), via_get_module)  # fmt: skip
+                       scope.loop_depth, bool(scope.guards), via_get_module, path=tuple(scope.path))  # fmt: skip
         )
 
     def options_item(self, target: ast.Subscript, value: Value, node: ast.AST) -> None:
@@ -833,7 +871,7 @@ class _Extractor:
                 self.facts.options.append(
                     OptionFact("module_options", {key if isinstance(key, str) else "*": value},
                                self.value(inner) if inner is not None else None, span_of(node), scope.qualname,
-                               scope.next_order(), scope.loop_depth, bool(scope.guards))  # fmt: skip
+                               scope.next_order(), scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
                 )
         elif self.dotted(base) == "os.environ" and key == "CUDA_CACHE_DISABLE":
             self.cache("cuda_cache_disable", None, node)
@@ -907,6 +945,17 @@ def _bind_targets(target: ast.AST, value: Value, table: dict[str, Any], single: 
             _bind_targets(element, part, table, single)
     elif isinstance(target, ast.Starred):
         _bind_targets(target.value, UNKNOWN, table, single)
+
+
+def _terminates(body: list[ast.stmt]) -> bool:
+    """The block always leaves: it ends in return/raise/continue/break."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def exclusive(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> bool:
+    """Two paths that take different arms of one branch: never both in one pass."""
+    arms = dict(a)
+    return any(branch in arms and arms[branch] != arm for branch, arm in b)
 
 
 def _is_main_guard(test: ast.expr) -> bool:

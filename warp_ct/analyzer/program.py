@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from warp_ct.analyzer.facts import (
     CallFact,
+    exclusive,
     FileFacts,
     FunctionFact,
     KernelFact,
@@ -86,6 +87,12 @@ class Event:
     # The call chain from the flow root: (calling module, call span, callee qualname, callee module).
     via: tuple[tuple[str, tuple[int, int, int, int], str, str], ...]
     detail: Any = None
+    # The if/match arms it sits in, in the flow root's own code (for an event of a callee:
+    # those of the call). Events on different arms of one branch never run in one pass.
+    path: tuple[tuple[int, int], ...] = ()
+
+    def exclusive_with(self, other: "Event") -> bool:
+        return exclusive(self.path, other.path)
 
 
 class _Unknown:
@@ -1061,21 +1068,21 @@ class Program:
                 continue
             modules = self.launch_modules(ref.module, index)
             known = frozenset(_module_key(m) for m in modules if m is not UNRESOLVED)
-            events = [Event("load", known, ref.module, launch.span, (), (launch.kind, index))] if known else []
+            events = [Event("load", known, ref.module, launch.span, (), (launch.kind, index), launch.path)] if known else []
             items.append((launch.order, events))
         for option in facts.options:
             if option.function != owner:
                 continue
             targets = frozenset(t for t in self.option_target(ref.module, option) if t is not UNRESOLVED)
             if targets:
-                items.append((option.order, [Event("options", targets, ref.module, option.span, (), option)]))
+                items.append((option.order, [Event("options", targets, ref.module, option.span, (), option, option.path)]))
         for index, kernel in enumerate(facts.kernels):
             if kernel.function != owner or kernel.decorator != "kernel":
                 continue
             kref = KernelRef(ref.module, index)
             modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
             if modules:
-                items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref)]))
+                items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref, kernel.path)]))
         for name, span, function in facts.overloads:
             if function != owner or not name:
                 continue
@@ -1092,7 +1099,7 @@ class Program:
             inner = self.effects(target, _stack | {ref})
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
-                items.append((call.order, [_via(e, link) for e in inner]))
+                items.append((call.order, [_via(e, link, call.path) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
         if not _stack:
@@ -1200,12 +1207,40 @@ def _module_key(module: Any) -> str:
     return str(module)
 
 
-def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str]) -> Event:
-    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, *event.via), event.detail)
+def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str], path: tuple) -> Event:
+    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, *event.via), event.detail, path)
+
+
+class LoadHistory:
+    """The loads seen so far while walking one flow's events, per Warp module."""
+
+    def __init__(self) -> None:
+        self._loads: dict[str, list[Event]] = {}
+
+    def add(self, event: Event) -> None:
+        for module in event.warp_modules:
+            self._loads.setdefault(module, []).append(event)
+
+    def loaded(self, module: str) -> bool:
+        return module in self._loads
+
+    def before(self, event: Event, modules: Iterable[str] | None = None) -> Event | None:
+        """The earliest load of one of the event's modules that runs in the same pass
+        (not on another arm of a branch). None as well when a load inside the same call
+        precedes it: then the callee's own flow holds the pair and reports it there."""
+        candidates = [
+            load
+            for module in (modules if modules is not None else event.warp_modules)
+            for load in self._loads.get(module, ())
+            if not load.exclusive_with(event)
+        ]
+        if any(load.via and event.via and load.via[0] == event.via[0] for load in candidates):
+            return None
+        return candidates[0] if candidates else None
 
 
 def module_key(module: Any) -> str:
     return _module_key(module)
 
 
-__all__ = ["Event", "Freq", "Frequency", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]
+__all__ = ["Event", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]

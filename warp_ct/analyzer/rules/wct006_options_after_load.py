@@ -21,7 +21,7 @@ from warp_ct.analyzer.flows import (
 )
 from warp_ct.analyzer.facts import FileFacts
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import Event, FunctionRef, Program
+from warp_ct.analyzer.program import Event, FunctionRef, LoadHistory, Program
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
@@ -193,27 +193,23 @@ def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Eve
     """(first load, change, modules) where a change of module options follows a load of
     the same module in one flow, reported once per change site. Pairs that both come
     through the same call are the callee's to report."""
-    first_load: dict[str, Event] = {}
+    history = LoadHistory()
     seen_sites: set[tuple] = set()
     for event in events:
         if event.kind == "load":
-            for module in event.warp_modules:
-                first_load.setdefault(module, event)
+            history.add(event)
         elif event.kind == "options":
             option = event.detail
             if option.kind != "module_options":
                 continue
-            hit = [first_load[m] for m in event.warp_modules if m in first_load]
-            if not hit:
-                continue
-            load = hit[0]
-            if load.via and event.via and load.via[0] == event.via[0]:
+            load = history.before(event)
+            if load is None:
                 continue
             site = event.via[0] if event.via else (event.site_module, event.span)
             if site in seen_sites:
                 continue
             seen_sites.add(site)
-            yield load, event, frozenset(m for m in event.warp_modules if m in first_load)
+            yield load, event, frozenset(m for m in event.warp_modules if history.loaded(m))
 
 
 def _describe(modules: frozenset[str], ctx: FileContext) -> str:

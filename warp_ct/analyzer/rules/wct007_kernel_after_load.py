@@ -22,7 +22,7 @@ from warp_ct.analyzer.flows import (
 )
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import Event, Freq, FunctionRef, KernelRef, Program
+from warp_ct.analyzer.program import Event, Freq, FunctionRef, KernelRef, LoadHistory, Program
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
@@ -290,17 +290,16 @@ def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Eve
     the overload after its kernel's module was loaded."""
     found: dict[tuple, tuple[Event, Event]] = {}
     for _ref, events in _all_flows(program):
-        first_load: dict[str, Event] = {}
+        history = LoadHistory()
         for event in events:
             if event.kind == "load":
-                for module in event.warp_modules:
-                    first_load.setdefault(module, event)
+                history.add(event)
             elif event.kind == "overload" and event.site_module == facts.module and event.span not in found:
                 if not event.via:
                     continue  # in the same function as its load: the tree check reports it
-                hit = [first_load[m] for m in event.warp_modules if m in first_load]
-                if hit and not (hit[0].via and hit[0].via[0] == event.via[0]):
-                    found[event.span] = (event, hit[0])
+                load = history.before(event)
+                if load is not None:
+                    found[event.span] = (event, load)
     return list(found.values())
 
 
@@ -356,23 +355,22 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
                         found[kref] = (generic[kref], event, event)
                         break
     for _ref, events in _all_flows(program):
-        first_load: dict[str, Event] = {}
+        loads: list[Event] = []
         for event in events:
             if event.kind != "load":
                 continue
             kind, index = event.detail
             launched = program.launch_kernels(event.site_module, index) if kind.startswith("launch") else ()
             for kref in launched:
-                if kref in generic and kref not in found:
-                    modules = [m for m in event.warp_modules if m in first_load]
-                    for module in modules:
-                        earlier = first_load[module]
-                        earlier_kernels = program.launch_kernels(earlier.site_module, earlier.detail[1])
-                        if kref not in earlier_kernels:
-                            found[kref] = (generic[kref], earlier, event)
-                            break
-            for module in event.warp_modules:
-                first_load.setdefault(module, event)
+                if kref not in generic or kref in found:
+                    continue
+                for earlier in loads:
+                    if not (earlier.warp_modules & event.warp_modules) or earlier.exclusive_with(event):
+                        continue
+                    if kref not in program.launch_kernels(earlier.site_module, earlier.detail[1]):
+                        found[kref] = (generic[kref], earlier, event)
+                        break
+            loads.append(event)
     return list(found.values())
 
 
@@ -383,18 +381,14 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Itera
     seen: set[tuple] = set()
     for qualname in [*facts.functions, "<module>"]:
         ref = FunctionRef(facts.module, qualname)
-        first_load: dict[str, Event] = {}
+        history = LoadHistory()
         for event in program.effects(ref):
             if event.kind == "load":
-                for module in event.warp_modules:
-                    first_load.setdefault(module, event)
+                history.add(event)
             elif event.kind == "define" and event.via and _returns_kernel(program, ref, event):
-                hit = [first_load[m] for m in event.warp_modules if m in first_load and not m.startswith("unique:")]
-                if not hit:
+                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
+                if load is None:
                     continue
-                load = hit[0]
-                if load.via and load.via[0] == event.via[0]:
-                    continue  # both inside one callee: reported there
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
                 if factory and program.frequency(factory).freq == Freq.HOT and not program.memoized(factory):

@@ -50,11 +50,10 @@ _DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
 # gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(
 # (A ``torch.autograd.Function`` whose ``backward`` launches hand-written kernels does not
 # differentiate through Warp's adjoints: only a tape or an adjoint launch inside it would.)
-# (Warp's own ``wp.autograd.jacobian`` counts; the word "jacobian" does not: packages that
-# compute Jacobians by hand say it everywhere.)
+# Warp's own ``wp.autograd.gradcheck`` / ``jacobian`` count; the bare words do not: packages
+# that compute Jacobians by hand, or test with torch's gradcheck, say them everywhere.
 _OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-    (None, "gradcheck"), (None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD,
-    (re.compile(r"\bvjp\s*\("), "vjp"),
+    (None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
 )  # fmt: skip
 # Hints that gradients are wanted somewhere (a tape may live in a caller):
 # \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
