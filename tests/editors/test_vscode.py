@@ -105,8 +105,10 @@ def extensions(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(message)
     base = tmp_path_factory.mktemp("code-server")
     ext_dir, user_dir = base / "extensions", base / "install-user"
+    config = base / "config.yaml"  # not ~/.config/code-server/config.yaml
+    config.write_text("auth: none\n")
     proc = subprocess.run(
-        [str(CODE_SERVER), "--user-data-dir", str(user_dir), "--extensions-dir", str(ext_dir),
+        [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(user_dir), "--extensions-dir", str(ext_dir),
          "--install-extension", str(_vsix())],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
@@ -136,11 +138,13 @@ class CodeServer:
         (self.user_dir / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
         self.port = _free_port()
         self.log = base / "code-server.log"
+        config = base / "code-server.yaml"  # not ~/.config/code-server/config.yaml
+        config.write_text("auth: none\n")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         env.pop("VSCODE_IPC_HOOK_CLI", None)
         self.proc = subprocess.Popen(
-            [str(CODE_SERVER), "--user-data-dir", str(self.user_dir), "--extensions-dir", str(ext_dir),
+            [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(self.user_dir), "--extensions-dir", str(ext_dir),
              "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}", "--disable-telemetry",
              "--disable-update-check", str(folder)],
             stdout=self.log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=base,
