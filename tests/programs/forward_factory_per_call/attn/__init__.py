@@ -1,0 +1,1 @@
+"""Softmax attention weights, forward only."""

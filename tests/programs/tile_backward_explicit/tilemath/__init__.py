@@ -1,0 +1,1 @@
+"""Tile-based row sums."""
