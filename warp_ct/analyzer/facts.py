@@ -328,6 +328,9 @@ class _Extractor:
             callee = self.dotted(node.func) or ""
             keywords = tuple(Value("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)
             return Value("call", callee, tuple(self.value(a) for a in node.args) + keywords)
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
+            return Value("tuple", None, (self.value(node.elt),))
         if isinstance(node, ast.Dict):
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)
             values = tuple(self.value(v) for v in node.values)

@@ -228,6 +228,15 @@ class Program:
             scope: FunctionFact | None = caller
             while scope is not None:
                 values = scope.locals.get(parts[0])
+                if not values and parts[0] in scope.loop_tables:  # for layer in self.layers: layer.f()
+                    values = [scope.loop_tables[parts[0]]]
+                    function_of = scope.qualname
+                    for value in values:
+                        for item_module, item_function, item in self._picked(module, function_of, value, 0) or ():
+                            cls = self._class_of_value(item_module, item, item_function)
+                            if cls is not None and len(parts) == 2:
+                                return self.method(cls[0], cls[1], parts[1])
+                    return None
                 if values:
                     for value in values:
                         if value.kind == "function" and len(parts) == 1:
@@ -255,11 +264,11 @@ class Program:
             return self.function_named(*resolved)
         return None
 
-    def _class_of_value(self, module: str, value: Value) -> tuple[str, str] | None:
+    def _class_of_value(self, module: str, value: Value, function: str | None = None) -> tuple[str, str] | None:
         """A value built by ``Class(...)``: (module, class name)."""
         if value.kind == "local":
             for item in value.items:
-                found = self._class_of_value(module, item)
+                found = self._class_of_value(module, item, function)
                 if found:
                     return found
             return None
@@ -672,6 +681,12 @@ class Program:
             for item_module, item_function, item in picked:
                 out |= self.array_dtypes(item_module, item_function, item, depth + 1)
             return out or {"?"}
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            out = set()
+            for where, item in self.self_attr_values(module, class_name, value.data) if class_name else ():
+                out |= self.array_dtypes(where.module, where.qualname, item, depth + 1)
+            return out or {"?"}
         if kind == "param" and function is not None:
             ref = FunctionRef(module, function)
             fact = self.function(ref)
@@ -828,6 +843,15 @@ class Program:
                 return self._elements(resolved[0], None, Value("name", resolved[1]), depth + 1)
         if value.kind == "local" and len(value.items) == 1:
             return self._elements(module, function, value.items[0], depth + 1)
+        if value.kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            out: list[tuple[str, str | None, Value]] = []
+            for where, item in self.self_attr_values(module, class_name, value.data) if class_name else ():
+                found = self._elements(where.module, where.qualname, item, depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            return out or None
         if value.kind == "call":  # ``a, b = make()``: what the one return statement builds
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             fact = self.function(target) if target is not None else None
@@ -851,6 +875,13 @@ class Program:
         base, index = value.items
         if index.kind != "const" or not isinstance(index.data, int):
             return None
+        if base.kind == "elem" and base.items and base.items[0].kind == "call" and base.items[0].data in ("enumerate", "zip"):
+            # ``for i, layer in enumerate(layers)`` / ``for a, b in zip(xs, ys)``
+            arguments = [item for item in base.items[0].items if item.kind != "kw"]
+            position = index.data - 1 if base.items[0].data == "enumerate" else index.data
+            if position < 0 or position >= len(arguments):
+                return None
+            return self._elements(module, function, arguments[position], depth + 1)
         rows = self._picked(module, function, base, depth + 1) if base.kind in ("sub", "elem") else None
         if rows is None:
             rows_of = self._elements(module, function, base, depth + 1)

@@ -367,11 +367,25 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
                 for earlier in loads:
                     if not (earlier.warp_modules & event.warp_modules) or earlier.exclusive_with(event):
                         continue
-                    if kref not in program.launch_kernels(earlier.site_module, earlier.detail[1]):
+                    # Another kernel loaded the module first, or this one with other dtypes.
+                    if (kref not in program.launch_kernels(earlier.site_module, earlier.detail[1])
+                            or _other_dtypes(program, earlier, event)):  # fmt: skip
                         found[kref] = (generic[kref], earlier, event)
                         break
             loads.append(event)
     return list(found.values())
+
+
+def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
+    """Two launches whose array arguments have different known dtypes at some position."""
+    a = program.modules[first.site_module].launches[first.detail[1]]
+    b = program.modules[later.site_module].launches[later.detail[1]]
+    for left, right in zip(a.inputs, b.inputs):
+        left_types = program.array_dtypes(first.site_module, a.function, left) - {"?"}
+        right_types = program.array_dtypes(later.site_module, b.function, right) - {"?"}
+        if left_types and right_types and left_types != right_types:
+            return True
+    return False
 
 
 def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Iterator[tuple[tuple, Event, Event]]:
