@@ -7,6 +7,7 @@ import ast
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.program import UNRESOLVED
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import assigned_warp_name, is_test_harness
 
@@ -147,5 +148,16 @@ def _includes_cpu(device: ast.expr | None, ctx: FileContext) -> bool:
     if isinstance(device, ast.Call) and ctx.call_name(device) == "warp.get_device":
         arg = ctx.keyword(device, "ident", 0)
         return isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("cpu")
+    if isinstance(device, ast.Name):  # a parameter or a variable: what the model says it holds
+        return any(v is None or isinstance(v, str) and v.startswith("cpu") for v in _device_values(device, ctx))
     return False
+
+
+def _device_values(name: ast.Name, ctx: FileContext) -> list:
+    """The values a device name can have at this call, through parameters' call sites and
+    defaults (unknown ones left out)."""
+    launch = next((l for l in ctx.facts.launches if l.span[0] <= name.lineno <= l.span[2] and l.device is not None), None)
+    if launch is None or launch.device.kind not in ("param", "local", "name"):
+        return []
+    return [v for v in ctx.program.resolve(ctx.module_name, launch.function, launch.device) if v is not UNRESOLVED]
 
