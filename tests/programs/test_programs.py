@@ -45,8 +45,6 @@ KNOWN_ANALYZER_GAPS: dict[str, str] = {
     "app_training": "WCT010 (info) on train/model.py although main() tapes MLP.__call__ -> Linear.forward() and "
     "calls tape.backward(): the tape is not followed through the calls",
     "app_viewer_with_library": "WCT011 missed: wp.force_load(device=device, max_workers=2) where `device` defaults to \"cpu\"",
-    "app_particle_sim": "WCT007 missed: the generic symplectic_euler, picked from INTEGRATORS[scheme] and kept on self, "
-    "is launched with vec3 then vec2 arrays",
 }
 
 # confirm attaches evidence to a finding only from modules whose kernels are defined in the

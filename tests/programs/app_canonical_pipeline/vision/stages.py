@@ -17,6 +17,7 @@ def make_exposure(gain: float, module: str = "unique"):  # expect: WCT002
     return exposure
 
 
+# expect WCT002 and WCT003, as for make_exposure.
 def make_black_level(level: float, module: str = "unique"):  # expect: WCT002
     @wp.kernel(module=module)
     def black_level(img: wp.array(dtype=float)):  # expect: WCT003
@@ -26,6 +27,7 @@ def make_black_level(level: float, module: str = "unique"):  # expect: WCT002
     return black_level
 
 
+# expect WCT002 and WCT003, as for make_exposure.
 def make_threshold(t: float, module: str = "unique"):  # expect: WCT002
     @wp.kernel(module=module)
     def threshold(img: wp.array(dtype=float), mask: wp.array(dtype=float)):  # expect: WCT003
@@ -35,6 +37,7 @@ def make_threshold(t: float, module: str = "unique"):  # expect: WCT002
     return threshold
 
 
+# expect WCT002 and WCT003, as for make_exposure.
 def make_blend(weight: float, module: str = "unique"):  # expect: WCT002
     @wp.kernel(module=module)
     def blend(img: wp.array(dtype=float), mask: wp.array(dtype=float)):  # expect: WCT003
