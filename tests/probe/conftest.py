@@ -35,9 +35,18 @@ def measure_example(script: str, *args: str, samples: int = 1, env: dict[str, st
 
 
 @pytest.fixture
-def no_leaked_temp_dirs():
-    """Fail if the test leaves a warp-ct-probe-* directory in the system temp dir."""
+def no_leaked_temp_dirs(tmp_path, monkeypatch):
+    """Fail if the test leaves a warp-ct-probe-* directory in the system temp dir.
+
+    The test gets a system temp dir of its own (``tempfile.tempdir`` and ``TMPDIR``, which
+    the CLIs it starts inherit): other processes probing at the same time (a second test
+    run, an editor) would otherwise look like leaks of this test.
+    """
+    temp = tmp_path / "system-tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
     before = probe_temp_dirs()
-    yield
+    yield temp
     leaked = probe_temp_dirs() - before
     assert not leaked, f"probe temp dirs left behind: {sorted(leaked)}"

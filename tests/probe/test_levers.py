@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,20 +24,7 @@ from warp_ct.probe.isolation import TEMP_PREFIX
 from warp_ct.probe.html import render_levers_html
 from warp_ct.probe.levers import Ledger, render_ledger_text, run_levers
 
-pytestmark = [pytest.mark.warp, pytest.mark.usefixtures("private_temp_dir")]
-
-
-@pytest.fixture
-def private_temp_dir(tmp_path, monkeypatch):
-    """The system temp dir of this test (and of the CLIs it starts) is its own, so that other
-    processes probing at the same time cannot make it look leaky; nothing may be left in it."""
-    temp = tmp_path / "system-tmp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    monkeypatch.setenv("TMPDIR", str(temp))
-    yield temp
-    leaked = [p.name for p in temp.iterdir() if p.name.startswith(TEMP_PREFIX)]
-    assert not leaked, f"probe temp dirs left behind: {leaked}"
+pytestmark = [pytest.mark.warp, pytest.mark.usefixtures("no_leaked_temp_dirs")]
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 SCHEMA = json.loads((ROOT / "warp_ct/probe/levers.schema.json").read_text())
@@ -178,7 +164,7 @@ if os.environ.get("WARP_CT_PROBE_LEVER"):
 """
 
 
-def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path, private_temp_dir):
+def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path, no_leaked_temp_dirs):
     script = tmp_path / "sleepy.py"
     script.write_text(_SLEEPS_UNDER_A_LEVER)
     pid_file = tmp_path / "lever-child.pid"
@@ -198,7 +184,7 @@ def test_ctrl_c_during_a_lever_stops_it_and_leaves_nothing(tmp_path, private_tem
     assert cli.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err and out == ""
     _assert_dead(int(pid_file.read_text()))
-    assert [p.name for p in private_temp_dir.iterdir() if p.name.startswith(TEMP_PREFIX)] == []
+    assert [p.name for p in no_leaked_temp_dirs.iterdir() if p.name.startswith(TEMP_PREFIX)] == []
 
 
 def _assert_dead(pid: int) -> None:
