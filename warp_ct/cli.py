@@ -9,18 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from warp_ct import __version__
+from warp_ct.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from warp_ct.output import relative_path
 
-EXIT_CLEAN = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
-
-
-class UsageError(Exception):
-    """A problem with how warp-ct was invoked; the message is shown as is (exit 2)."""
+# Re-exported: they lived here, and callers import them from warp_ct.cli.
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "UsageError", "build_parser", "main", "relative_path"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -171,14 +167,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
         return EXIT_ERROR
-
-
-def relative_path(path: str) -> str:
-    """Paths in output are relative to the working directory when under it."""
-    try:
-        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return Path(path).as_posix()
 
 
 if __name__ == "__main__":  # pragma: no cover

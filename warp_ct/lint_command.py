@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from warp_ct.config import Config, ConfigError, load_config, parse_selectors
-from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, renderer, use_color
+from warp_ct.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
+from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, relative_path, renderer, use_color
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.engine import Linter
@@ -104,8 +105,6 @@ class Options:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from warp_ct.cli import EXIT_CLEAN, EXIT_FINDINGS, UsageError
-
     opts = _options(args)
     config = _config(args, opts)
     if opts.stdin:
@@ -149,8 +148,6 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    from warp_ct.cli import UsageError
-
     paths = list(args.paths)
     stdin = paths == [STDIN] or (not paths and args.stdin_filename is not None)
     if STDIN in paths and not stdin:
@@ -170,7 +167,6 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def _config(args: argparse.Namespace, opts: Options) -> Config:
-    from warp_ct.cli import UsageError
     from warp_ct.output.rules import known_codes
 
     try:
@@ -408,8 +404,6 @@ def _write_stdout_source(text: str, encoding: str) -> None:
 
 # ---------------------------------------------------------------------- output
 def _display(path: str) -> str:
-    from warp_ct.cli import relative_path
-
     return path if path == STDIN else relative_path(path)
 
 

@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from warp_ct.analyzer import syntax
-
-if TYPE_CHECKING:
-    from warp_ct.analyzer.project import Project
 
 UNKNOWN = "<unknown>"  # the syntax cannot tell: ask astroid
 _MAX_DEPTH = 6
@@ -98,7 +95,14 @@ def module_exports(text: str, module_name: str, is_package: bool) -> dict[str, E
     return {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
 
 
-def resolve_export(project: "Project", module_name: str, name: str, depth: int = 0) -> str | None:
+class ExportsSource(Protocol):
+    """What :func:`resolve_export` asks of the project (``analyzer.project.Project``; typed
+    structurally so this module does not import the one that imports it)."""
+
+    def exports(self, module_name: str) -> dict[str, Export] | None: ...
+
+
+def resolve_export(project: ExportsSource, module_name: str, name: str, depth: int = 0) -> str | None:
     """The Warp API ``from module_name import name`` gives (``"warp.kernel"``), None when
     it is certainly not one, ``UNKNOWN`` when the syntax cannot tell."""
     if module_name == "warp" or module_name.startswith("warp."):

@@ -8,71 +8,22 @@ and the fix title), ``json`` (versioned), ``sarif`` (SARIF 2.1.0 for code scanni
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, TextIO
+from pathlib import Path
+from typing import Callable, TextIO
 
-if TYPE_CHECKING:
-    from warp_ct.analyzer.model import Finding
+from warp_ct.output.report import Note, Report
 
 FORMATS = ("concise", "full", "json", "sarif", "github")
 DEFAULT_FORMAT = "concise"
 FORMAT_ENV = "WARP_CT_OUTPUT_FORMAT"
 
 
-@dataclass(frozen=True)
-class Note:
-    """Something the user should know that is not a finding (a skipped file, a budget hit)."""
-
-    path: str
-    message: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
-
-
-@dataclass
-class Report:
-    """What one ``warp-ct lint`` run shows. Paths are display paths (relative to the cwd)."""
-
-    findings: list[Finding]
-    notes: list[Note] = field(default_factory=list)
-    unsafe_fixes: bool = False
-    fixed: int | None = None  # findings fixed by --fix (None: not fixing)
-    # display path -> text, for formats that quote source lines (read lazily otherwise)
-    texts: dict[str, str] = field(default_factory=dict)
-    origins: dict[str, str] = field(default_factory=dict)  # display path -> path as linted
-    _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        self.findings = sorted(self.findings, key=lambda f: f.sort_key)
-        self.notes = sorted(self.notes, key=lambda n: (n.path, n.message))
-
-    def is_fixable(self, finding: Finding) -> bool:
-        return any(fix.is_safe or self.unsafe_fixes for fix in finding.fixes)
-
-    @property
-    def fixable_count(self) -> int:
-        return sum(1 for f in self.findings if self.is_fixable(f))
-
-    @property
-    def unsafe_only_count(self) -> int:
-        """Findings fixable only with --unsafe-fixes (when it is not given)."""
-        if self.unsafe_fixes:
-            return 0
-        return sum(1 for f in self.findings if f.fixes and not self.is_fixable(f))
-
-    def source_lines(self, path: str) -> list[str]:
-        """The file's lines without line endings, split as Python counts lines."""
-        if path not in self._lines:
-            text = self.texts.get(path)
-            if text is None:
-                from warp_ct.analyzer.engine import read_source
-
-                text = read_source(self.origins.get(path, path)).text or ""
-            from warp_ct.analyzer.fixes import _LINE_END_RE
-
-            self._lines[path] = _LINE_END_RE.split(text)
-        return self._lines[path]
+def relative_path(path: str) -> str:
+    """Paths in output are relative to the working directory when under it."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
 
 
 def use_color(stream: TextIO) -> bool:
@@ -106,4 +57,4 @@ def renderer(fmt: str) -> Callable[[Report, bool], str]:
     return render
 
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "FORMAT_ENV", "Note", "Report", "renderer", "use_color"]
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "FORMAT_ENV", "Note", "Report", "relative_path", "renderer", "use_color"]

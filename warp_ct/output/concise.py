@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 from warp_ct.output.style import paint
 from warp_ct.output.summary import summary_line
 

@@ -4,7 +4,7 @@ the fix title as ``help:``."""
 from __future__ import annotations
 
 from warp_ct.analyzer.model import Finding
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 from warp_ct.output.style import paint
 from warp_ct.output.summary import summary_line
 

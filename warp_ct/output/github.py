@@ -9,7 +9,7 @@ GitHub shows only 10 annotations of each level per step: pair this with SARIF up
 from __future__ import annotations
 
 from warp_ct.analyzer.model import Finding, Severity
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
 

@@ -19,7 +19,7 @@ import json
 
 from warp_ct import __version__
 from warp_ct.analyzer.model import Finding
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 
 SCHEMA_VERSION = 1
 

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from warp_ct import __version__
 from warp_ct.analyzer.model import Finding, Fix, Range, Severity
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 from warp_ct.output.rules import all_rule_infos
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

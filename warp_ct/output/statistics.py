@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 from warp_ct.output.summary import plural
 
 

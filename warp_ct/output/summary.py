@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warp_ct.output import Report
+from warp_ct.output.report import Report
 
 
 def plural(count: int, word: str) -> str:
