@@ -41,11 +41,7 @@ ROOT = PROGRAMS.parents[1]
 
 # Fixtures whose static expectations the analyzer does not meet today, and what it gets
 # wrong. One place; each entry is a strict xfail of the static test.
-KNOWN_ANALYZER_GAPS: dict[str, str] = {
-    "app_training": "WCT010 (info) on train/model.py although main() tapes MLP.__call__ -> Linear.forward() and "
-    "calls tape.backward(): the tape is not followed through the calls",
-    "app_viewer_with_library": "WCT011 missed: wp.force_load(device=device, max_workers=2) where `device` defaults to \"cpu\"",
-}
+KNOWN_ANALYZER_GAPS: dict[str, str] = {}
 
 # confirm attaches evidence to a finding only from modules whose kernels are defined in the
 # finding's own file (or the module named after that file): findings at the line the user must
