@@ -1,6 +1,7 @@
 """Command line: ``warp-ct lint | fix | rules | explain | serve | probe | confirm | cache-key``.
 
-Exit codes (ruff's convention): 0 no findings, 1 findings, 2 usage, configuration or
+Exit codes (ruff's convention, warp_ct.errors): 0 clean, 1 findings at or above the fail
+level (default warning; info findings alone pass), 2 usage, configuration or
 internal error. The lint path never imports pygls, lsprotocol or warp.
 """
 

@@ -2,7 +2,7 @@
 
 Keys (kebab-case in TOML, also accepted in snake_case):
 ``select``, ``extend-select``, ``ignore``, ``per-file-ignores``, ``severity``, ``exclude``,
-``extend-exclude``, ``target-warp-version``.
+``extend-exclude``, ``target-warp-version``, ``fail-level``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ DEFAULT_EXCLUDE = (
 
 _CODE_PREFIX_RE = re.compile(r"^(ALL|WCT\d{0,3})$")
 _VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
+# The lowest severity that fails a lint run (exit 1); info findings are hints by default.
+FAIL_LEVELS = ("info", "warning", "error")
+DEFAULT_FAIL_LEVEL = "warning"
 
 
 class ConfigError(Exception):
@@ -51,6 +54,7 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     target_warp_version: tuple[int, ...] | None = None
+    fail_level: str = DEFAULT_FAIL_LEVEL  # one of FAIL_LEVELS; changes the exit code, not findings
     root: Path = field(default_factory=Path.cwd)  # the directory of the pyproject (or cwd)
     source: Path | None = None  # the pyproject.toml it came from
 
@@ -211,7 +215,7 @@ def load_config(start: Path | None = None, pyproject: Path | None = None) -> Con
 
 _KNOWN_KEYS = {
     "select", "extend-select", "ignore", "per-file-ignores", "severity", "exclude", "extend-exclude",
-    "target-warp-version",
+    "target-warp-version", "fail-level",
 }  # fmt: skip
 
 
@@ -252,7 +256,18 @@ def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base:
             if not isinstance(value, str) or not _VERSION_RE.match(value):
                 raise ConfigError(f"{where} must be a version string like \"1.16\"")
             changes["target_warp_version"] = parse_version(value)
+        elif key == "fail-level":
+            changes["fail_level"] = parse_fail_level(value, where)
     return replace(config, **changes)
+
+
+def parse_fail_level(value: Any, where: str) -> str:
+    """``info``, ``warning`` or ``error`` (any case). Raises ConfigError."""
+    level = value.strip().lower() if isinstance(value, str) else None
+    if level not in FAIL_LEVELS:
+        expected = ", ".join(f'"{name}"' for name in FAIL_LEVELS)
+        raise ConfigError(f"{where} must be one of {expected} (got {value!r})")
+    return level
 
 
 def parse_selectors(value: str, where: str) -> tuple[str, ...]:

@@ -1,7 +1,9 @@
 """``warp-ct lint`` and ``warp-ct fix``: the CI / pre-commit / terminal entry point.
 
-Exit codes: 0 no findings, 1 findings (or, with ``--diff``, changes a fix would make),
-2 usage, configuration or internal error. Never imports pygls, lsprotocol or warp.
+Exit codes: 0 no finding at or above the fail level (``--fail-level`` / ``fail-level``,
+default ``warning``: info findings are shown but do not fail), 1 one or more (or, with
+``--diff``, changes a fix would make), 2 usage, configuration or internal error.
+Never imports pygls, lsprotocol or warp.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from warp_ct.config import Config, ConfigError, load_config, parse_selectors
+from warp_ct.config import FAIL_LEVELS, Config, ConfigError, load_config, parse_selectors
 from warp_ct.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
 from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, relative_path, renderer, use_color
 
@@ -38,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lint",
         help="check files for Warp compile-time antipatterns",
         description="Check Python files for NVIDIA Warp compile-time antipatterns. "
-        "Exit status: 0 no findings, 1 findings, 2 error.",
+        "Exit status: 0 when no finding is at or above the fail level (default: warning, "
+        "so info findings alone pass), 1 when one is, 2 on a usage, configuration or internal error.",
     )
     add_arguments(lint)
     lint.set_defaults(handler=run_lint, fix_command=False)
@@ -68,6 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
     out.add_argument("-q", "--quiet", action="store_true", help="no summary line and no notes")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    out.add_argument(
+        "--fail-level", choices=FAIL_LEVELS, default=None,
+        help="the lowest severity that makes the run exit 1; lower findings are still shown "
+        "(default: fail-level in [tool.warp-ct], else warning)",
+    )  # fmt: skip
     fixing = parser.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also offer and apply unsafe fixes")
@@ -143,8 +151,15 @@ def run_lint(args: argparse.Namespace) -> int:
     report = _report(results, fixes, opts, fixed)
     _emit(report, args, opts)
     _print_notes(results, fixes, args)
-    remaining = len(report.findings)
-    return EXIT_FINDINGS if remaining and not args.exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if _fails(report.findings, args.fail_level or config.fail_level) and not args.exit_zero else EXIT_CLEAN
+
+
+def _fails(findings: list["Finding"], fail_level: str) -> bool:
+    """Whether a finding's severity (after the configured overrides) reaches the fail level."""
+    from warp_ct.analyzer.model import Severity
+
+    threshold = Severity.parse(fail_level)
+    return any(finding.severity >= threshold for finding in findings)
 
 
 def _options(args: argparse.Namespace) -> Options:

@@ -25,6 +25,8 @@ def _codes(run) -> list[tuple[str, str]]:
         ('severity = { WCT005 = "loud" }', "key 'severity'['WCT005']: unknown severity 'loud'"),
         ('per-file-ignores = ["x"]', "key 'per-file-ignores' must be a table"),
         ('target-warp-version = "one"', "key 'target-warp-version' must be a version string"),
+        ('fail-level = "loud"', "key 'fail-level' must be one of \"info\", \"warning\", \"error\" (got 'loud')"),
+        ("fail_level = 1", "key 'fail_level' must be one of \"info\", \"warning\", \"error\" (got 1)"),
     ],
 )
 def test_bad_config_is_a_clear_error_naming_file_and_key(cli, project, toml, message):
@@ -100,6 +102,18 @@ def test_severity_override(cli, project):
     run = cli("lint", "--output-format", "github", "mod.py")
     assert run.out.startswith("::notice ")
 
+
+
+def test_fail_level_key(cli, project):
+    from warp_ct.config import config_from_mapping
+
+    assert Config().fail_level == "warning"
+    assert config_from_mapping({"fail-level": "Info"}, origin="x", root=project.root).fail_level == "info"
+    assert config_from_mapping({"fail_level": "error"}, origin="x", root=project.root).fail_level == "error"
+    project.write("pyproject.toml", '[tool.warp-ct]\nfail-level = "error"\nseverity = { WCT005 = "warning" }\n')
+    project.write("mod.py", WCT005_SOURCE)
+    assert cli("lint", "mod.py").rc == 0
+    assert cli("lint", "--fail-level", "warning", "mod.py").rc == 1
 
 def test_exclude_applies_to_directory_walks_only(cli, project):
     project.write("pyproject.toml", '[tool.warp-ct]\nextend-exclude = ["generated"]\n')

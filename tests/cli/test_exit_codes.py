@@ -17,6 +17,59 @@ def test_exit_codes_in_process(cli, project):
     assert cli("lint", "--exit-zero", "bad.py").out.startswith("bad.py:3:12: WCT005")
 
 
+
+def _severity(level: str, *, fail_level: str | None = None) -> str:
+    """A pyproject making WCT005 (an error by default) an ``level`` finding."""
+    extra = f'fail-level = "{fail_level}"\n' if fail_level else ""
+    return f'[tool.warp-ct]\n{extra}severity = {{ WCT005 = "{level}" }}\n'
+
+
+def test_info_findings_are_shown_but_pass_unless_the_fail_level_asks(cli, project):
+    project.write("pyproject.toml", _severity("info"))
+    project.write("bad.py", WCT005_SOURCE)
+    run = cli("lint", "bad.py")
+    assert run.rc == 0, run.err
+    assert run.out.startswith("bad.py:3:12: WCT005") and "Found 1 finding" in run.out  # shown and counted
+    assert cli("lint", "--fail-level", "info", "bad.py").rc == 1
+    assert cli("lint", "--fail-level", "info", "--exit-zero", "bad.py").rc == 0  # --exit-zero still wins
+    assert cli("lint", "--output-format", "json", "bad.py").rc == 0
+    project.write("pyproject.toml", _severity("info", fail_level="info"))
+    assert cli("lint", "bad.py").rc == 1
+    assert cli("lint", "--fail-level", "warning", "bad.py").rc == 0  # the flag overrides the config
+    project.write("pyproject.toml", _severity("hint", fail_level="info"))
+    assert cli("lint", "bad.py").rc == 0  # below info never fails
+
+
+def test_warnings_fail_by_default_and_the_error_level_ignores_them(cli, project):
+    project.write("pyproject.toml", _severity("warning"))
+    project.write("bad.py", WCT005_SOURCE)
+    assert cli("lint", "bad.py").rc == 1
+    assert cli("lint", "--fail-level", "warning", "bad.py").rc == 1
+    assert cli("lint", "--fail-level", "info", "bad.py").rc == 1
+    run = cli("lint", "--fail-level", "error", "bad.py")
+    assert run.rc == 0 and "Found 1 finding" in run.out
+    project.write("pyproject.toml", _severity("warning", fail_level="error"))
+    assert cli("lint", "bad.py").rc == 0
+    assert cli("lint", "--fail-level", "warning", "bad.py").rc == 1
+    project.write("pyproject.toml", "[tool.warp-ct]\n")
+    assert cli("lint", "--fail-level", "error", "bad.py").rc == 1  # WCT005 is an error
+
+
+def test_fail_level_applies_to_what_remains_after_fix_and_not_to_diff(cli, project):
+    project.write("pyproject.toml", _severity("info"))
+    project.write("bad.py", WCT005_SOURCE)
+    # --diff keeps its meaning: exit 1 when a fix would change a file, whatever the severity.
+    assert cli("lint", "--diff", "bad.py").rc == 1
+    assert cli("lint", "--diff", "--exit-zero", "bad.py").rc == 0
+    assert cli("lint", "--fail-level", "info", "--fix", "bad.py").rc == 0  # fixed: nothing remains
+    assert cli("lint", "--diff", "bad.py").rc == 0
+
+
+def test_fail_level_flag_rejects_other_values(cli, project):
+    project.write("bad.py", WCT005_SOURCE)
+    run = cli("lint", "--fail-level", "hint", "bad.py")
+    assert run.rc == 2 and "--fail-level" in run.err
+
 def test_usage_errors_exit_2(cli, project):
     project.write("bad.py", WCT005_SOURCE)
     run = cli("lint", "missing.py")
@@ -92,7 +145,7 @@ def test_lint_path_never_imports_pygls_lsprotocol_or_warp(tmp_path):
 def test_python_dash_m_entry_point_matches_console_script_behaviour(tmp_path):
     run = run_subprocess(["-m", "warp_ct", "lint", "--help"], tmp_path)
     assert run.rc == 0
-    for flag in ("--select", "--extend-select", "--ignore", "--output-format", "--output-file", "--exit-zero",
+    for flag in ("--select", "--extend-select", "--ignore", "--output-format", "--output-file", "--exit-zero", "--fail-level",
                  "--statistics", "--stdin-filename", "--fix", "--unsafe-fixes", "--diff", "--jobs", "--no-cache",
                  "--cache-dir", "--config"):  # fmt: skip
         assert flag in run.out, flag
