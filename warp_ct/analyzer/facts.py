@@ -205,6 +205,8 @@ class FileFacts:
     has_main_guard: bool
     atexit_targets: list[tuple[str, Span]] = field(default_factory=list)  # atexit.register(f): f
     cache_dir_names: list[str] = field(default_factory=list)  # names/attrs assigned to kernel_cache_dir
+    # ``wp.sim.collide = collide``: a project function installed in place of a Warp API
+    patches: list[tuple[str, Value]] = field(default_factory=list)
     syntax_error: str | None = None
 
 
@@ -566,6 +568,8 @@ class _Extractor:
                 taped = True
             elif isinstance(context, (ast.Name, ast.Attribute)) and "tape" in _text(context).lower():
                 taped = True
+            elif isinstance(context, ast.Call) and "tape" in _text(context.func).lower():
+                taped = True  # a wp.Tape subclass of the project's own: ``with SGATape():``
         scope = self.scopes[-1]
         scope.tape_depth += taped
         try:
@@ -590,6 +594,8 @@ class _Extractor:
                 if name and name.startswith(CONFIG_PREFIX):
                     self.option_config(name[len(CONFIG_PREFIX):], value, node)
                     continue
+                if name and value.kind in ("name", "local"):
+                    self.facts.patches.append((name, value))
                 if isinstance(target.value, ast.Name) and target.value.id == "self" and scope.fact is not None:
                     scope.fact.self_attrs.setdefault(target.attr, []).append(value)
                 self.expr(target.value)
@@ -728,6 +734,12 @@ class _Extractor:
 
     def warp_call(self, name: str, node: ast.Call) -> None:
         scope = self.scopes[-1]
+        if scope.fact is not None and name.count(".") > 1 and not name.startswith(("warp.config.", "warp.types.")):
+            # ``wp.sim.collide(...)``: a Warp API under a submodule may be a project function
+            # installed in its place (``wp.sim.collide = collide``); the model checks.
+            scope.fact.calls.append(CallFact(name, (), {}, span_of(node), scope.next_order(), scope.loop_depth,
+                                             bool(scope.guards), taped=scope.tape_depth > 0,
+                                             path=tuple(scope.path)))  # fmt: skip
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
             kernel = self._keyword(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None

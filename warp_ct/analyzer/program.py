@@ -37,7 +37,7 @@ MAX_DEPTH = 12  # how far values and effects are followed through calls
 HOT_NAMES = frozenset({
     "run", "step", "forward", "__call__", "update", "simulate", "integrate", "advance", "tick",
     "render", "solve", "apply", "evaluate", "compute", "backward", "predict", "rollout", "iterate",
-    "process", "execute", "train_step", "sample", "collide", "on_step", "on_frame", "frame",
+    "process", "execute", "train_step", "sample", "collide", "on_step", "on_frame", "frame", "record",
 })  # fmt: skip
 ONCE_NAMES = frozenset({"main", "cli", "setup", "configure", "init", "initialize", "setup_tests"})
 _ONCE_PREFIXES = ("test_", "pytest_", "setup_", "init_", "configure_", "main_")
@@ -812,6 +812,11 @@ class Program:
             return self._kernels_in_container(module, function, value.items[0], depth + 1)
         if kind == "const":
             return []  # a number beside a kernel in a table row: not a kernel
+        if kind == "choice":  # ``_kernel_2d if ndim == 2 else _kernel_1d``
+            out = []
+            for item in value.items:
+                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+            return out or [UNRESOLVED]
         if kind == "tuple":
             out = []
             for item in value.items:
@@ -966,7 +971,7 @@ class Program:
                 for call in calls:
                     if not call.taped:
                         continue
-                    target = self.resolve_call(module, fact, call.callee)
+                    target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
                     if target is None:
                         if not _harmless_in_tape(call.callee):
                             opaque.add(module)
@@ -976,6 +981,51 @@ class Program:
                             modules.update(event.warp_modules)
         self._differentiated = (modules, opaque)
         return self._differentiated
+
+    def _patched(self, warp_name: str) -> FunctionRef | None:
+        """The project function installed as a Warp API (``wp.sim.collide = collide``)."""
+        if not warp_name.startswith("warp."):
+            return None
+        for module, facts in self.modules.items():
+            for name, value in facts.patches:
+                if name == warp_name:
+                    dotted = value.data if value.kind == "name" else None
+                    if dotted:
+                        return self.resolve_call(module, None, dotted)
+        return None
+
+    def imported_directly(self, module: str) -> set[str]:
+        """The project modules ``module`` itself imports (and itself)."""
+        facts = self.modules.get(module)
+        out = {module}
+        for name, _line, _top in facts.imports if facts else ():
+            for candidate in (name, name.rsplit(".", 1)[0]):
+                if candidate in self.modules:
+                    out.add(candidate)
+        return out
+
+    def escaped_kernel_modules(self) -> set[str]:
+        """Python modules with a kernel passed as a value to a project call (not launched
+        where it is named): whoever receives it may launch it anywhere, on a tape too."""
+        cached = getattr(self, "_escaped", None)
+        if cached is not None:
+            return cached
+        out: set[str] = set()
+        for module, facts in self.modules.items():
+            scopes = [(f.qualname, f.calls) for f in facts.functions.values()]
+            scopes.append((None, facts.module_calls + facts.main_calls))
+            for function, calls in scopes:
+                for call in calls:
+                    if call.callee.startswith("warp."):
+                        continue
+                    for arg in (*call.args, *call.kwargs.values()):
+                        if arg.kind not in ("name", "local"):
+                            continue
+                        for ref in self.kernels_of_value(module, function, arg):
+                            if isinstance(ref, KernelRef):
+                                out.add(ref.module)
+        self._escaped = out
+        return out
 
     def imported_closure(self, module: str) -> set[str]:
         """``module`` and the project modules it imports, transitively."""
@@ -1125,6 +1175,8 @@ class Program:
                     items.append((_order_at(facts, owner, span), [Event("overload", modules, ref.module, span, (), kref)]))
         for call in calls:
             target = self.resolve_call(ref.module, fact, call.callee)
+            if target is None and call.callee.startswith("warp."):
+                target = self._patched(call.callee)
             if target is None:
                 continue
             inner = self.effects(target, _stack | {ref})

@@ -61,11 +61,13 @@ def build_astroid(text: str, module_name: str, path: str):
 
 
 def module_name_for(path: Path) -> str:
-    """The dotted module name Python would give ``path`` (walking up ``__init__.py`` dirs)."""
+    """The dotted module name Python would give ``path``: walking up ``__init__.py`` dirs,
+    and through a folder without one that sits inside a package (a namespace portion such
+    as ``rewarped/warp/collide.py`` -> ``rewarped.warp.collide``)."""
     path = path.resolve()
     parts = [] if path.stem == "__init__" else [path.stem]
     parent = path.parent
-    while (parent / "__init__.py").is_file():
+    while (parent / "__init__.py").is_file() or (parent.parent / "__init__.py").is_file() and parent.parent != parent:
         parts.append(parent.name)
         if parent.parent == parent:
             break
@@ -76,7 +78,7 @@ def module_name_for(path: Path) -> str:
 def package_root_for(path: Path) -> Path:
     """The directory that must be on sys.path for ``module_name_for(path)`` to import."""
     parent = path.resolve().parent
-    while (parent / "__init__.py").is_file() and parent.parent != parent:
+    while ((parent / "__init__.py").is_file() or (parent.parent / "__init__.py").is_file()) and parent.parent != parent:
         parent = parent.parent
     return parent
 

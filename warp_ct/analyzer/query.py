@@ -18,7 +18,6 @@ from warp_ct.analyzer.positions import LineIndex
 if TYPE_CHECKING:
     from warp_ct.analyzer.program import Program
     from warp_ct.analyzer.project import Project
-    from warp_ct.analyzer.rules.base import Rule
 
 
 @dataclass
@@ -31,7 +30,7 @@ class QueryContext:
     project: "Project"
     target_warp_version: tuple[int, ...] | None = None
     findings: list[Finding] = field(default_factory=list)
-    current_rule: "Rule | None" = None
+    current_rule: Any = None  # the rule running now (rules.base.Rule; not imported: rules import this)
     _index: LineIndex | None = None
 
     @property

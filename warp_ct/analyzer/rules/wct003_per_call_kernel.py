@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import KernelFact, Value
+from warp_ct.analyzer.facts import KernelFact, Value, exclusive
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.program import UNRESOLVED, Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
@@ -212,12 +212,31 @@ def _message(program: Program, module: str, kernel: KernelFact, factory: str, ho
             f"{listed}: each new value {effect}. Memoize `{factory}` (e.g. `@functools.cache`) or create the "
             "kernels once, up front."
         )
+    after = _loaded_before(program, module, kernel)
+    rebuild = (f" It also joins this file's module after the launch on line {after}, so the first call builds "
+               "the module again." if after is not None and not own_module else "")  # fmt: skip
     return (
         f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}): with the same "
-        "captured values Warp reuses the build, but each re-declaration costs about 0.1-0.7 ms, 15-100x the "
-        "launch itself. "
+        "captured values Warp reuses the build, but each re-declaration costs about 0.1-3 ms, 15-200x the "
+        f"launch itself.{rebuild} "
         + ("Define it once at module scope." if not data_names else f"Memoize `{factory}` (e.g. `@functools.cache`).")
     )
+
+
+def _loaded_before(program: Program, module: str, kernel: KernelFact) -> int | None:
+    """The line of a launch earlier in the kernel's own function that loads the module the
+    kernel joins (interleaved definition and launch), if any."""
+    if kernel.module is not None:
+        return None
+    facts = program.modules[module]
+    for index, launch in enumerate(facts.launches):
+        if launch.function != kernel.function or launch.order > kernel.order or not launch.kind.startswith("launch"):
+            continue
+        if exclusive(launch.path, kernel.path):
+            continue
+        if module in program.launch_modules(module, index):
+            return launch.span[0]
+    return None
 
 
 class _NoFunction:

@@ -677,8 +677,16 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
     if module in verdict.text_differentiated:
         return True
     modules, opaque_from = program.differentiated()
-    if module in modules or any(module in program.imported_closure(source) for source in opaque_from):
+    if module in modules:
         return True
+    # A tape over calls the model cannot follow may reach the modules its file imports, and
+    # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
+    # only further down the imports launch their own kernels where the model sees them.
+    for source in opaque_from:
+        if module in program.imported_directly(source):
+            return True
+        if module in program.imported_closure(source) and module in program.escaped_kernel_modules():
+            return True
     return module in verdict.maybe_differentiated and _application_entry(program, module) is None
 
 
