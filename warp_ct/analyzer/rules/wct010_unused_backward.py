@@ -328,9 +328,9 @@ class _Verdict:
     global_off: set[str]  # modules an entry point turned backward off for (wp.config before imports)
     configured: dict[str, bool | None]  # module name -> enable_backward set from another file
     launchers: dict[str, list["FileSummary"]]  # kernel name -> files that launch a kernel of that name
-    # modules reachable from a file that asks for gradients with no tape of its own: a
-    # caller's tape may differentiate them; the program model decides
-    maybe_differentiated: set[str] = field(default_factory=set)
+    # files that ask for gradients with no tape of its own (``requires_grad=True``): a
+    # caller's tape may differentiate what they run; the program model decides which
+    wants_grad: set[str] = field(default_factory=set)
     # modules reachable from files that differentiate through JAX, gradcheck/jacobian, vjp
     text_differentiated: set[str] = field(default_factory=set)
 
@@ -391,7 +391,7 @@ def project_verdict(project: "Project") -> _Verdict:
         for name, value in facts.by_name.items():
             configured[name] = value if configured.get(name, value) == value else None
         if facts.wants_grad:
-            maybe.update(s.module_name for s in _reachable(project, summary, imports))
+            maybe.add(summary.module_name)
         if not facts.opaque and not facts.differentiated:
             continue
         reach = _reachable(project, summary, imports)
@@ -682,12 +682,19 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
-    for source in opaque_from:
-        if module in program.imported_directly(source):
-            return True
-        if module in program.imported_closure(source) and module in program.escaped_kernel_modules():
-            return True
-    return module in verdict.maybe_differentiated and _application_entry(program, module) is None
+    if any(_may_reach(program, source, module) for source in opaque_from):
+        return True
+    # Gradients asked for without a tape in view: a caller's tape may record those modules,
+    # unless an application of the linted code runs them (and shows no tape).
+    return any(_may_reach(program, source, module) for source in verdict.wants_grad) and (
+        _application_entry(program, module) is None
+    )
+
+
+def _may_reach(program: Program, source: str, module: str) -> bool:
+    return module in program.imported_directly(source) or (
+        module in program.imported_closure(source) and module in program.escaped_kernel_modules()
+    )
 
 
 def _gradient_api(program: Program, module: str) -> bool:
