@@ -57,8 +57,8 @@ KNOWN_ORACLE_GAPS: dict[str, str] = {
     "app_training": "WCT003 on train/optim.py says Warp reuses the build, but SGD.step() decays the captured "
     "learning rate every step (3 hashes measured)",
     "app_canonical_pipeline": "WCT006 in vision/__main__.py names vision.postfx: " + CROSS_FILE_JOIN,
-    "app_particle_sim": "the churn of sim.integrators is unexplained (WCT007 missed); WCT003 on sim/contacts.py says "
-    "Warp reuses the build, but the captured restitution changes every step (4 hashes measured)",
+    "app_particle_sim": "WCT003 on sim/contacts.py says Warp reuses the build, but World.step() anneals the captured "
+    "restitution (self.restitution *= 0.95) every step (4 hashes measured)",
     "dict_dispatch_options_after_load": "WCT006 in convert/__main__.py names convert.kernels: " + CROSS_FILE_JOIN,
     "helper_options_after_launch": "WCT006 in fluid/__main__.py names fluid.kernels: " + CROSS_FILE_JOIN,
     "late_overload": "WCT007 in fem/assembler.py, module fem.kernels: " + CROSS_FILE_JOIN,
