@@ -586,7 +586,7 @@ class _Extractor:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         value = self.value(value_node) if value_node is not None else UNKNOWN
         if isinstance(node, ast.AugAssign):
-            value = UNKNOWN
+            value = Value("changed")  # ``x *= 0.95``: a value that moves on every run of this line
         scope = self.scopes[-1]
         for target in targets:
             if isinstance(target, ast.Attribute):

@@ -621,8 +621,14 @@ class Program:
         if len(concrete) == len(known):
             return False
         kind = value.kind
-        if kind == "elem":
+        if kind in ("elem", "changed"):
             return True
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            return any(
+                self.varies(where.module, where.qualname, item, depth + 1)
+                for where, item in (self.self_attr_values(module, class_name, value.data) if class_name else ())
+            )
         if kind == "param" and function is not None:
             ref = FunctionRef(module, function)
             fact = self.function(ref)

@@ -67,7 +67,7 @@ def module_name_for(path: Path) -> str:
     path = path.resolve()
     parts = [] if path.stem == "__init__" else [path.stem]
     parent = path.parent
-    while (parent / "__init__.py").is_file() or (parent.parent / "__init__.py").is_file() and parent.parent != parent:
+    while _package_part(parent):
         parts.append(parent.name)
         if parent.parent == parent:
             break
@@ -75,10 +75,24 @@ def module_name_for(path: Path) -> str:
     return ".".join(reversed(parts)) or path.stem
 
 
+_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _package_part(directory: Path) -> bool:
+    """A directory that is part of the dotted name: a package, or a folder without
+    ``__init__.py`` inside one (a namespace portion), unless it is a project's own root (a
+    pyproject/setup file: a project vendored or kept as a test fixture inside a package)."""
+    if (directory / "__init__.py").is_file():
+        return True
+    if directory.parent == directory or not (directory.parent / "__init__.py").is_file():
+        return False
+    return not any((directory / name).is_file() for name in _PROJECT_FILES)
+
+
 def package_root_for(path: Path) -> Path:
     """The directory that must be on sys.path for ``module_name_for(path)`` to import."""
     parent = path.resolve().parent
-    while ((parent / "__init__.py").is_file() or (parent.parent / "__init__.py").is_file()) and parent.parent != parent:
+    while _package_part(parent) and parent.parent != parent:
         parent = parent.parent
     return parent
 

@@ -307,7 +307,8 @@ def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen:
             if summary is None or summary.module_name in (caller_module, ref.module) or imported.startswith("warp"):
                 continue
             if project.defines_kernels_transitively(summary):
-                return (f"`{caller_module}` imports `{summary.module_name}` (line {lineno}), which defines kernels, "
+                what = "defines kernels" if summary.defines_kernels else "imports modules that define kernels"
+                return (f"`{caller_module}` imports `{summary.module_name}` (line {lineno}), which {what}, "
                         f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
         for kernel in facts.kernels:
             if kernel.function is None and (not at_module_level or kernel.span[0] < line):
