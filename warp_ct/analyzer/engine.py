@@ -312,7 +312,7 @@ class Linter:
         The tree lives only in this call: it must be gone before the collector resumes,
         or its first collection walks every node (the tree is young and was never surveyed).
         """
-        tree = self._parse(path, text, result)
+        tree = self.project.take_tree(text) or self._parse(path, text, result)
         if tree is None:
             return False
         ctx = FileContext(

@@ -18,8 +18,9 @@ names bound by the file itself stay local (``make_scale``) and the model resolve
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from warp_ct.analyzer.syntax import absolute_module
 
@@ -108,7 +109,6 @@ class KernelFact:
     loop_depth: int
     guarded: bool  # defined under an ``if`` inside the function (a cache or config guard)
     cache_guarded: bool  # the guard tests a cache/attribute (``if key not in cache``, ``is None``)
-    is_tile: bool = False  # uses tile primitives (``wp.tile*``)
     path: tuple[tuple[int, int], ...] = ()
 
 
@@ -240,6 +240,10 @@ class _Scope:
         self.guards: list[ast.If] = []
         self.bound: set[str] = set(params)
         self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
+        # Containers written by key (``name[k] = v``, ``name.setdefault``): the name, or None
+        # for an attribute (``self._cache[k] = v``); and ``global``/``nonlocal`` statements.
+        self.container_writes: list[str | None] = []
+        self.declares_outer = False
         # The if/match arms around the current statement: (branch id, arm). Two events whose
         # paths hold the same branch with different arms never run in one pass.
         self.path: list[tuple[int, int]] = []
@@ -254,7 +258,9 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False, False)
     if tree is None:
         try:
-            tree = ast.parse(text, path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, path)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             facts.syntax_error = str(exc)
             return facts
@@ -383,6 +389,12 @@ class _Extractor:
     def expr(self, node: ast.AST) -> None:
         """Visit an expression in evaluation order: a call's arguments before the call,
         comprehensions as loops, lambdas not at all (they run later, if ever)."""
+        kind = type(node)
+        if kind in _LEAVES:
+            return
+        if kind is ast.Attribute:
+            self.expr(node.value)
+            return
         if isinstance(node, ast.Lambda):
             return
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
@@ -448,7 +460,7 @@ class _Extractor:
             defaults={name: self.value(d) for name, d in defaults.items()},
             default_spans={name: span_of(d) for name, d in defaults.items()},
             decorators=decorators,
-            memoizes=any(d in _MEMO_DECORATORS for d in decorators) or _caches_inline(node),
+            memoizes=any(d in _MEMO_DECORATORS for d in decorators),
             is_kernel=False,
             speaks_of_gradients=_mentions_gradients(ast.get_docstring(node) or "")
             or any(_mentions_gradients(p) for p in params),
@@ -460,7 +472,8 @@ class _Extractor:
         else:
             self.facts.globals.setdefault(node.name if not self.class_stack else qualname, []).append(Value("function", qualname))
         saved_classes, self.class_stack = self.class_stack, []
-        self.scopes.append(_Scope(qualname, fact, params))
+        inner = _Scope(qualname, fact, params)
+        self.scopes.append(inner)
         saved_main, self.in_main = self.in_main, False
         try:
             self.block(node.body)
@@ -468,6 +481,12 @@ class _Extractor:
             self.scopes.pop()
             self.class_stack = saved_classes
             self.in_main = saved_main
+        # Keeps its results in a container that outlives the call: ``cache[key] = value`` on a
+        # global, closure or attribute, ``cache.setdefault(...)``, or a global/nonlocal holder.
+        if not fact.memoizes:
+            fact.memoizes = inner.declares_outer or any(
+                base is None or base not in fact.locals and base not in inner.params for base in inner.container_writes
+            )
         if fact.differentiates:
             self.facts.differentiates = True
         if fact.speaks_of_gradients:
@@ -602,6 +621,11 @@ class _Extractor:
             elif isinstance(target, ast.Subscript):
                 self.expr(target)
                 self.options_item(target, value, node)
+                holder_node = target.value
+                if isinstance(holder_node, ast.Name):
+                    scope.container_writes.append(holder_node.id)
+                elif isinstance(holder_node, ast.Attribute):
+                    scope.container_writes.append(None)
                 # ``_KERNELS[key] = kernel`` fills a cache: what the table can hold.
                 entry = Value("dict", None, (self.value(target.slice), value))
                 holder = target.value
@@ -626,6 +650,11 @@ class _Extractor:
 
     stmt_AnnAssign = stmt_Assign
     stmt_AugAssign = stmt_Assign
+
+    def stmt_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        self.scopes[-1].declares_outer = True
+
+    stmt_Nonlocal = stmt_Global
 
     def stmt_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -658,6 +687,7 @@ class _Extractor:
         options_kw = keywords.get("module_options")
         backward_kw = keywords.get("enable_backward")
         generic = _is_generic(node, self)
+        # Only a kernel made inside a function can capture that function's values.
         captures = tuple(sorted(_free_names(node) & scope.bound)) if scope.qualname is not None else ()
         guarded = bool(scope.guards)
         self.facts.kernels.append(
@@ -677,7 +707,6 @@ class _Extractor:
                 loop_depth=scope.loop_depth,
                 guarded=guarded,
                 cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
-                is_tile=_uses_tiles(node),
                 path=tuple(scope.path),
             )
         )
@@ -799,8 +828,11 @@ class _Extractor:
 
     def other_call(self, callee: str, node: ast.Call) -> None:
         """Non-Warp calls that still matter: option updates through ``get_module``, setattr on
-        the config, cache removal, atexit registrations, ``.backward()``."""
+        the config, cache removal, atexit registrations, ``.backward()``, cache writes."""
         last = callee.rsplit(".", 1)[-1]
+        if last in ("setdefault", "__setitem__") and isinstance(node.func, ast.Attribute):
+            holder = node.func.value
+            self.scopes[-1].container_writes.append(holder.id if isinstance(holder, ast.Name) else None)
         if last == "backward" and callee.startswith(("?.", "tape", "self.tape")) or callee.endswith("tape.backward"):
             self.mark_differentiates()
         if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
@@ -907,6 +939,10 @@ class _Extractor:
 # ----------------------------------------------------------------------------- helpers
 
 
+# Expression nodes with no calls below them.
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+
+
 def _text(node: ast.AST) -> str:
     try:
         return ast.unparse(node)
@@ -1010,57 +1046,6 @@ def _is_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute)
 
 
-def _caches_inline(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """The function keeps results in a container that outlives the call:
-    ``cache[key] = value`` / ``self._kernels[key] = k`` / ``cache.setdefault(...)`` with a
-    container that is not a local, or a ``global``/``nonlocal`` holder assigned."""
-    local_names = {a for a in _params(func)}
-    for node in ast.walk(func):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func:
-            continue
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    local_names.add(target.id)
-    for node in _own_nodes(func):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and _outlives(target.value, local_names):
-                    return True
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"):
-                    if any(isinstance(n, ast.FunctionDef) and _has_warp_decorator(n) for n in ast.walk(node.value)):
-                        return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("setdefault", "__setitem__"):
-            if _outlives(node.func.value, local_names):
-                return True
-    return False
-
-
-def _has_warp_decorator(node: ast.FunctionDef) -> bool:
-    return any("kernel" in _text(d) for d in node.decorator_list)
-
-
-def _outlives(node: ast.AST, local_names: set[str]) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id not in local_names
-    if isinstance(node, ast.Attribute):
-        return True
-    return False
-
-
-def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function's body, not descending into nested functions/classes."""
-    stack = list(ast.iter_child_nodes(func))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
 def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names a kernel body reads that it does not bind itself (candidates for captures)."""
     bound = set(_params(func))
@@ -1098,13 +1083,6 @@ def _is_generic(func: ast.FunctionDef | ast.AsyncFunctionDef, extractor: _Extrac
                 name = extractor.dotted(node)
                 if name in ("typing.Any", "warp.Any", "Any", "warp.types.Any"):
                     return True
-    return False
-
-
-def _uses_tiles(func: ast.AST) -> bool:
-    for node in ast.walk(func):
-        if isinstance(node, ast.Attribute) and node.attr.startswith("tile"):
-            return True
     return False
 
 

@@ -24,7 +24,6 @@ from warp_ct.analyzer.facts import (
     FileFacts,
     FunctionFact,
     KernelFact,
-    LaunchFact,
     OptionFact,
     Value,
 )
@@ -342,7 +341,6 @@ class Program:
         return result
 
     def _frequency(self, ref: FunctionRef, fact: FunctionFact, stack: frozenset[FunctionRef]) -> Frequency:
-        name = fact.name
         label = f"`{fact.qualname}()`"
         if fact.parent is not None and fact.class_name is None:
             # A nested function runs when its parent runs it (or returns it to a caller).

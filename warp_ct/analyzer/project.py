@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -166,6 +167,7 @@ class Project:
         # changes of other files; the program joining them is rebuilt per generation.
         self._facts: dict[str, tuple[str, FileFacts]] = {}
         self._program: Program | None = None
+        self._last_tree: tuple[str, ast.Module] | None = None
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -216,9 +218,26 @@ class Project:
         cached = self._facts.get(summary.path)
         if cached is not None and cached[0] is summary.text:
             return cached[1]
-        facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__")
+        tree = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
+                tree = ast.parse(summary.text, summary.path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # extract() records the error
+        facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__", tree=tree)
         self._facts[summary.path] = (summary.text, facts)
+        # The tree rules of the same text may take this tree instead of parsing again
+        # (an editor's keystroke: the edited file is extracted, then checked).
+        self._last_tree = (summary.text, tree) if tree is not None else None
         return facts
+
+    def take_tree(self, text: str) -> ast.Module | None:
+        """The tree parsed for the last extracted text, once, if it is ``text``'s."""
+        last, self._last_tree = self._last_tree, None
+        if last is not None and last[0] is text:
+            return last[1]
+        return None
 
     def in_program(self, summary: FileSummary) -> bool:
         """Files the model reads: those that touch Warp, and those that import a project

@@ -15,7 +15,7 @@ from warp_ct.analyzer.context import (
 )
 from warp_ct.analyzer.facts import FileFacts, KernelFact, Value, const
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code, launch_calls
-from warp_ct.analyzer.program import UNIQUE, UNRESOLVED, FunctionRef, KernelRef, Program
+from warp_ct.analyzer.program import UNIQUE, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
 

@@ -6,11 +6,11 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax, textscan
+from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.facts import KernelFact, Value, exclusive
 from warp_ct.analyzer.memo import is_memoized
-from warp_ct.analyzer.program import UNRESOLVED, Freq, Frequency, FunctionRef, Program
+from warp_ct.analyzer.program import Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
 _NESTED_KERNEL_TEXT = r"^[ \t]+@[ \t]*[\w.]*kernel\b"
 _NESTED_KERNEL_RE = re.compile(_NESTED_KERNEL_TEXT, re.MULTILINE)
-# ``module=`` with anything but None: a kernel with a module chosen on purpose.
-_MODULE_KEYWORD_RE = re.compile(r"\bmodule\s*=\s*(?!None\b)")
 
 
 class PerCallKernel(Rule):
