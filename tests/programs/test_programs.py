@@ -27,7 +27,6 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 import tokenize
 import tomllib
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -43,28 +42,9 @@ ROOT = PROGRAMS.parents[1]
 # wrong. One place; each entry is a strict xfail of the static test.
 KNOWN_ANALYZER_GAPS: dict[str, str] = {}
 
-# confirm attaches evidence to a finding only from modules whose kernels are defined in the
-# finding's own file (or the module named after that file): findings at the line the user must
-# change, in another file than the kernels, get none.
-CROSS_FILE_JOIN = (
-    "confirm joins a finding only with modules whose kernels are defined in the finding's own file, "
-    "so this finding gets no evidence and the churn stays unexplained"
-)
-
 # Fixtures where `warp-ct confirm` leaves a measured problem unexplained or a build claim
-# unmeasured today. Each entry is a strict xfail of the confirm test.
-KNOWN_ORACLE_GAPS: dict[str, str] = {
-    "app_training": "WCT003 on train/optim.py says Warp reuses the build, but SGD.step() decays the captured "
-    "learning rate every step (3 hashes measured)",
-    "app_canonical_pipeline": "WCT006 in vision/__main__.py names vision.postfx: " + CROSS_FILE_JOIN,
-    "app_particle_sim": "WCT003 on sim/contacts.py says Warp reuses the build, but World.step() anneals the captured "
-    "restitution (self.restitution *= 0.95) every step (4 hashes measured)",
-    "dict_dispatch_options_after_load": "WCT006 in convert/__main__.py names convert.kernels: " + CROSS_FILE_JOIN,
-    "helper_options_after_launch": "WCT006 in fluid/__main__.py names fluid.kernels: " + CROSS_FILE_JOIN,
-    "late_overload": "WCT007 in fem/assembler.py, module fem.kernels: " + CROSS_FILE_JOIN,
-    "memoized_interleaved_first_call": "WCT007 in fields/sim.py, module fields.kernels: " + CROSS_FILE_JOIN,
-    "options_named_module_after_launch": "WCT006 in audio/__main__.py names audio.filters: " + CROSS_FILE_JOIN,
-}
+# unmeasured. Each entry is a strict xfail of the confirm test.
+KNOWN_ORACLE_GAPS: dict[str, str] = {}
 
 # Probe diagnoses that are problems a rule must explain (DESIGN: rebuilds, hash churn,
 # one-kernel-module splits, unreused caches). Others (LTO, granular file modules,
