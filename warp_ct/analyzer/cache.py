@@ -8,19 +8,14 @@ where ``k`` is a sha256 over:
   effective configuration (``Config.fingerprint()`` plus the config root, which
   ``per-file-ignores`` are relative to), the selected rule codes and a hash of the
   analyzer's own source files (editing a rule or the engine invalidates everything);
-* the *project digest*: a hash of every linted file's project-level facts (module name,
-  imports, kernel names, ``differentiates``, ``imports_warp`` and each rule's
-  ``summary.extra``). Cross-file rules read those facts of OTHER files, so a finding can
-  change when another file changes.
+* the *project digest*: a hash of every linted file's path, module name and text. The
+  program model joins all files (calls, defaults, option changes and launches of other
+  files), so a finding can change when any other file changes.
 
-Trade-off of the project digest: it is one digest for the whole run, so a change to
-any file's *facts* (adding an import or a kernel, renaming a module) invalidates every
-entry; edits that keep the facts (a kernel body, a comment, a launch argument) keep the
-other files' entries. A per-file dependency closure would keep more hits, but it would
-have to know exactly which other summaries each rule reads; the coarse digest cannot be
-wrong. A project file's text is also what astroid's import hook parses when inference
-follows an import into it; those results only feed precise re-export resolution, and
-the digest covers the names (imports) that decide them.
+Trade-off of the project digest: it is one digest for the whole run, so any edit
+invalidates every entry, and a re-run on an unchanged tree is all hits (the common CI and
+pre-commit case). A per-file dependency closure from the model would keep more hits; the
+coarse digest cannot be wrong.
 
 Concurrency: entries are written to a temporary file and moved into place with
 ``os.replace`` (atomic on POSIX and Windows), so two runs sharing the directory see either
@@ -97,20 +92,18 @@ def _public_state(value: Any) -> dict[str, Any] | None:
 
 
 def project_digest(summaries: Iterable[Any]) -> str:
-    """One digest of the project-level facts of every file (see the module docstring)."""
+    """One digest of every linted file (see the module docstring).
+
+    The program model reads other files' function bodies (a helper's option change, a
+    factory's default, a caller's loop), so the digest covers each file's whole text: any
+    edit invalidates every entry, and an unchanged tree is all hits."""
     h = hashlib.sha256()
     for s in sorted(summaries, key=lambda s: s.path):
-        facts = [
-            s.path,
-            s.module_name,
-            list(s.imports),
-            s.imports_warp,
-            list(s.kernel_names),
-            s.differentiates,
-            _canonical(s.extra),
-        ]
-        h.update(json.dumps(facts, sort_keys=True, default=repr).encode("utf-8"))
+        h.update(s.path.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
+        h.update(s.module_name.encode("utf-8"))
+        h.update(b"\0")
+        h.update(hashlib.sha256(s.text.encode("utf-8", "surrogatepass")).digest())
     return h.hexdigest()
 
 
