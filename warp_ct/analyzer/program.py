@@ -113,6 +113,34 @@ class Program:
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
 
+    def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
+        """The functions whose run can reach one of ``targets`` (themselves included), and
+        ``<module>`` flows of modules whose top level calls into them: the only flows worth
+        inlining when a question is about what those targets do."""
+        seen: set[FunctionRef] = set()
+        stack = list(targets)
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            for caller, module, _call in self.callers(ref):
+                if caller is None or caller.qualname == "<main>":
+                    stack.append(FunctionRef(module, "<module>"))
+                elif caller.qualname != "<atexit>":
+                    stack.append(caller)
+            fact = self.function(ref)
+            if fact is not None and fact.parent is not None:
+                stack.append(FunctionRef(ref.module, fact.parent))
+        return seen
+
+    def memo(self, key: str, compute: Any) -> Any:
+        """A rule's program-wide answer, computed once per program (``compute()``)."""
+        cache = self.__dict__.setdefault("_rule_memo", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
     # ------------------------------------------------------------------ lookup
     def function(self, ref: FunctionRef) -> FunctionFact | None:
         facts = self.modules.get(ref.module)

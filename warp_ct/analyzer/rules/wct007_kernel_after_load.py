@@ -288,19 +288,31 @@ def _returns_kernel(program: Program, ref: FunctionRef, event: Event) -> bool:
 def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Event]]:
     """(``wp.overload`` of this file, the earlier load) where some flow of the program runs
     the overload after its kernel's module was loaded."""
+    return program.memo("WCT007.overloads", lambda: _all_late_overloads(program)).get(facts.module, [])
+
+
+def _all_late_overloads(program: Program) -> dict[str, list[tuple[Event, Event]]]:
+    """``_late_overloads`` for every module, from one scan of the program's flows."""
     found: dict[tuple, tuple[Event, Event]] = {}
-    for _ref, events in _all_flows(program):
+    owners = [FunctionRef(module, function) for module, facts in program.modules.items()
+              for _name, _span, function in facts.overloads if function is not None]  # fmt: skip
+    for _ref, events in _flows_reaching(program, owners):
+        if not any(event.kind == "overload" for event in events):
+            continue
         history = LoadHistory()
         for event in events:
             if event.kind == "load":
                 history.add(event)
-            elif event.kind == "overload" and event.site_module == facts.module and event.span not in found:
+            elif event.kind == "overload" and (event.site_module, event.span) not in found:
                 if not event.via:
                     continue  # in the same function as its load: the tree check reports it
                 load = history.before(event)
                 if load is not None:
-                    found[event.span] = (event, load)
-    return list(found.values())
+                    found[(event.site_module, event.span)] = (event, load)
+    out: dict[str, list[tuple[Event, Event]]] = {}
+    for (module, _span), pair in found.items():
+        out.setdefault(module, []).append(pair)
+    return out
 
 
 def _launched_kernel_name(program: Program, load: Event) -> str:
@@ -319,6 +331,15 @@ def _overloaded(program: Program, kernel: KernelFact) -> bool:
     return False
 
 
+def _flows_reaching(program: Program, targets: list[FunctionRef]) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
+    """The flows (functions and module bodies) that can run one of ``targets``."""
+    if not targets:
+        return
+    for ref in program.reaching(targets):
+        if ref.qualname == "<module>" or program.function(ref) is not None:
+            yield ref, program.effects(ref)
+
+
 def _all_flows(program: Program) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
     for module, facts in program.modules.items():
         yield FunctionRef(module, "<module>"), program.effects(FunctionRef(module, "<module>"))
@@ -329,15 +350,23 @@ def _all_flows(program: Program) -> Iterator[tuple[FunctionRef, tuple[Event, ...
 
 def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tuple[KernelFact, Event, Event]]:
     """(generic kernel of this file, the load before, its first launch) where some flow
-    loads the kernel's module (launching another kernel of it) before it first launches
-    the generic kernel, which no ``wp.overload`` declares."""
+    loads the kernel's module (launching another kernel of it, or this one with other
+    dtypes) before it launches the generic kernel, which no ``wp.overload`` declares."""
+    if not any(kernel.generic for kernel in facts.kernels):
+        return []
+    found = program.memo("WCT007.generic", lambda: _all_late_generic(program))
+    return [entry for ref, entry in found.items() if ref.module == facts.module]
+
+
+def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Event, Event]]:
+    """``_late_generic_instantiations`` for every module, from one scan of the flows."""
     generic = {
-        KernelRef(facts.module, index): kernel
-        for index, kernel in enumerate(facts.kernels)
+        ref: kernel
+        for ref, kernel in program.kernels()
         if kernel.generic and kernel.decorator == "kernel" and not _overloaded(program, kernel)
     }
     if not generic:
-        return []
+        return {}
     found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
     # One launch site that receives arrays of several dtypes: the first call loads the
     # module, each new dtype instantiates the kernel again after that load.
@@ -354,7 +383,13 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
                         event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
                         found[kref] = (generic[kref], event, event)
                         break
-    for _ref, events in _all_flows(program):
+    launchers = [
+        FunctionRef(module, launch.function) if launch.function else FunctionRef(module, "<module>")
+        for module, launch_facts in program.modules.items()
+        for index, launch in enumerate(launch_facts.launches)
+        if launch.kind.startswith("launch") and any(k in generic for k in program.launch_kernels(module, index))
+    ]
+    for _ref, events in _flows_reaching(program, launchers):
         loads: list[Event] = []
         for event in events:
             if event.kind != "load":
@@ -373,7 +408,7 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
                         found[kref] = (generic[kref], earlier, event)
                         break
             loads.append(event)
-    return list(found.values())
+    return found
 
 
 def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
