@@ -111,6 +111,7 @@ class Program:
         self._freq: dict[FunctionRef, Frequency] = {}
         self._values: dict[tuple, tuple] = {}
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
+        self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
@@ -1157,10 +1158,17 @@ class Program:
         ]
 
     # ------------------------------------------------------------------ flows
-    def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> tuple[Event, ...]:
+    def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset(),
+                shallow: bool = False) -> tuple[Event, ...]:  # fmt: skip
         """What running ``ref`` does to Warp, in order, callees inlined. ``qualname``
-        ``"<module>"`` is the module body (its ``__main__`` block included)."""
-        cached = self._effects.get(ref)
+        ``"<module>"`` is the module body (its ``__main__`` block included).
+
+        ``shallow``: a callee's loads are summarised as its first load of each module (its
+        other events all kept). Enough for "X after a load" questions across calls, where
+        pairs inside one callee are the callee's own, and far cheaper on programs whose
+        step functions launch hundreds of kernels through deep call trees."""
+        memo = self._shallow_effects if shallow else self._effects
+        cached = memo.get(ref)
         if cached is not None:
             return cached
         if ref in _stack or len(_stack) > MAX_DEPTH:
@@ -1211,14 +1219,16 @@ class Program:
                 target = self._patched(call.callee)
             if target is None:
                 continue
-            inner = self.effects(target, _stack | {ref})
+            inner = self.effects(target, _stack | {ref}, shallow)
+            if shallow:
+                inner = _first_loads(inner)
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
                 items.append((call.order, [_via(e, link, call.path) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
         if not _stack:
-            self._effects[ref] = result
+            memo[ref] = result
         return result
 
     def roots(self) -> Iterator[tuple[str, str | None, list[CallFact]]]:
@@ -1320,6 +1330,19 @@ def _module_key(module: Any) -> str:
     if isinstance(module, tuple):
         return f"{module[0]}:{module[1]}.{module[2]}"
     return str(module)
+
+
+def _first_loads(events: tuple[Event, ...]) -> tuple[Event, ...]:
+    """Every event but the loads of a module after its first one."""
+    loaded: set[str] = set()
+    out = []
+    for event in events:
+        if event.kind == "load":
+            if event.warp_modules <= loaded:
+                continue
+            loaded |= event.warp_modules
+        out.append(event)
+    return tuple(out)
 
 
 def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str], path: tuple) -> Event:

@@ -183,10 +183,21 @@ def _launched(program: Program, load: Event) -> str:
 
 
 def _flows_of(program: Program, facts: FileFacts) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
-    yield FunctionRef(facts.module, "<module>"), program.effects(FunctionRef(facts.module, "<module>"))
-    for qualname in facts.functions:
+    """This file's flows that can run a module-option change (the others cannot report)."""
+    reaching = program.memo("WCT006.reaching", lambda: program.reaching(_changers(program)))
+    for qualname in ("<module>", *facts.functions):
         ref = FunctionRef(facts.module, qualname)
-        yield ref, program.effects(ref)
+        if ref in reaching:
+            yield ref, program.effects(ref, shallow=True)
+
+
+def _changers(program: Program) -> list[FunctionRef]:
+    return [
+        FunctionRef(module, option.function or "<module>")
+        for module, facts in program.modules.items()
+        for option in facts.options
+        if option.kind == "module_options"
+    ]
 
 
 def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Event, frozenset[str]]]:

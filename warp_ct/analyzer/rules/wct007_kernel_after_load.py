@@ -296,7 +296,7 @@ def _all_late_overloads(program: Program) -> dict[str, list[tuple[Event, Event]]
     found: dict[tuple, tuple[Event, Event]] = {}
     owners = [FunctionRef(module, function) for module, facts in program.modules.items()
               for _name, _span, function in facts.overloads if function is not None]  # fmt: skip
-    for _ref, events in _flows_reaching(program, owners):
+    for _ref, events in _flows_reaching(program, owners, shallow=True):
         if not any(event.kind == "overload" for event in events):
             continue
         history = LoadHistory()
@@ -331,13 +331,14 @@ def _overloaded(program: Program, kernel: KernelFact) -> bool:
     return False
 
 
-def _flows_reaching(program: Program, targets: list[FunctionRef]) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
+def _flows_reaching(program: Program, targets: list[FunctionRef],
+                    shallow: bool = False) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:  # fmt: skip
     """The flows (functions and module bodies) that can run one of ``targets``."""
     if not targets:
         return
     for ref in program.reaching(targets):
         if ref.qualname == "<module>" or program.function(ref) is not None:
-            yield ref, program.effects(ref)
+            yield ref, program.effects(ref, shallow=shallow)
 
 
 def _all_flows(program: Program) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
@@ -428,10 +429,15 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Itera
     a factory that defines a kernel into a module this flow already loaded. Definitions
     directly in the function are the tree check's; factories on a hot path are WCT003's."""
     seen: set[tuple] = set()
+    reaching = program.memo("WCT007.factories", lambda: program.reaching(
+        FunctionRef(module, kernel.function) for module, f in program.modules.items() for kernel in f.kernels
+        if kernel.function is not None and kernel.decorator == "kernel"))  # fmt: skip
     for qualname in [*facts.functions, "<module>"]:
         ref = FunctionRef(facts.module, qualname)
+        if ref not in reaching:
+            continue  # calls no factory: defines nothing through a call
         history = LoadHistory()
-        for event in program.effects(ref):
+        for event in program.effects(ref, shallow=True):
             if event.kind == "load":
                 history.add(event)
             elif event.kind == "define" and event.via and _returns_kernel(program, ref, event):
