@@ -112,6 +112,7 @@ class Program:
         self._values: dict[tuple, tuple] = {}
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
+        self._truncated = False  # set by effects(): the last result was cut short by a cycle
         self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
@@ -1170,8 +1171,10 @@ class Program:
         memo = self._shallow_effects if shallow else self._effects
         cached = memo.get(ref)
         if cached is not None:
+            self._truncated = False
             return cached
         if ref in _stack or len(_stack) > MAX_DEPTH:
+            self._truncated = True  # a cycle or the depth cap cut this flow short
             return ()
         facts = self.modules.get(ref.module)
         if facts is None:
@@ -1184,6 +1187,7 @@ class Program:
                 return ()
             owner, calls = ref.qualname, fact.calls
         items: list[tuple[int, list[Event]]] = []
+        truncated = False
         for index, launch in enumerate(facts.launches):
             if launch.function != owner:
                 continue
@@ -1220,6 +1224,7 @@ class Program:
             if target is None:
                 continue
             inner = self.effects(target, _stack | {ref}, shallow)
+            truncated = truncated or self._truncated
             if shallow:
                 inner = _first_loads(inner)
             if inner:
@@ -1227,8 +1232,11 @@ class Program:
                 items.append((call.order, [_via(e, link, call.path) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
-        if not _stack:
+        # Complete results are the same whatever the caller: memoize them. One cut short by
+        # a cycle through a caller is only right for that caller.
+        if not _stack or not truncated:
             memo[ref] = result
+        self._truncated = truncated
         return result
 
     def roots(self) -> Iterator[tuple[str, str | None, list[CallFact]]]:
