@@ -229,6 +229,13 @@ class Program:
 
     def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         """The project function a call reaches (a constructor call reaches ``__init__``)."""
+        key = (module, caller.qualname if caller is not None else None, callee)
+        memo = self.__dict__.setdefault("_resolved_calls", {})
+        if key not in memo:
+            memo[key] = self._resolve_call(module, caller, callee)
+        return memo[key]
+
+    def _resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         facts = self.modules.get(module)
         if facts is None:
             return None

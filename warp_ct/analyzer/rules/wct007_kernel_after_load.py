@@ -275,14 +275,16 @@ def _returns_kernel(program: Program, ref: FunctionRef, event: Event) -> bool:
     over one): the line that asks for the kernel is the one to move. A call of a wrapper
     that defines and launches inside, several frames above the definition, is not."""
     _module, _span, qualname, module = event.via[0]
-    target = FunctionRef(module, qualname)
-    fact = program.function(target)
-    if fact is None:
-        return False
-    return any(
-        event.detail in program.kernels_of_value(target.module, target.qualname, returned)
-        for returned in fact.returns
-    )
+    key = (module, qualname, event.detail)
+    memo = program.memo("WCT007.returns", dict)
+    if key not in memo:
+        target = FunctionRef(module, qualname)
+        fact = program.function(target)
+        memo[key] = fact is not None and any(
+            event.detail in program.kernels_of_value(target.module, target.qualname, returned)
+            for returned in fact.returns
+        )
+    return memo[key]
 
 
 def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Event]]:
