@@ -442,9 +442,9 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Itera
         for event in program.effects(ref, shallow=True):
             if event.kind == "load":
                 history.add(event)
-            elif event.kind == "define" and event.via and _returns_kernel(program, ref, event):
+            elif event.kind == "define" and event.via:
                 load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
-                if load is None:
+                if load is None or not _returns_kernel(program, ref, event):
                     continue
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
