@@ -386,7 +386,10 @@ class Program:
             if not sites:
                 return self.frequency(parent, stack)
         best: Frequency | None = None
+        in_tests = is_test_path(self.modules[ref.module].path)
         for caller, module, call in self.callers(ref):
+            if not in_tests and is_test_path(self.modules[module].path):
+                continue  # tests drive an API their own way: not how the program runs it
             where = f"line {call.span[0]}" if module == ref.module else f"`{module}` line {call.span[0]}"
             if caller is None:
                 if call.loop_depth:
@@ -406,14 +409,17 @@ class Program:
                 elif call.loop_depth and outer.freq != Freq.UNCALLED:
                     caller_fact = self.function(caller)
                     # A loop that passes its own variable makes one variant per value
-                    # (``for level in levels: make(level)``): each is needed once.
-                    varies = _passes_loop_variable(call)
+                    # (``for level in levels: make(level)``): each is needed once. A loop
+                    # that builds objects (``for ...: Layer(...)``) is setting up, even when
+                    # the constructors launch initialisation kernels.
+                    varies = _passes_loop_variable(call) or fact.name == "__init__"
                     many = Freq.HOT if not varies and self._loop_launches(module, caller_fact, ref) else Freq.UP_FRONT
                     site = Frequency(max(many, outer.freq), f"called in a loop in {caller_label}, {where}")
                 elif outer.freq == Freq.UNCALLED:
                     site = Frequency(Freq.UNCALLED, outer.why)
                 elif outer.freq == Freq.UP_FRONT:
-                    site = Frequency(Freq.HOT if self._launches(ref) else Freq.UP_FRONT, f"called from {caller_label}, {where}; {outer.why}")
+                    # Whatever a setting-up loop runs is part of the set-up.
+                    site = Frequency(Freq.UP_FRONT, f"called from {caller_label}, {where}; {outer.why}")
                 else:
                     site = Frequency(outer.freq, f"called from {caller_label}, {where}")
             if best is None or site.freq > best.freq:
@@ -704,7 +710,7 @@ class Program:
         kind = value.kind
         if kind == "name":
             if value.data.startswith(("warp.", "numpy.")):
-                return {value.data}
+                return {_canonical_dtype(value.data)}
             facts = self.modules.get(module)
             if facts is not None and len(facts.globals.get(value.data, ())) == 1:
                 return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
@@ -1309,6 +1315,23 @@ def _harmless_in_tape(callee: str) -> bool:
         return True
     last = callee.rsplit(".", 1)[-1]
     return last in _TAPE_HARMLESS_METHODS or last.startswith("assert") or (last[:1].isupper() and "." not in callee)
+
+
+_DTYPE_ALIASES = {
+    "numpy.float32": "warp.float32", "numpy.float64": "warp.float64", "numpy.float16": "warp.float16",
+    "numpy.int32": "warp.int32", "numpy.int64": "warp.int64", "numpy.uint32": "warp.uint32",
+    "numpy.int8": "warp.int8", "numpy.uint8": "warp.uint8", "numpy.int16": "warp.int16", "numpy.bool_": "warp.bool",
+    "warp.types.float32": "warp.float32", "warp.types.float64": "warp.float64", "warp.types.int32": "warp.int32",
+}  # fmt: skip
+_FLOAT_SUFFIXED = ("warp.vec", "warp.mat", "warp.quat", "warp.transform", "warp.spatial_vector", "warp.spatial_matrix")
+
+
+def _canonical_dtype(name: str) -> str:
+    """One spelling per Warp type: ``wp.vec4`` is ``wp.vec4f``, ``np.float32`` is ``wp.float32``."""
+    name = _DTYPE_ALIASES.get(name, name)
+    if name.startswith(_FLOAT_SUFFIXED) and name.endswith("f") and not name.endswith(("_f",)):
+        return name[:-1]
+    return name
 
 
 def _identity(value: Any) -> Any:
