@@ -212,8 +212,6 @@ class FileFacts:
 
 # ----------------------------------------------------------------------------- extraction
 
-MODULE_SCOPE = "<module>"
-MAIN_SCOPE = "<main>"
 
 WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
 CONFIG_PREFIX = "warp.config."
@@ -1093,5 +1091,5 @@ def _mentions_gradients(text: str) -> bool:
 
 __all__ = [
     "CacheFact", "CallFact", "FileFacts", "FunctionFact", "KernelFact", "LaunchFact", "OptionFact",
-    "Span", "UNKNOWN", "Value", "const", "extract", "span_of", "MODULE_SCOPE", "MAIN_SCOPE",
+    "Span", "UNKNOWN", "Value", "const", "extract", "span_of",
 ]  # fmt: skip

@@ -1252,13 +1252,6 @@ class Program:
         self._truncated = truncated
         return result
 
-    def roots(self) -> Iterator[tuple[str, str | None, list[CallFact]]]:
-        """Flows that start outside any function: module level and ``__main__`` blocks."""
-        for module, facts in self.modules.items():
-            yield module, None, facts.module_calls
-            if facts.main_calls:
-                yield module, "<main>", facts.main_calls
-
 
 def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
     """The argument a ``call`` value passes for ``param`` of the function it calls."""

@@ -45,13 +45,6 @@ class QueryContext:
         return Range.from_coords(start, self.index.char_from_byte(start, col), end,
                                  self.index.char_from_byte(end, end_col))  # fmt: skip
 
-    def line_range(self, span: Span) -> Range:
-        """The span's first line, from its start to the end of that line's code."""
-        rng = self.range_of(span)
-        line = self.index.line_text(rng.start.line).rstrip("\r\n")
-        end = len(line) if rng.end.line != rng.start.line else rng.end.character
-        return Range.from_coords(rng.start.line, rng.start.character, rng.start.line, max(end, rng.start.character))
-
     def source_of(self, span: Span) -> str:
         rng = self.range_of(span)
         return self.text[self.index.offset(rng.start.line, rng.start.character) : self.index.offset(rng.end.line, rng.end.character)]
@@ -84,10 +77,4 @@ def where(module: str, span: Span, current: str) -> str:
     return f"`{module}` line {span[0]}"
 
 
-def describe_module(module: Any) -> str:
-    if isinstance(module, tuple):
-        return f"the unique module of `{module[2]}`"
-    return f"`{module}`"
-
-
-__all__ = ["QueryContext", "describe_module", "where"]
+__all__ = ["QueryContext", "where"]

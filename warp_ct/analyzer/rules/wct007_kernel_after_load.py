@@ -343,14 +343,6 @@ def _flows_reaching(program: Program, targets: list[FunctionRef],
             yield ref, program.effects(ref, shallow=shallow)
 
 
-def _all_flows(program: Program) -> Iterator[tuple[FunctionRef, tuple[Event, ...]]]:
-    for module, facts in program.modules.items():
-        yield FunctionRef(module, "<module>"), program.effects(FunctionRef(module, "<module>"))
-        for qualname in facts.functions:
-            ref = FunctionRef(module, qualname)
-            yield ref, program.effects(ref)
-
-
 def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tuple[KernelFact, Event, Event]]:
     """(generic kernel of this file, the load before, its first launch) where some flow
     loads the kernel's module (launching another kernel of it, or this one with other
