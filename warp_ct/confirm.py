@@ -32,9 +32,8 @@ from pathlib import Path
 
 from warp_ct.analyzer.model import Evidence, Finding
 from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
-from warp_ct.probe.errors import ReportError
 from warp_ct.probe.levers import MODULE_BACKWARD_PREFIX, Ledger, LeverResult, is_ledger_json
-from warp_ct.probe.report import ProbeReport
+from warp_ct.probe.report import ProbeReport, read_report_json
 
 # Rules whose cause is a module hashed again (a late option never arrives, so WCT001,
 # WCT004 and WCT014 change no hash: they are not credited with churn).
@@ -254,14 +253,7 @@ _LATE_OPTION_LEVERS = {
 
 def load_measurement(path: str | os.PathLike[str]) -> tuple[ProbeReport, Ledger | None]:
     """A probe report, or a levers ledger and its baseline report; raises ReportError."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReportError(f"cannot read report {path}: {error.strerror or error}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise ReportError(f"report {path} is not JSON: {error}") from None
+    data = read_report_json(path)
     if is_ledger_json(data):
         ledger = Ledger.from_json_dict(data)
         return ledger.baseline, ledger

@@ -624,9 +624,7 @@ class Program:
         fact = self.function(ref)
         if fact is None or param not in fact.params:
             return [UNRESOLVED]
-        index = list(fact.params).index(param)
-        if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
-            index -= 1
+        index = _positional_index(fact, param)
         out: list[Any] = []
         sites = self.callers(ref)
         for caller, module, call in sites:
@@ -675,9 +673,7 @@ class Program:
             fact = self.function(ref)
             if fact is None:
                 return False
-            index = list(fact.params).index(value.data) if value.data in fact.params else -1
-            if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
-                index -= 1
+            index = _positional_index(fact, value.data)
             sites = self.callers(ref)
             if not sites:
                 return True  # callers outside the linted code may pass anything
@@ -739,9 +735,7 @@ class Program:
             fact = self.function(ref)
             if fact is None or value.data not in fact.params:
                 return {"?"}
-            index = list(fact.params).index(value.data)
-            if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
-                index -= 1
+            index = _positional_index(fact, value.data)
             out = set()
             sites = self.callers(ref)
             for caller, caller_module, call in sites:
@@ -767,9 +761,7 @@ class Program:
         fact = self.function(ref)
         if fact is None or param not in fact.defaults:
             return False
-        index = list(fact.params).index(param)
-        if fact.class_name is not None and fact.params and fact.params[0] in ("self", "cls"):
-            index -= 1
+        index = _positional_index(fact, param)
         for _caller, _module, call in self.callers(ref):
             if param in call.kwargs or index < len(call.args) or call.passes_star:
                 return False
@@ -1043,13 +1035,16 @@ class Program:
 
     def imported_directly(self, module: str) -> set[str]:
         """The project modules ``module`` itself imports (and itself)."""
+        return {module, *self._imported_by(module)}
+
+    def _imported_by(self, module: str) -> Iterator[str]:
+        """The project modules one module's import statements name (``from a.b import c``
+        names ``a.b.c`` or, when that is not a module, ``a.b``)."""
         facts = self.modules.get(module)
-        out = {module}
         for name, _line, _top in facts.imports if facts else ():
             for candidate in (name, name.rsplit(".", 1)[0]):
                 if candidate in self.modules:
-                    out.add(candidate)
-        return out
+                    yield candidate
 
     def escaped_kernel_modules(self) -> set[str]:
         """Python modules with a kernel passed as a value to a project call (not launched
@@ -1084,14 +1079,10 @@ class Program:
         seen = {module}
         stack = [module]
         while stack:
-            facts = self.modules.get(stack.pop())
-            if facts is None:
-                continue
-            for name, _line, _top in facts.imports:
-                for candidate in (name, name.rsplit(".", 1)[0]):
-                    if candidate in self.modules and candidate not in seen:
-                        seen.add(candidate)
-                        stack.append(candidate)
+            for candidate in self._imported_by(stack.pop()):
+                if candidate not in seen:
+                    seen.add(candidate)
+                    stack.append(candidate)
         cache[module] = seen
         return seen
 
@@ -1259,12 +1250,19 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
         if item.kind == "kw" and item.data == param:
             return item.items[0]
     positional = [item for item in call.items if item.kind != "kw"]
-    params = list(fact.params)
-    if fact.class_name is not None and params and params[0] in ("self", "cls"):
-        params = params[1:]
-    if param in params and params.index(param) < len(positional):
-        return positional[params.index(param)]
-    return None
+    index = _positional_index(fact, param)
+    return positional[index] if 0 <= index < len(positional) else None
+
+
+def _positional_index(fact: FunctionFact, param: str) -> int:
+    """Where a call passes ``param`` positionally (a method's ``self``/``cls`` is not
+    passed); -1 when it is not a parameter."""
+    if param not in fact.params:
+        return -1
+    index = list(fact.params).index(param)
+    if fact.class_name is not None and fact.params[0] in ("self", "cls"):
+        index -= 1
+    return index
 
 
 def _order_at(facts: FileFacts, function: str | None, span: tuple[int, int, int, int]) -> float:

@@ -166,45 +166,33 @@ def _measure_command(args: argparse.Namespace) -> int:
     from warp_ct.probe.measure import run_measure
     from warp_ct.probe.text import render_text
 
-    command = list(args.command)
-    if command[:1] == ["--"]:
-        command = command[1:]
-    if not command:
-        return _fail("no command given: warp-ct probe measure [options] -- CMD ...")
+    def run(command: list[str], progress, announce):
+        return run_measure(command, cwd=args.cwd, samples=args.samples, timeout=args.timeout, progress=progress)
 
-    def progress(message: str, fraction: float) -> None:
-        if not args.quiet:
-            print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
-
-    try:
-        with _sigterm_as_interrupt():
-            report = run_measure(command, cwd=args.cwd, samples=args.samples, timeout=args.timeout, progress=progress)
-    except ProbeError as error:
-        return _fail(error)
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
-
-    try:
-        if args.json:
-            _write_output(args.json, json.dumps(report.to_json_dict(), indent=2) + "\n")
-        if args.html:
-            write_html(report, args.html)
-    except OSError as error:
-        return _fail(f"cannot write output: {error}")
-    if args.json != "-":
-        sys.stdout.write(render_text(report))
-    return 0
+    return _run_probe(args, "measure", run, write_html, render_text)
 
 
 def _levers_command(args: argparse.Namespace) -> int:
     from warp_ct.probe.html import write_levers_html
     from warp_ct.probe.levers import render_ledger_text, run_levers
 
+    def run(command: list[str], progress, announce):
+        return run_levers(
+            command, cwd=args.cwd, samples=args.samples, only=args.only, timeout=args.timeout,
+            progress=progress, announce=announce,
+        )  # fmt: skip
+
+    return _run_probe(args, "levers", run, write_levers_html, render_ledger_text)
+
+
+def _run_probe(args: argparse.Namespace, verb: str, run, write_html, render) -> int:
+    """What ``measure`` and ``levers`` share: the command after ``--``, progress on stderr,
+    Ctrl-C and SIGTERM as a clean interruption, then JSON / HTML / the text report."""
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        return _fail("no command given: warp-ct probe levers [options] -- CMD ...")
+        return _fail(f"no command given: warp-ct probe {verb} [options] -- CMD ...")
 
     def progress(message: str, fraction: float) -> None:
         if not args.quiet:
@@ -216,10 +204,7 @@ def _levers_command(args: argparse.Namespace) -> int:
 
     try:
         with _sigterm_as_interrupt():
-            ledger = run_levers(
-                command, cwd=args.cwd, samples=args.samples, only=args.only, timeout=args.timeout,
-                progress=progress, announce=announce,
-            )  # fmt: skip
+            result = run(command, progress, announce)
     except ProbeError as error:
         return _fail(error)
     except KeyboardInterrupt:
@@ -227,13 +212,13 @@ def _levers_command(args: argparse.Namespace) -> int:
 
     try:
         if args.json:
-            _write_output(args.json, json.dumps(ledger.to_json_dict(), indent=2) + "\n")
+            _write_output(args.json, json.dumps(result.to_json_dict(), indent=2) + "\n")
         if args.html:
-            write_levers_html(ledger, args.html)
+            write_html(result, args.html)
     except OSError as error:
         return _fail(f"cannot write output: {error}")
     if args.json != "-":
-        sys.stdout.write(render_ledger_text(ledger))
+        sys.stdout.write(render(result))
     return 0
 
 

@@ -122,8 +122,8 @@ def _derived_notes(data: dict[str, Any]) -> list[str]:
         return []
 
 
-def load_report(path: str | os.PathLike[str]) -> ProbeReport:
-    """Read a JSON report file; a missing or malformed file raises :class:`ReportError`."""
+def read_report_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON of a report or ledger file; a missing or malformed file raises :class:`ReportError`."""
     import json
 
     try:
@@ -131,7 +131,11 @@ def load_report(path: str | os.PathLike[str]) -> ProbeReport:
     except OSError as error:
         raise ReportError(f"cannot read report {path}: {error.strerror or error}") from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError as error:
         raise ReportError(f"report {path} is not JSON: {error}") from None
-    return ProbeReport.from_json_dict(data)
+
+
+def load_report(path: str | os.PathLike[str]) -> ProbeReport:
+    """Read a JSON report file; a missing or malformed file raises :class:`ReportError`."""
+    return ProbeReport.from_json_dict(read_report_json(path))
