@@ -9,12 +9,14 @@ whether the cache was warm.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable, Iterable
 
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, discover, read_source
 from warp_ct.analyzer.model import FileResult
+from warp_ct.analyzer.syntax import collector_ignores_existing
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.config import Config
 
@@ -54,6 +56,19 @@ def run_lint(
     files = [read_source(p) for p in discover(list(paths), config)]
     linter.add_to_project(files)
     stats.files = len(files)
+    with collector_ignores_existing():
+        return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
+
+
+def _lint_files(
+    linter: Linter,
+    files: list,
+    stats: LintStats,
+    jobs: int | None,
+    cache_dir: Path | None,
+    on_file: Callable[[FileResult], None] | None,
+) -> list[FileResult]:
+    config = linter.config
 
     cache: ResultCache | None = None
     keys: list[str | None] = [None] * len(files)
@@ -78,6 +93,7 @@ def run_lint(
             emitted += 1
 
     heavy: list[int] = []
+    model_built = False
     for i, source in enumerate(files):
         if source.text is None:
             deliver(i, lint_one(linter, source))
@@ -90,11 +106,18 @@ def run_lint(
                 keys[i] = None  # nothing to write back
                 deliver(i, hit)
                 continue
+        if not model_built:
+            # Built once for every gate and rule after it, and alive to the end: out of the
+            # collector's view (each full collection would walk all of it).
+            linter.project.program()
+            gc.freeze()
+            model_built = True
         if linter.active_rules(source.path, source.text):
             heavy.append(i)
         else:
             deliver(i, lint_one(linter, source))
     stats.trees = len(heavy)
+    gc.freeze()  # the model the gates asked for lives to the end: keep the collector off it
 
     workers = available_cores() if not jobs else max(1, int(jobs))
     workers = min(workers, len(heavy))

@@ -10,22 +10,20 @@ for the rare question that needs inference (``FileContext.infer``).
 from __future__ import annotations
 
 import ast
-import gc
 import importlib
 import io
 import os
-import symtable
 import tokenize
-import warnings
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from astroid import MANAGER, nodes
 
 from warp_ct.analyzer import syntax, warp_stub
+from warp_ct.analyzer.facts import parse_source
+from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
 from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
@@ -51,24 +49,6 @@ DEFAULT_FILE_BUDGET_S = 30.0
 # at most this many, and at most this much source (an astroid tree costs ~200x its source).
 MAX_HELD_TREES = 64
 MAX_HELD_SOURCE_BYTES = 2_000_000
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building and checking one tree.
-
-    A tree with parent links is one big reference cycle; with the collector on, each full
-    collection re-walks every live node, which made ``astroid.parse`` of a 50k-line file
-    2.4x slower (8.6 s against 3.6 s CPU). The trees become garbage right after the file
-    and are collected afterwards as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def clear_inference_caches() -> None:
@@ -339,27 +319,20 @@ class Linter:
 
     def _parse(self, path: str, text: str, result: FileResult) -> ast.Module | None:
         """The file's ``ast`` tree; a WCT900 finding (or a note) when it does not parse."""
-        return self._compile(path, text, result, lambda: ast.parse(text, path))
+        tree, problem = parse_source(text, path)
+        if problem is not None:
+            message, line, col = problem
+            self._parse_error(path, Range.from_coords(line, col, line, col), message, result)
+        return tree
 
     def _check_syntax(self, path: str, text: str, result: FileResult) -> None:
-        """``_parse`` for a file no rule needs a tree of: ``symtable`` parses in C without
-        building Python node objects (0.6x the cost of ``ast.parse``)."""
-        if self._enabled(PARSE_ERROR, path):
-            self._compile(path, text, result, lambda: symtable.symtable(text, path, "exec"))
-
-    def _compile(self, path: str, text: str, result: FileResult, build: Callable[[], Any]) -> Any:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
-                return build()
-        except SyntaxError as error:
-            line = max((error.lineno or 1) - 1, 0)
-            col = max((error.offset or 1) - 1, 0)
-            self._parse_error(path, Range.from_coords(line, col, line, col), f"could not parse: {error.msg}", result)
-        except (ValueError, RecursionError, MemoryError) as exc:
-            message = "the file is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            self._parse_error(path, Range.from_coords(0, 0, 0, 0), f"could not parse: {message}", result)
-        return None
+        """``_parse`` for a file no rule needs a tree of: the parse its facts came from says."""
+        if not self._enabled(PARSE_ERROR, path):
+            return
+        facts = self.project.facts(self.project.files.get(path) or self.project.add(path, text))
+        if facts.syntax_error is not None:
+            line, col = facts.syntax_error_at
+            self._parse_error(path, Range.from_coords(line, col, line, col), facts.syntax_error, result)
 
     def _parse_error(self, path: str, rng: Range, message: str, result: FileResult) -> None:
         if self._enabled(PARSE_ERROR, path):

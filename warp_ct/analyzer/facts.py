@@ -27,7 +27,7 @@ from warp_ct.analyzer.syntax import absolute_module
 # ----------------------------------------------------------------------------- values
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class Value:
     """An expression, as far as the analysis cares about it.
 
@@ -75,7 +75,7 @@ def span_of(node: ast.AST) -> Span:
     return (lineno, col, end_lineno, end_col if end_col is not None else col)
 
 
-@dataclass
+@dataclass(slots=True)
 class CallFact:
     """A call of a non-Warp function (the call graph's edges)."""
 
@@ -92,7 +92,7 @@ class CallFact:
     path: tuple[tuple[int, int], ...] = ()  # the if/match arms it sits in (see ``Branches``)  # *args / **kwargs: the parameter mapping is unknown
 
 
-@dataclass
+@dataclass(slots=True)
 class KernelFact:
     name: str
     decorator: str  # "kernel" | "func" | "func_native" | ... (the warp decorator's last part)
@@ -112,7 +112,7 @@ class KernelFact:
     path: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class LaunchFact:
     """``wp.launch`` / ``wp.launch_tiled`` and the calls that load a module."""
 
@@ -134,7 +134,7 @@ class LaunchFact:
     path: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class OptionFact:
     """An option change: ``wp.config.X = v``, ``wp.set_module_options({...}, module=...)``,
     ``wp.get_module(m).options.update/[k] = ...``, ``setattr(wp.config, "X", v)``."""
@@ -151,7 +151,7 @@ class OptionFact:
     path: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class CacheFact:
     kind: str  # "clear_kernel_cache", "clear_lto_cache", "rmtree", "atexit_rmtree", "cache_kernels_off", "temp_cache_dir", "cuda_cache_disable"
     target: Value | None
@@ -161,7 +161,7 @@ class CacheFact:
     guarded: bool
 
 
-@dataclass
+@dataclass(slots=True)
 class FunctionFact:
     qualname: str  # "Pipeline.run", "make_scale", "outer.<locals>.inner"
     name: str
@@ -183,7 +183,7 @@ class FunctionFact:
     speaks_of_gradients: bool = False  # docstring or parameters mention gradients
 
 
-@dataclass
+@dataclass(slots=True)
 class FileFacts:
     path: str
     module: str
@@ -207,7 +207,8 @@ class FileFacts:
     cache_dir_names: list[str] = field(default_factory=list)  # names/attrs assigned to kernel_cache_dir
     # ``wp.sim.collide = collide``: a project function installed in place of a Warp API
     patches: list[tuple[str, Value]] = field(default_factory=list)
-    syntax_error: str | None = None
+    syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
+    syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -251,22 +252,36 @@ class _Scope:
         return self.order
 
 
-def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None) -> FileFacts:
-    """The facts of one file (a file that does not parse gets empty facts and its error)."""
+def parse_source(text: str, path: str) -> tuple[ast.Module | None, tuple[str, int, int] | None]:
+    """The file's tree, or None and ("could not parse: <why>", line, column) (0-based)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
+            return ast.parse(text, path), None
+    except SyntaxError as error:
+        line, col = max((error.lineno or 1) - 1, 0), max((error.offset or 1) - 1, 0)
+        return None, (f"could not parse: {error.msg}", line, col)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        message = "the file is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        return None, (f"could not parse: {message}", 0, 0)
+
+
+def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None,
+            problem: tuple[str, int, int] | None = None) -> FileFacts:  # fmt: skip
+    """The facts of one file (a file that does not parse gets empty facts and its error).
+    ``tree``/``problem``: what ``parse_source`` gave for ``text``, when the caller parsed it."""
     facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False, False)
+    if tree is None and problem is None:
+        tree, problem = parse_source(text, path)
     if tree is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            facts.syntax_error = str(exc)
-            return facts
+        message, line, col = problem or ("could not parse", 0, 0)
+        facts.syntax_error, facts.syntax_error_at = message, (line, col)
+        return facts
     extractor = _Extractor(facts)
     try:
         extractor.run(tree)
     except RecursionError:
-        facts.syntax_error = "the file is nested too deeply"
+        facts.syntax_error = "could not parse: the file is nested too deeply"
     return facts
 
 

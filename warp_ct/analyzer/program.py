@@ -30,6 +30,7 @@ from warp_ct.analyzer.facts import (
 
 UNIQUE = "unique"
 MAX_DEPTH = 12  # how far values and effects are followed through calls
+_NO_CUT = 1 << 30  # effects(): no recursion cut the flow short
 
 # Methods and functions that, by the conventions of simulation and ML code, run many times:
 # a simulator's step, a model's forward, a pipeline's run, a callback.
@@ -54,13 +55,13 @@ class Freq(enum.IntEnum):
     HOT = 5  # many times: a step/run/forward method, a loop that launches
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class Frequency:
     freq: Freq
     why: str  # "`Pipeline.run()` runs on every call", "called in a loop in `main()` (line 40)"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class FunctionRef:
     module: str
     qualname: str
@@ -69,13 +70,13 @@ class FunctionRef:
         return self.qualname
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class KernelRef:
     module: str  # the Python module that defines it
     index: int  # into that module's ``facts.kernels``
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class Event:
     """One Warp-relevant step of a flow, in order, with where it happens."""
 
@@ -112,7 +113,9 @@ class Program:
         self._values: dict[tuple, tuple] = {}
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
-        self._truncated = False  # set by effects(): the last result was cut short by a cycle
+        self._own_events_memo: dict[str, dict[str | None, list[tuple[float, list[Event]]]]] = {}
+        self._partial_effects: dict[tuple[FunctionRef, bool], tuple[tuple[Event, ...], int]] = {}
+        self._cut = _NO_CUT  # set by effects(): the stack depth a recursion in the last result was cut at
         self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
@@ -1162,24 +1165,69 @@ class Program:
             if qualname.startswith(prefix) and self._intrinsic(method, "") is not None
         ]
 
+    def _own_events(self, module: str) -> dict[str | None, list[tuple[float, list[Event]]]]:
+        """(order, events) of each function's own launches, option changes, definitions and
+        overloads (key None: the module body), from one pass over the module's facts."""
+        cached = self._own_events_memo.get(module)
+        if cached is not None:
+            return cached
+        facts = self.modules[module]
+        own: dict[str | None, list[tuple[float, list[Event]]]] = {}
+        for index, launch in enumerate(facts.launches):
+            modules = self.launch_modules(module, index)
+            known = frozenset(_module_key(m) for m in modules if m is not UNRESOLVED)
+            events = [Event("load", known, module, launch.span, (), (launch.kind, index), launch.path)] if known else []
+            own.setdefault(launch.function, []).append((launch.order, events))
+        for option in facts.options:
+            targets = frozenset(t for t in self.option_target(module, option) if t is not UNRESOLVED)
+            if targets:
+                own.setdefault(option.function, []).append((option.order, [Event("options", targets, module, option.span, (), option, option.path)]))
+        for index, kernel in enumerate(facts.kernels):
+            if kernel.decorator != "kernel":
+                continue
+            kref = KernelRef(module, index)
+            modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
+            if modules:
+                own.setdefault(kernel.function, []).append((kernel.order, [Event("define", modules, module, kernel.span, (), kref, kernel.path)]))
+        for name, span, function in facts.overloads:
+            if not name:
+                continue
+            for kref in self.kernels_of_value(module, function, Value("name", name)):
+                if not isinstance(kref, KernelRef):
+                    continue
+                modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
+                if modules:
+                    own.setdefault(function, []).append((_order_at(facts, function, span), [Event("overload", modules, module, span, (), kref)]))
+        self._own_events_memo[module] = own
+        return own
+
     # ------------------------------------------------------------------ flows
-    def effects(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset(),
+    def effects(self, ref: FunctionRef, _stack: tuple[FunctionRef, ...] = (),
                 shallow: bool = False) -> tuple[Event, ...]:  # fmt: skip
         """What running ``ref`` does to Warp, in order, callees inlined. ``qualname``
         ``"<module>"`` is the module body (its ``__main__`` block included).
 
-        ``shallow``: a callee's loads are summarised as its first load of each module (its
-        other events all kept). Enough for "X after a load" questions across calls, where
-        pairs inside one callee are the callee's own, and far cheaper on programs whose
-        step functions launch hundreds of kernels through deep call trees."""
+        ``shallow``: a callee's events are summarised as its first load of each module and
+        the first occurrence of each other statement (``_first_occurrences``). Enough for
+        "X after a load" questions across calls, where pairs inside one callee are the
+        callee's own, and far cheaper on programs whose step functions launch hundreds of
+        kernels through deep call trees."""
         memo = self._shallow_effects if shallow else self._effects
         cached = memo.get(ref)
         if cached is not None:
-            self._truncated = False
+            self._cut = _NO_CUT
             return cached
-        if ref in _stack or len(_stack) > MAX_DEPTH:
-            self._truncated = True  # a cycle or the depth cap cut this flow short
+        if ref in _stack:
+            self._cut = _stack.index(ref)  # recursion: this flow is cut where it re-enters
             return ()
+        if len(_stack) > MAX_DEPTH:
+            self._cut = -1  # the depth cap cut it: right for this call chain only
+            return ()
+        partial = self._partial_effects.get((ref, shallow))
+        if partial is not None:
+            self._cut = partial[1]
+            return partial[0]
+        self._cut = _NO_CUT
         facts = self.modules.get(ref.module)
         if facts is None:
             return ()
@@ -1190,57 +1238,37 @@ class Program:
             if fact is None:
                 return ()
             owner, calls = ref.qualname, fact.calls
-        items: list[tuple[int, list[Event]]] = []
-        truncated = False
-        for index, launch in enumerate(facts.launches):
-            if launch.function != owner:
-                continue
-            modules = self.launch_modules(ref.module, index)
-            known = frozenset(_module_key(m) for m in modules if m is not UNRESOLVED)
-            events = [Event("load", known, ref.module, launch.span, (), (launch.kind, index), launch.path)] if known else []
-            items.append((launch.order, events))
-        for option in facts.options:
-            if option.function != owner:
-                continue
-            targets = frozenset(t for t in self.option_target(ref.module, option) if t is not UNRESOLVED)
-            if targets:
-                items.append((option.order, [Event("options", targets, ref.module, option.span, (), option, option.path)]))
-        for index, kernel in enumerate(facts.kernels):
-            if kernel.function != owner or kernel.decorator != "kernel":
-                continue
-            kref = KernelRef(ref.module, index)
-            modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
-            if modules:
-                items.append((kernel.order, [Event("define", modules, ref.module, kernel.span, (), kref, kernel.path)]))
-        for name, span, function in facts.overloads:
-            if function != owner or not name:
-                continue
-            for kref in self.kernels_of_value(ref.module, owner, Value("name", name)):
-                if not isinstance(kref, KernelRef):
-                    continue
-                modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)
-                if modules:
-                    items.append((_order_at(facts, owner, span), [Event("overload", modules, ref.module, span, (), kref)]))
+        cut = _NO_CUT  # the shallowest caller on the stack that some recursion below returned to
+        depth = len(_stack)
+        items: list[tuple[float, list[Event]]] = list(self._own_events(ref.module).get(owner, ()))
         for call in calls:
             target = self.resolve_call(ref.module, fact, call.callee)
             if target is None and call.callee.startswith("warp."):
                 target = self._patched(call.callee)
             if target is None:
                 continue
-            inner = self.effects(target, _stack | {ref}, shallow)
-            truncated = truncated or self._truncated
+            inner = self.effects(target, (*_stack, ref), shallow)
+            cut = min(cut, self._cut)
             if shallow:
-                inner = _first_loads(inner)
+                inner = _first_occurrences(inner)
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
                 items.append((call.order, [_via(e, link, call.path) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
-        # Complete results are the same whatever the caller: memoize them. One cut short by
-        # a cycle through a caller is only right for that caller.
-        if not _stack or not truncated:
+        # A result is the same whatever the caller when no recursion below it returned to a
+        # caller above it (a function calling itself is cut at itself): memoize it. One cut
+        # at a caller is right for flows through that caller only: it is reused while the
+        # flow that computed it is walked (a cycle would otherwise be walked once per path
+        # through it), then forgotten.
+        if cut >= depth or not _stack:
             memo[ref] = result
-        self._truncated = truncated
+            self._cut = _NO_CUT
+        else:
+            self._partial_effects[(ref, shallow)] = (result, cut)
+            self._cut = cut
+        if not _stack:
+            self._partial_effects.clear()
         return result
 
 
@@ -1361,15 +1389,24 @@ def _module_key(module: Any) -> str:
     return str(module)
 
 
-def _first_loads(events: tuple[Event, ...]) -> tuple[Event, ...]:
-    """Every event but the loads of a module after its first one."""
+def _first_occurrences(events: tuple[Event, ...]) -> tuple[Event, ...]:
+    """A callee's events as its caller needs them: the first load of each module, and the
+    first of each other statement (one reached through several calls inside the callee).
+    Every event of one call shares the call's place and arms in the caller, so a later
+    repeat can only pair with what the first already pairs with."""
     loaded: set[str] = set()
+    seen: set[tuple] = set()
     out = []
     for event in events:
         if event.kind == "load":
             if event.warp_modules <= loaded:
                 continue
             loaded |= event.warp_modules
+        else:
+            key = (event.kind, event.site_module, event.span)
+            if key in seen:
+                continue
+            seen.add(key)
         out.append(event)
     return tuple(out)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -21,9 +20,9 @@ from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.exports import Export, module_exports
-from warp_ct.analyzer.facts import FileFacts, extract
+from warp_ct.analyzer.facts import FileFacts, extract, parse_source
 from warp_ct.analyzer.program import Program
-from warp_ct.analyzer.syntax import absolute_module, attach_parents, set_module_of
+from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, set_module_of
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -218,14 +217,10 @@ class Project:
         cached = self._facts.get(summary.path)
         if cached is not None and cached[0] is summary.text:
             return cached[1]
-        tree = None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
-                tree = ast.parse(summary.text, summary.path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass  # extract() records the error
-        facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__", tree=tree)
+        with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
+            tree, problem = parse_source(summary.text, summary.path)
+            facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__",
+                            tree=tree, problem=problem)  # fmt: skip
         self._facts[summary.path] = (summary.text, facts)
         # The tree rules of the same text may take this tree instead of parsing again
         # (an editor's keystroke: the edited file is extracted, then checked).

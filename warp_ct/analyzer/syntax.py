@@ -20,6 +20,8 @@ context (its parent says how: Assign, For, With, ...), ``ast.FunctionDef`` /
 from __future__ import annotations
 
 import ast
+import gc
+from contextlib import contextmanager
 from itertools import chain
 from typing import Iterator, TypeVar
 
@@ -541,3 +543,37 @@ def lookup(node: ast.AST, name: str | None = None) -> tuple[ast.AST | None, list
             if parent is None:
                 return None, []
             scope = scope_of(parent)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building and checking one tree.
+
+    A tree with parent links is one big reference cycle; with the collector on, each full
+    collection re-walks every live node, which made ``astroid.parse`` of a 50k-line file
+    2.4x slower (8.6 s against 3.6 s CPU). The trees become garbage right after the file
+    and are collected afterwards as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@contextmanager
+def collector_ignores_existing() -> Iterator[None]:
+    """Hide every object alive now from the cyclic collector for the block (``gc.freeze``).
+
+    A lint run keeps its project model (facts and flows of every file: millions of small,
+    acyclic objects) alive to the end; each full collection would re-walk all of it, which
+    made the model's queries 3x slower on mujoco-warp. Call ``gc.freeze()`` again inside the
+    block to hide what was built since; everything is handed back to the collector after.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
