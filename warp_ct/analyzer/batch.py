@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, discover, read_source
 from warp_ct.analyzer.model import FileResult
-from warp_ct.analyzer.syntax import collector_ignores_existing
+from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.config import Config
 
@@ -107,10 +107,12 @@ def _lint_files(
                 deliver(i, hit)
                 continue
         if not model_built:
-            # Built once for every gate and rule after it, and alive to the end: out of the
-            # collector's view (each full collection would walk all of it).
-            linter.project.program()
-            gc.freeze()
+            # Built once for every gate and rule after it, and alive to the end: built with
+            # the collector off (it is acyclic), then out of its view (each full collection
+            # would walk all of it; re-enabling it per file made newton's model 1.5x slower).
+            with gc_paused():
+                linter.project.program()
+                gc.freeze()
             model_built = True
         if linter.active_rules(source.path, source.text):
             heavy.append(i)

@@ -22,26 +22,22 @@ UNKNOWN = "<unknown>"  # the syntax cannot tell: ask astroid
 _MAX_DEPTH = 6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Export:
     """How a module binds a top-level name.
 
     kind: ``module`` (``import a.b as name``: target ``a.b``), ``from`` (``from M import x
     as name``: target ``M.x`` with M absolute), ``alias`` (``name = a.b``: target ``a.b``),
-    ``definition`` (a def or class: never a Warp API), ``unknown``.
+    ``definition`` (a def, a class or a call's result: never a Warp API), ``unknown``.
     """
 
     kind: str
     target: str = ""
 
 
-def module_exports(text: str, module_name: str, is_package: bool) -> dict[str, Export] | None:
-    """Top-level name -> Export of a module's source; None when it does not parse. The
+def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, Export]:
+    """Top-level name -> Export of a module's tree (read with its facts: one parse). The
     key ``"*"`` is present when the module star-imports (unlisted names are then unknown)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
     found: dict[str, list[Export]] = {}
 
     def bind(name: str, export: Export) -> None:
@@ -70,10 +66,16 @@ def module_exports(text: str, module_name: str, is_package: bool) -> dict[str, E
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             value = syntax.dotted_text(node.value) if node.value is not None else None
             simple = isinstance(node, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name)
+            if simple and value:
+                export = Export("alias", value)
+            elif simple and isinstance(node.value, ast.Call) and not _partial(node.value):
+                export = Export("definition")  # a call's result (``vec8f = wp.vec(...)``): no Warp API
+            else:
+                export = Export("unknown")
             for target in targets:
                 for name in syntax.nodes_of_class(target, ast.Name):
                     if syntax.is_store(name):
-                        bind(name.id, Export("alias", value) if simple and value else Export("unknown"))
+                        bind(name.id, export)
         elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)) or type(node).__name__ == "TryStar":
             # Bindings in module-level blocks are module bindings too; loops and handlers
             # bind conditionally, which makes a second binding of the name: unknown.
@@ -93,6 +95,11 @@ def module_exports(text: str, module_name: str, is_package: bool) -> dict[str, E
                 if syntax.is_store(name):  # walrus, match captures and the like
                     bind(name.id, Export("unknown"))
     return {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
+
+
+def _partial(call: ast.Call) -> bool:
+    """``functools.partial(wp.kernel, ...)`` and the like hand out a wrapped callable."""
+    return (syntax.dotted_text(call.func) or "").rsplit(".", 1)[-1] in ("partial", "wraps")
 
 
 class ExportsSource(Protocol):

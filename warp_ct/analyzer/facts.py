@@ -22,6 +22,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from warp_ct.analyzer.exports import Export, module_exports
 from warp_ct.analyzer.syntax import absolute_module
 
 # ----------------------------------------------------------------------------- values
@@ -207,6 +208,7 @@ class FileFacts:
     cache_dir_names: list[str] = field(default_factory=list)  # names/attrs assigned to kernel_cache_dir
     # ``wp.sim.collide = collide``: a project function installed in place of a Warp API
     patches: list[tuple[str, Value]] = field(default_factory=list)
+    exports: dict[str, Export] | None = None  # top-level name -> how it is bound (exports.py)
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
 
@@ -277,6 +279,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         message, line, col = problem or ("could not parse", 0, 0)
         facts.syntax_error, facts.syntax_error_at = message, (line, col)
         return facts
+    facts.exports = module_exports(tree, module, is_package)
     extractor = _Extractor(facts)
     try:
         extractor.run(tree)

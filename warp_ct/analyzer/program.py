@@ -1060,8 +1060,9 @@ class Program:
             scopes = [(f.qualname, f.calls) for f in facts.functions.values()]
             scopes.append((None, facts.module_calls + facts.main_calls))
             for function, calls in scopes:
+                caller = facts.functions.get(function) if function else None
                 for call in calls:
-                    if call.callee.startswith("warp."):
+                    if call.callee.startswith("warp.") or self.resolve_call(module, caller, call.callee) is None:
                         continue
                     for arg in (*call.args, *call.kwargs.values()):
                         if arg.kind not in ("name", "local"):
@@ -1207,8 +1208,8 @@ class Program:
         """What running ``ref`` does to Warp, in order, callees inlined. ``qualname``
         ``"<module>"`` is the module body (its ``__main__`` block included).
 
-        ``shallow``: a callee's events are summarised as its first load of each module and
-        the first occurrence of each other statement (``_first_occurrences``). Enough for
+        A callee's events are inlined once per statement; ``shallow``: only its first load of
+        each module, too (``_first_occurrences``). Enough for
         "X after a load" questions across calls, where pairs inside one callee are the
         callee's own, and far cheaper on programs whose step functions launch hundreds of
         kernels through deep call trees."""
@@ -1249,8 +1250,7 @@ class Program:
                 continue
             inner = self.effects(target, (*_stack, ref), shallow)
             cut = min(cut, self._cut)
-            if shallow:
-                inner = _first_occurrences(inner)
+            inner = _first_occurrences(inner, shallow)
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
                 items.append((call.order, [_via(e, link, call.path) for e in inner]))
@@ -1389,16 +1389,17 @@ def _module_key(module: Any) -> str:
     return str(module)
 
 
-def _first_occurrences(events: tuple[Event, ...]) -> tuple[Event, ...]:
-    """A callee's events as its caller needs them: the first load of each module, and the
-    first of each other statement (one reached through several calls inside the callee).
-    Every event of one call shares the call's place and arms in the caller, so a later
-    repeat can only pair with what the first already pairs with."""
+def _first_occurrences(events: tuple[Event, ...], first_load_per_module: bool) -> tuple[Event, ...]:
+    """A callee's events as its caller needs them: the first of each statement (one reached
+    through several calls inside the callee), and with ``first_load_per_module`` only the
+    first load of each module. Every event of one call shares the call's place and arms in
+    the caller, so a later repeat can only pair with what the first already pairs with (a
+    launch repeated after its module's first build instantiates nothing new)."""
     loaded: set[str] = set()
     seen: set[tuple] = set()
     out = []
     for event in events:
-        if event.kind == "load":
+        if first_load_per_module and event.kind == "load":
             if event.warp_modules <= loaded:
                 continue
             loaded |= event.warp_modules

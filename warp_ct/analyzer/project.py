@@ -19,7 +19,7 @@ from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.exports import Export, module_exports
+from warp_ct.analyzer.exports import Export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_source
 from warp_ct.analyzer.program import Program
 from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, set_module_of
@@ -160,8 +160,6 @@ class Project:
         self._imported_qnames: dict[tuple[str, str], str | None] = {}
         # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
         self._ast_trees: dict[str, Any] = {}
-        # module name -> its top-level bindings (exports.py); valid until any file changes.
-        self._exports: dict[str, dict[str, Export] | None] = {}
         # path -> (text, facts): a file's facts depend on its text only, so they survive
         # changes of other files; the program joining them is rebuilt per generation.
         self._facts: dict[str, tuple[str, FileFacts]] = {}
@@ -208,7 +206,6 @@ class Project:
         self._reexporters = None
         self._imported_qnames.clear()
         self._ast_trees.clear()
-        self._exports.clear()
         self._program = None
 
     # ------------------------------------------------------------------ the program model
@@ -255,14 +252,8 @@ class Project:
 
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""
-        if module_name not in self._exports:
-            summary = self.by_module.get(module_name)
-            self._exports[module_name] = (
-                None
-                if summary is None
-                else module_exports(summary.text, module_name, Path(summary.path).stem == "__init__")
-            )
-        return self._exports[module_name]
+        summary = self.by_module.get(module_name)
+        return None if summary is None else self.facts(summary).exports
 
     def ast_tree(self, module_name: str, path: str | None = None) -> Any:
         """The ``ast`` tree (parents attached) of a project module, or of a source file on
