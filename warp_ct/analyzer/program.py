@@ -113,6 +113,10 @@ class Program:
         self._values: dict[tuple, tuple] = {}
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
+        self._dtypes: dict[tuple[str, str | None, int], tuple[Value, frozenset[str]]] = {}
+        self._dtypes_open: set[tuple[str, str | None, int]] = set()
+        self._dtypes_cuts = 0
+        self._self_attrs: dict[tuple[str, str], dict[str, list[tuple[FunctionRef, Value]]]] = {}
         self._own_events_memo: dict[str, dict[str | None, list[tuple[float, list[Event]]]]] = {}
         self._partial_effects: dict[tuple[FunctionRef, bool], tuple[tuple[Event, ...], int]] = {}
         self._cut = _NO_CUT  # set by effects(): the stack depth a recursion in the last result was cut at
@@ -325,16 +329,17 @@ class Program:
         return None
 
     def self_attr_values(self, module: str, class_name: str, attr: str) -> list[tuple[FunctionRef, Value]]:
-        out = []
-        facts = self.modules.get(module)
-        if facts is None:
-            return out
-        prefix = class_name + "."
-        for qualname, fact in facts.functions.items():
-            if qualname.startswith(prefix) and attr in fact.self_attrs:
-                for value in fact.self_attrs[attr]:
-                    out.append((FunctionRef(module, qualname), value))
-        return out
+        """(method, value) for each assignment to ``self.<attr>`` in the class's methods."""
+        by_attr = self._self_attrs.get((module, class_name))
+        if by_attr is None:
+            by_attr = self._self_attrs[(module, class_name)] = {}
+            facts = self.modules.get(module)
+            prefix = class_name + "."
+            for qualname, fact in facts.functions.items() if facts is not None else ():
+                if qualname.startswith(prefix):
+                    for name, values in fact.self_attrs.items():
+                        by_attr.setdefault(name, []).extend((FunctionRef(module, qualname), v) for v in values)
+        return list(by_attr.get(attr, ()))
 
     # ------------------------------------------------------------------ call graph
     def callers(self, ref: FunctionRef) -> list[tuple[FunctionRef | None, str, CallFact]]:
@@ -704,8 +709,27 @@ class Program:
         """The dtypes (as dotted names, "?" when unknown) an array argument can have:
         ``wp.zeros(n, dtype=D)``, ``wp.empty_like(x)``, through locals, loop tables and the
         call sites of parameters."""
-        if depth > MAX_DEPTH:
+        # Memoized where no depth cap or cycle cut the answer short (then it is the same
+        # from anywhere); a parameter's dtypes fan out over every call site, recursively.
+        # Keyed by identity: the entry holds the value, so its id is not reused meanwhile.
+        key = (module, function, id(value))
+        cached = self._dtypes.get(key)
+        if cached is not None and cached[0] is value:
+            return set(cached[1])
+        if depth > MAX_DEPTH or key in self._dtypes_open:
+            self._dtypes_cuts += 1
             return {"?"}
+        cuts = self._dtypes_cuts
+        self._dtypes_open.add(key)
+        try:
+            out = self._array_dtypes(module, function, value, depth)
+        finally:
+            self._dtypes_open.discard(key)
+        if self._dtypes_cuts == cuts:
+            self._dtypes[key] = (value, frozenset(out))
+        return out
+
+    def _array_dtypes(self, module: str, function: str | None, value: Value, depth: int) -> set[str]:
         kind = value.kind
         if kind == "name":
             if value.data.startswith(("warp.", "numpy.")):

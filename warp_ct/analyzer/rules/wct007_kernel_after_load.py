@@ -408,14 +408,21 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
 
 def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
     """Two launches whose array arguments have different known dtypes at some position."""
-    a = program.modules[first.site_module].launches[first.detail[1]]
-    b = program.modules[later.site_module].launches[later.detail[1]]
-    for left, right in zip(a.inputs, b.inputs):
-        left_types = program.array_dtypes(first.site_module, a.function, left) - {"?"}
-        right_types = program.array_dtypes(later.site_module, b.function, right) - {"?"}
-        if left_types and right_types and left_types != right_types:
+    for left, right in zip(_input_dtypes(program, first), _input_dtypes(program, later)):
+        if left and right and left != right:
             return True
     return False
+
+
+def _input_dtypes(program: Program, load: Event) -> list[frozenset[str]]:
+    """The known dtypes of each input of a launch (memoized: flows meet the same launches)."""
+    memo = program.memo("WCT007.input_dtypes", dict)
+    key = (load.site_module, load.detail[1])
+    if key not in memo:
+        launch = program.modules[load.site_module].launches[load.detail[1]]
+        memo[key] = [frozenset(program.array_dtypes(load.site_module, launch.function, value) - {"?"})
+                     for value in launch.inputs]  # fmt: skip
+    return memo[key]
 
 
 def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Iterator[tuple[tuple, Event, Event]]:
