@@ -209,6 +209,8 @@ class FileFacts:
     # ``wp.sim.collide = collide``: a project function installed in place of a Warp API
     patches: list[tuple[str, Value]] = field(default_factory=list)
     exports: dict[str, Export] | None = None  # top-level name -> how it is bound (exports.py)
+    # ``@wp.struct`` classes joining the file's module: (name, function, order in it)
+    structs: list[tuple[str, str | None, int]] = field(default_factory=list)
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
 
@@ -515,6 +517,10 @@ class _Extractor:
             self.expr(decorator)
         warp_decorator = self.warp_decorator(node)
         if warp_decorator is not None:  # @wp.struct
+            decorator = warp_decorator[1]
+            if not (isinstance(decorator, ast.Call) and any(k.arg == "module" for k in decorator.keywords)):
+                scope = self.scopes[-1]
+                self.facts.structs.append((node.name, scope.qualname, scope.next_order()))
             return
         if self.scopes[-1].qualname is not None:
             return  # classes inside functions: their methods are not modelled

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import syntax, textscan
-from warp_ct.analyzer.context import (
-    KERNEL_DECORATOR_RE,
-    UNIQUE_MODULE_TEXT,
-    FileContext,
-    KernelDecorator,
-)
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.facts import FileFacts, KernelFact, Value, const
-from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code, launch_calls
+from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
 from warp_ct.analyzer.program import UNIQUE, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
@@ -22,7 +16,6 @@ from warp_ct.analyzer.rules.base import Rule
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
-_UNIQUE_MODULE_RE = re.compile(UNIQUE_MODULE_TEXT)
 
 # Per-kernel options that only take effect in a module of the kernel's own.
 _NEEDS_OWN_MODULE = ("module_options", "enable_backward")
@@ -130,18 +123,17 @@ class UniqueStableKernel(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         if _default_unique_factories(project.program(), project.facts(summary)):
             return True
-        # Two kernels launched together, one of them ``module="unique"`` and defined once:
-        # not inside a function (by indentation: at module level or in a class body).
-        text = summary.text
-        if not _UNIQUE_MODULE_RE.search(text):
+        # Two kernels launched together, one of them ``module="unique"``, defined once (at
+        # module level), and one flow launching all of those: what the tree check reports.
+        facts = project.facts(summary)
+        stable = {k.name: k for k in facts.kernels if k.function is None and k.decorator == "kernel"}
+        if len(stable) < 2 or not any(k.module == const(UNIQUE) for k in stable.values()):
             return False
-        if len(launch_calls(text)) < 2:
-            return False
-        if sum(1 for _ in zip(range(2), textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text))) < 2:
-            return False
-        top_lines = textscan.top_level_lines(text)
-        uniques = textscan.finditer_at(_UNIQUE_MODULE_RE, "module", text)
-        return any(textscan.function_start(text, m.start(), top_lines) is None for m in uniques)
+        launched: dict[str | None, set[str]] = {}
+        for launch in facts.launches:
+            if launch.kind.startswith("launch") and isinstance(launch.kernel.data, str):
+                launched.setdefault(launch.function, set()).add(launch.kernel.data.rsplit(".", 1)[-1])
+        return any(stable.keys() <= names for names in launched.values())
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         program = ctx.program

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
 
 
 class ModuleOptionsWithoutUnique(Rule):
@@ -62,6 +66,12 @@ class ModuleOptionsWithoutUnique(Rule):
         a[i] = a[i] * s
     ```
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        kernels = [k for k in project.facts(summary).kernels if k.module_options is not None]
+        # No kernel in the facts has options: the text's ``module_options=`` may sit on a
+        # decorator the facts cannot name (re-exported through a project module).
+        return not kernels or any(k.module is None for k in kernels)
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)

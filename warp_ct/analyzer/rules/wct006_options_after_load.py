@@ -112,8 +112,15 @@ class OptionsAfterLoad(Rule):
             for load, change, _modules in _changes_after_loads(events):
                 if load.via or change.via:
                     return True
-        # A finding is a change after a load of the same flow: in the text, some load call
-        # starts before the last change does.
+        # A finding is a change after a load of the same flow.
+        changes = [o for o in facts.options if o.kind == "module_options"]
+        if changes:
+            first_load: dict[str | None, int] = {}
+            for launch in facts.launches:
+                first_load[launch.function] = min(launch.order, first_load.get(launch.function, launch.order))
+            return any(o.function in first_load and o.order > first_load[o.function] for o in changes)
+        # None in the facts (a re-exported ``set_module_options``?): in the text, some load
+        # call starts before the last change does.
         text = summary.text
         if not any(word in text for word in _CHANGE_WORDS):
             return False

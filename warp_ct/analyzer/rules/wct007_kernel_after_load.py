@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 from typing import TYPE_CHECKING, Iterator
 
-from warp_ct.analyzer import syntax, textscan
+from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.flows import (
     LOADER_LABELS,
@@ -16,24 +14,18 @@ from warp_ct.analyzer.flows import (
     flow_index,
     is_warp_code,
     kernel_module,
-    load_calls,
     loaded_before,
     loads_in,
 )
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import Event, Freq, FunctionRef, KernelRef, LoadHistory, Program
+from warp_ct.analyzer.program import UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
-# Text shapes for the tree gate (supersets of what the check resolves).
-_DEFINITION_RE = re.compile(r"@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b|overload\s*\(", re.MULTILINE)
-# A definition inside a block: an indented decorator, or any ``overload(`` call.
-_NESTED_DECORATOR_RE = re.compile(r"^[ \t]+@[ \t]*[\w.]*(?:kernel|func(?:_native|_grad|_replay)?|struct|overload)\b", re.MULTILINE)
-_OVERLOAD_CALL_RE = re.compile(r"overload\s*\(")
 
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
@@ -173,33 +165,7 @@ class KernelAfterLoad(Rule):
             return True
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
-        text = summary.text
-        if not _DEFINITION_RE.search(text):
-            return False
-        # Each pattern is tried only where a match can start (textscan): a \b-alternation
-        # would otherwise be tried at every offset of every file.
-        loads = [start for start, _end, _label in load_calls(text)]
-        if not loads:
-            return False
-        after = loads[0] + 1
-        if textscan.search_at(_OVERLOAD_CALL_RE, "overload", text, after):
-            return True  # ``wp.overload(...)`` may sit in any flow
-        top_level_lines = textscan.top_level_lines(text)
-        for nested in textscan.finditer_lines(_NESTED_DECORATOR_RE, "@", text, after):
-            # A definition inside a block: in a function, a load must come before it in
-            # that function (from its ``def`` line on); elsewhere any earlier load counts.
-            # (A column-0 ``def`` line inside a string of that function would hide the
-            # loads above it: the one shape this reading of indentation gets wrong.)
-            start = textscan.function_start(text, nested.start(), top_level_lines)
-            if start is None or bisect.bisect_left(loads, start) < bisect.bisect_left(loads, nested.start()):
-                return True
-        last_definition = max((m.start() for m in textscan.finditer_at(_DEFINITION_RE, ("@", "overload"), text)), default=-1)
-        for load in loads:
-            if load >= last_definition:
-                break  # no definition follows this load or any later one
-            if textscan.function_start(text, load, top_level_lines) is None:
-                return True  # module-level code loads, and a definition follows
-        return False
+        return _defined_after_a_load(program, facts)
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         for owner, items in flow_index(ctx).flows:
@@ -268,6 +234,25 @@ class KernelAfterLoad(Rule):
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
                 "again, whole, at its next launch. Create the kernel before the first launch.",
             )
+
+
+def _defined_after_a_load(program: Program, facts: FileFacts) -> bool:
+    """Some function (or the module body) defines a kernel, function or struct of the
+    file's module after a launch or load of its own that may load that module, or declares
+    an overload after any launch: what the tree check looks at."""
+    first_own: dict[str | None, int] = {}  # function -> order of its first load of this module
+    first_any: dict[str | None, tuple[int, int]] = {}  # function -> (line, column) of its first load
+    for index, launch in enumerate(facts.launches):
+        place = launch.span[:2]
+        first_any[launch.function] = min(place, first_any.get(launch.function, place))
+        modules = program.launch_modules(facts.module, index)
+        if facts.module in modules or UNRESOLVED in modules:  # not only unique or other files' kernels
+            first_own[launch.function] = min(launch.order, first_own.get(launch.function, launch.order))
+    definitions = [(k.function, k.order) for k in facts.kernels if k.module is None]
+    definitions += [(function, order) for _name, function, order in facts.structs]
+    if any(function in first_own and order > first_own[function] for function, order in definitions):
+        return True
+    return any(function in first_any and first_any[function] < span[:2] for _name, span, function in facts.overloads)
 
 
 def _returns_kernel(program: Program, ref: FunctionRef, event: Event) -> bool:

@@ -563,6 +563,8 @@ class UnusedBackward(Rule):
             return True
         if facts.self_backward is False or configured is True or summary.module_name in verdict.global_off:
             return False
+        if _turned_off_globally(project.program()):
+            return False
         return _may_have_live_kernels(summary.text) and bool(_consumers(project, summary, verdict))
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:

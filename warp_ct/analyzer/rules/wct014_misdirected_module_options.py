@@ -105,6 +105,13 @@ class MisdirectedModuleOptions(Rule):
     '''
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        facts = project.facts(summary)
+        if any(k.module is None and k.function is None for k in facts.kernels):
+            # A module-level kernel or function of the file's own module: the options reach
+            # it. (Inside a function a parameter may shadow ``wp``; the tree check tells.)
+            return False
+        if not any(o.kind == "module_options" for o in facts.options):
+            return False  # no ``wp.set_module_options`` here
         return not _surely_defines_warp_code(summary.text)
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
