@@ -111,6 +111,7 @@ class KernelFact:
     guarded: bool  # defined under an ``if`` inside the function (a cache or config guard)
     cache_guarded: bool  # the guard tests a cache/attribute (``if key not in cache``, ``is None``)
     path: tuple[tuple[int, int], ...] = ()
+    keywords: tuple[str | None, ...] = ()  # the decorator's keyword names (None: ``**spread``)
 
 
 @dataclass(slots=True)
@@ -730,6 +731,7 @@ class _Extractor:
                 guarded=guarded,
                 cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
                 path=tuple(scope.path),
+                keywords=tuple(k.arg for k in decorator.keywords) if isinstance(decorator, ast.Call) else (),
             )
         )
         if scope.qualname is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
 from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.facts import KernelFact, OptionFact, Value, const
 from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.rules.base import Rule
 
@@ -133,7 +134,16 @@ class UniqueIgnoresModuleOptions(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # Only a ``module="unique"`` kernel can miss the file's options.
-        return textscan.search_at(_UNIQUE_MODULE_RE, "module", summary.text) is not None
+        if textscan.search_at(_UNIQUE_MODULE_RE, "module", summary.text) is None:
+            return False
+        facts = project.facts(summary)
+        uniques = [k for k in facts.kernels if k.decorator == "kernel" and k.module == const("unique")]
+        changes = [o for o in facts.options if o.kind == "module_options" and _own_module(o.target)]
+        if not uniques or not changes:
+            # The text has a unique kernel the facts cannot name (a re-exported decorator),
+            # or no option change for the file's module in view: the tree check tells.
+            return not uniques or not facts.options
+        return any(_may_miss(kernel, change) for kernel in uniques for change in changes)
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)
@@ -209,6 +219,34 @@ class UniqueIgnoresModuleOptions(Rule):
         if not costly:
             message += " (these options change the generated code, not the compile time)"
         ctx.report(decorator.decorator, message, fixes=fixes, severity=None if costly else Severity.INFO)
+
+
+def _own_module(target: Value | None) -> bool:
+    return target is None or target == const(None) or target == Value("name", "__name__")
+
+
+def _may_miss(kernel: KernelFact, change: OptionFact) -> bool:
+    """The facts' side of the tree check: the change sets an option (or options it cannot
+    list) that the unique kernel does not set itself, with a decorator the check can read."""
+    if None in kernel.keywords:
+        return False  # ``**kwargs`` on the decorator: the check cannot tell either
+    own: set[str] = set()
+    options = kernel.module_options
+    if options is not None:
+        if options.kind != "dict":
+            return False  # options computed elsewhere: assumed to be the file's
+        half = len(options.items) // 2
+        own = {key.data for key in options.items[:half] if key.kind == "const"}
+    own |= {{"grid_stride": "default_grid_stride"}.get(name, name) for name in kernel.keywords if name}
+    if "*" in change.options:
+        return options is None and "enable_backward" not in kernel.keywords
+    for name, value in change.options.items():
+        if name in own:
+            continue
+        if name in _DEFAULTS and value == const(_DEFAULTS[name]):
+            continue  # the unique module gets this value anyway
+        return True
+    return False
 
 
 def _every_launch_passes_block_dim(ctx: FileContext, node: ast.FunctionDef) -> bool:
