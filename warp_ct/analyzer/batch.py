@@ -93,33 +93,27 @@ def _lint_files(
             emitted += 1
 
     heavy: list[int] = []
-    model_built = False
-    for i, source in enumerate(files):
-        if source.text is None:
-            deliver(i, lint_one(linter, source))
-            continue
-        if cache is not None:
-            keys[i] = cache.key(source.path, source.text)
-            hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
-            if hit is not None:
-                stats.cache_hits += 1
-                keys[i] = None  # nothing to write back
-                deliver(i, hit)
+    # The model, the gates and the queries build acyclic data only (no astroid): the
+    # collector stays off until the tree rules run; what they keep is then out of its view.
+    with gc_paused():
+        for i, source in enumerate(files):
+            if source.text is None:
+                deliver(i, lint_one(linter, source))
                 continue
-        if not model_built:
-            # Built once for every gate and rule after it, and alive to the end: built with
-            # the collector off (it is acyclic), then out of its view (each full collection
-            # would walk all of it; re-enabling it per file made newton's model 1.5x slower).
-            with gc_paused():
-                linter.project.program()
-                gc.freeze()
-            model_built = True
-        if linter.active_rules(source.path, source.text):
-            heavy.append(i)
-        else:
-            deliver(i, lint_one(linter, source))
+            if cache is not None:
+                keys[i] = cache.key(source.path, source.text)
+                hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
+                if hit is not None:
+                    stats.cache_hits += 1
+                    keys[i] = None  # nothing to write back
+                    deliver(i, hit)
+                    continue
+            if linter.active_rules(source.path, source.text):
+                heavy.append(i)
+            else:
+                deliver(i, lint_one(linter, source))
+        gc.freeze()
     stats.trees = len(heavy)
-    gc.freeze()  # the model the gates asked for lives to the end: keep the collector off it
 
     workers = available_cores() if not jobs else max(1, int(jobs))
     workers = min(workers, len(heavy))

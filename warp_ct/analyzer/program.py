@@ -84,8 +84,10 @@ class Event:
     warp_modules: frozenset[str]  # the Warp module identities it concerns ("unique:<k>" for unique ones)
     site_module: str  # the Python module whose line it is
     span: tuple[int, int, int, int]
-    # The call chain from the flow root: (calling module, call span, callee qualname, callee module).
-    via: tuple[tuple[str, tuple[int, int, int, int], str, str], ...]
+    # The call chain from the flow root, as a linked list: () in the root itself, else
+    # (first link, rest of the chain); a link is (calling module, call span, callee
+    # qualname, callee module). ``via[0]`` is the root's own call; see ``innermost_call``.
+    via: tuple
     detail: Any = None
     # The if/match arms it sits in, in the flow root's own code (for an event of a callee:
     # those of the call). Events on different arms of one branch never run in one pass.
@@ -117,6 +119,7 @@ class Program:
         self._dtypes_open: set[tuple[str, str | None, int]] = set()
         self._dtypes_cuts = 0
         self._self_attrs: dict[tuple[str, str], dict[str, list[tuple[FunctionRef, Value]]]] = {}
+        self._direct_imports: dict[str, frozenset[str]] = {}
         self._own_events_memo: dict[str, dict[str | None, list[tuple[float, list[Event]]]]] = {}
         self._partial_effects: dict[tuple[FunctionRef, bool], tuple[tuple[Event, ...], int]] = {}
         self._cut = _NO_CUT  # set by effects(): the stack depth a recursion in the last result was cut at
@@ -1062,7 +1065,10 @@ class Program:
 
     def imported_directly(self, module: str) -> set[str]:
         """The project modules ``module`` itself imports (and itself)."""
-        return {module, *self._imported_by(module)}
+        cached = self._direct_imports.get(module)
+        if cached is None:
+            cached = self._direct_imports[module] = frozenset({module, *self._imported_by(module)})
+        return set(cached)
 
     def _imported_by(self, module: str) -> Iterator[str]:
         """The project modules one module's import statements name (``from a.b import c``
@@ -1107,7 +1113,9 @@ class Program:
         seen = {module}
         stack = [module]
         while stack:
-            for candidate in self._imported_by(stack.pop()):
+            current = stack.pop()
+            self.imported_directly(current)  # fills the memo read below
+            for candidate in self._direct_imports[current]:
                 if candidate not in seen:
                     seen.add(candidate)
                     stack.append(candidate)
@@ -1437,7 +1445,16 @@ def _first_occurrences(events: tuple[Event, ...], first_load_per_module: bool) -
 
 
 def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str], path: tuple) -> Event:
-    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, *event.via), event.detail, path)
+    # Linked, not copied: inlining a callee's events into each caller stays O(1) per event.
+    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, event.via), event.detail, path)
+
+
+def innermost_call(via: tuple) -> tuple[str, tuple[int, int, int, int], str, str]:
+    """The last link of a non-empty call chain: the call that runs the event's own code."""
+    link, rest = via
+    while rest:
+        link, rest = rest
+    return link
 
 
 class LoadHistory:
@@ -1472,4 +1489,4 @@ def module_key(module: Any) -> str:
     return _module_key(module)
 
 
-__all__ = ["Event", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]
+__all__ = ["Event", "innermost_call", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]

@@ -19,7 +19,7 @@ from warp_ct.analyzer.flows import (
 )
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program
+from warp_ct.analyzer.program import UNRESOLVED, Event, innermost_call, Freq, FunctionRef, KernelRef, LoadHistory, Program
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
@@ -221,7 +221,7 @@ class KernelAfterLoad(Rule):
                 ctx._range(*overload.span),
                 f"This overload of `{kernel.name}` joins its module after {_launched_kernel_name(program, load)} "
                 f"loaded it ({where(load.site_module, load.span, ctx.module_name)}, before "
-                f"`{overload.via[-1][2]}()` runs this): the module gets a new hash and is built again, whole, at "
+                f"`{innermost_call(overload.via)[2]}()` runs this): the module gets a new hash and is built again, whole, at "
                 "its next launch. Declare the overload at import, beside the kernel.",
             )
         for site, define, load in _late_definitions_through_calls(program, facts):

@@ -136,13 +136,26 @@ class BlockDimSpread(Rule):
     def query(self, ctx: QueryContext) -> None:
         modules = _launches_by_module(ctx.program)
         severity = Severity.INFO if is_test_harness(ctx.path) else None  # tests exercise block_dims on purpose
-        for group in modules.values():
+        for group in _groups_launched_from(ctx.program, modules).get(ctx.module_name, ()):
             if group.kernels < 2:
                 continue
             _check_spread(group, ctx, severity)
         for index, launch in enumerate(ctx.facts.launches):
             if launch.kind == "block_size_query" and not _on_cpu(launch.device):
                 _check_query(ctx, index, launch, modules, severity)
+
+
+def _groups_launched_from(program: Program, modules: dict[str, _WarpModule]) -> dict[str, list[_WarpModule]]:
+    """Python module -> the Warp module groups with a launch in it (a file reports only
+    its own launches: the others need not be checked file after file)."""
+    def index() -> dict[str, list[_WarpModule]]:
+        out: dict[str, list[_WarpModule]] = {}
+        for group in modules.values():
+            for python_module in dict.fromkeys(launch.module for launch in group.launches):
+                out.setdefault(python_module, []).append(group)
+        return out
+
+    return program.memo("WCT009.groups_by_file", index)
 
 
 def _launches_by_module(program: Program) -> dict[str, _WarpModule]:

@@ -727,6 +727,12 @@ def _gradient_api(program: Program, module: str) -> bool:
 def _application_entry(program: Program, module: str) -> str | None:
     """An application entry point (not a test, example or benchmark) whose run launches a
     kernel of ``module``'s own Warp module."""
+    return program.memo("WCT010.application_entries", lambda: _application_entries(program)).get(module)
+
+
+def _application_entries(program: Program) -> dict[str, str]:
+    """Python module -> the first application entry point whose run launches one of its kernels."""
+    found: dict[str, str] = {}
     for entry in program.entry_modules():
         facts = program.modules[entry]
         if is_demo_path(facts.path):
@@ -740,9 +746,9 @@ def _application_entry(program: Program, module: str) -> str | None:
                 if not top and (launch.function is None or FunctionRef(launch_module, launch.function) not in reached):
                     continue
                 for ref in program.launch_kernels(launch_module, index):
-                    if isinstance(ref, KernelRef) and ref.module == module:
-                        return entry
-    return None
+                    if isinstance(ref, KernelRef):
+                        found.setdefault(ref.module, entry)
+    return found
 
 
 def _insert_option_fix(ctx: FileContext, module: ast.Module):
