@@ -132,10 +132,10 @@ class OptionsAfterLoad(Rule):
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
         for owner, items in flow_index(ctx).flows:
-            if isinstance(owner, syntax.FUNCTION_TYPES) and is_warp_code(owner, ctx):
-                continue
-            changes = list(_option_changes(ctx, items))
+            changes = list(_option_changes(ctx, items))  # cheap, and most flows have none
             if not changes:
+                continue
+            if isinstance(owner, syntax.FUNCTION_TYPES) and is_warp_code(owner, ctx):
                 continue
             loads = loads_in(ctx, owner, items)
             if not loads:
