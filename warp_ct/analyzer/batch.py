@@ -16,8 +16,8 @@ from typing import Callable, Iterable
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, discover, read_source
 from warp_ct.analyzer.model import FileResult
-from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
+from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.config import Config
 
 

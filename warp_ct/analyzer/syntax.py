@@ -547,7 +547,8 @@ def lookup(node: ast.AST, name: str | None = None) -> tuple[ast.AST | None, list
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building and checking one tree.
+    """Pause the cyclic garbage collector while building data it need not look at: one
+    file's tree (and its checks), the facts, the whole model in a batch run.
 
     A tree with parent links is one big reference cycle; with the collector on, each full
     collection re-walks every live node, which made ``astroid.parse`` of a 50k-line file
