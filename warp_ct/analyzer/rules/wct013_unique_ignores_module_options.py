@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
-from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.facts import KernelFact, OptionFact, Value, const
+from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.rules.base import Rule
 
@@ -140,8 +140,9 @@ class UniqueIgnoresModuleOptions(Rule):
         uniques = [k for k in facts.kernels if k.decorator == "kernel" and k.module == const("unique")]
         changes = [o for o in facts.options if o.kind == "module_options" and _own_module(o.target)]
         if not uniques or not changes:
-            # The text has a unique kernel the facts cannot name (a re-exported decorator),
-            # or no option change for the file's module in view: the tree check tells.
+            # A unique kernel the facts cannot name (a re-exported decorator), or no option
+            # change at all in the facts (a re-exported ``set_module_options``?): the tree
+            # check tells. Changes of other modules only: nothing for it to report.
             return not uniques or not facts.options
         return any(_may_miss(kernel, change) for kernel in uniques for change in changes)
 
