@@ -124,6 +124,9 @@ class Program:
         self._partial_effects: dict[tuple[FunctionRef, bool], tuple[tuple[Event, ...], int]] = {}
         self._cut = _NO_CUT  # set by effects(): the stack depth a recursion in the last result was cut at
         self._launch_kernels: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
+        self._closures: dict[str, set[str]] = {}
+        self._reached: dict[str, set[FunctionRef]] = {}
+        self._memo: dict[str, Any] = {}
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
         """The functions whose run can reach one of ``targets`` (themselves included), and
@@ -147,11 +150,10 @@ class Program:
         return seen
 
     def memo(self, key: str, compute: Any) -> Any:
-        """A rule's program-wide answer, computed once per program (``compute()``)."""
-        cache = self.__dict__.setdefault("_rule_memo", {})
-        if key not in cache:
-            cache[key] = compute()
-        return cache[key]
+        """A program-wide answer (the model's or a rule's), computed once per program."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     # ------------------------------------------------------------------ lookup
     def function(self, ref: FunctionRef) -> FunctionFact | None:
@@ -1020,9 +1022,9 @@ class Program:
         """(Warp modules whose kernels something differentiates: launched on a ``wp.Tape``,
         directly or through calls made inside the tape block, or with ``adjoint=True``;
         whether some taped launch reaches kernels the model cannot name)."""
-        cached = getattr(self, "_differentiated", None)
-        if cached is not None:
-            return cached
+        return self.memo("program.differentiated", self._differentiated)
+
+    def _differentiated(self) -> tuple[set[str], bool]:
         modules: set[str] = set()
         opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
         for module, facts in self.modules.items():
@@ -1048,8 +1050,7 @@ class Program:
                     for event in self.effects(target):
                         if event.kind == "load":
                             modules.update(event.warp_modules)
-        self._differentiated = (modules, opaque)
-        return self._differentiated
+        return (modules, opaque)
 
     def _patched(self, warp_name: str) -> FunctionRef | None:
         """The project function installed as a Warp API (``wp.sim.collide = collide``)."""
@@ -1065,10 +1066,13 @@ class Program:
 
     def imported_directly(self, module: str) -> set[str]:
         """The project modules ``module`` itself imports (and itself)."""
+        return set(self._direct(module))
+
+    def _direct(self, module: str) -> frozenset[str]:
         cached = self._direct_imports.get(module)
         if cached is None:
             cached = self._direct_imports[module] = frozenset({module, *self._imported_by(module)})
-        return set(cached)
+        return cached
 
     def _imported_by(self, module: str) -> Iterator[str]:
         """The project modules one module's import statements name (``from a.b import c``
@@ -1082,9 +1086,9 @@ class Program:
     def escaped_kernel_modules(self) -> set[str]:
         """Python modules with a kernel passed as a value to a project call (not launched
         where it is named): whoever receives it may launch it anywhere, on a tape too."""
-        cached = getattr(self, "_escaped", None)
-        if cached is not None:
-            return cached
+        return self.memo("program.escaped_kernel_modules", self._escaped_kernel_modules)
+
+    def _escaped_kernel_modules(self) -> set[str]:
         out: set[str] = set()
         for module, facts in self.modules.items():
             scopes = [(f.qualname, f.calls) for f in facts.functions.values()]
@@ -1100,22 +1104,17 @@ class Program:
                         for ref in self.kernels_of_value(module, function, arg):
                             if isinstance(ref, KernelRef):
                                 out.add(ref.module)
-        self._escaped = out
         return out
 
     def imported_closure(self, module: str) -> set[str]:
         """``module`` and the project modules it imports, transitively."""
-        cache = getattr(self, "_closures", None)
-        if cache is None:
-            cache = self._closures = {}
+        cache = self._closures
         if module in cache:
             return cache[module]
         seen = {module}
         stack = [module]
         while stack:
-            current = stack.pop()
-            self.imported_directly(current)  # fills the memo read below
-            for candidate in self._direct_imports[current]:
+            for candidate in self._direct(stack.pop()):
                 if candidate not in seen:
                     seen.add(candidate)
                     stack.append(candidate)
@@ -1127,9 +1126,9 @@ class Program:
         """Modules that start a program: ``__main__`` files, files with a
         ``if __name__ == "__main__":`` block, and scripts (imported by no project module)
         whose top level calls or launches something. Test files are not entry points."""
-        cached = getattr(self, "_entries", None)
-        if cached is not None:
-            return cached
+        return self.memo("program.entry_modules", self._entry_modules)
+
+    def _entry_modules(self) -> list[str]:
         imported: set[str] = set()
         for facts in self.modules.values():
             for name, _line, _top in facts.imports:
@@ -1142,14 +1141,11 @@ class Program:
             script = module not in imported and (facts.module_calls or any(l.function is None for l in facts.launches))
             if module.rsplit(".", 1)[-1] == "__main__" or facts.has_main_guard or script:
                 entries.append(module)
-        self._entries = entries
         return entries
 
     def reached_from(self, entry: str) -> set[FunctionRef]:
         """Functions an entry module's top level (and ``__main__`` block) can run."""
-        cache = getattr(self, "_reached", None)
-        if cache is None:
-            cache = self._reached = {}
+        cache = self._reached
         if entry in cache:
             return cache[entry]
         facts = self.modules[entry]

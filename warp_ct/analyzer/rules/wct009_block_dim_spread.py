@@ -160,9 +160,10 @@ def _groups_launched_from(program: Program, modules: dict[str, _WarpModule]) -> 
 
 def _launches_by_module(program: Program) -> dict[str, _WarpModule]:
     """Every GPU-capable launch of the program, grouped by the Warp module it builds."""
-    cached = getattr(program, "_wct009_launches", None)
-    if cached is not None:
-        return cached
+    return program.memo("WCT009.launches", lambda: _group_launches(program))
+
+
+def _group_launches(program: Program) -> dict[str, _WarpModule]:
     kernel_counts: dict[str, int] = {}
     for ref, kernel in program.kernels():
         if kernel.decorator != "kernel":
@@ -191,7 +192,6 @@ def _launches_by_module(program: Program) -> dict[str, _WarpModule]:
                                                           defaults.get(key, DEFAULT_BLOCK_DIM))  # fmt: skip
                     resolved = values if values is not None else (group.default,)
                     group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies))
-    program._wct009_launches = groups  # type: ignore[attr-defined]
     return groups
 
 
