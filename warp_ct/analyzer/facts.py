@@ -56,6 +56,8 @@ class Value:
 
 
 UNKNOWN = Value("unknown")
+_SELF = Value("self")
+_NO_KWARGS: dict[str, Value] = {}  # shared by calls without keywords: facts are never mutated
 
 
 def const(value: Any) -> Value:
@@ -68,12 +70,19 @@ def const(value: Any) -> Value:
 Span = tuple[int, int, int, int]  # lineno (1-based), col (bytes), end_lineno, end_col (bytes)
 
 
-def span_of(node: ast.AST) -> Span:
+def span_of(node: ast.AST, numbers: dict[int, int] | None = None) -> Span:
+    """``numbers``: one int object per value for the whole file (the parser makes a new
+    one per node, and spans would keep them all: a fifth of a file's facts)."""
     lineno = getattr(node, "lineno", 1) or 1
     col = getattr(node, "col_offset", 0) or 0
     end_lineno = getattr(node, "end_lineno", None) or lineno
     end_col = getattr(node, "end_col_offset", None)
-    return (lineno, col, end_lineno, end_col if end_col is not None else col)
+    if end_col is None:
+        end_col = col
+    if numbers is None:
+        return (lineno, col, end_lineno, end_col)
+    get = numbers.setdefault
+    return (get(lineno, lineno), get(col, col), get(end_lineno, end_lineno), get(end_col, end_col))
 
 
 @dataclass(slots=True)
@@ -251,10 +260,21 @@ class _Scope:
         # The if/match arms around the current statement: (branch id, arm). Two events whose
         # paths hold the same branch with different arms never run in one pass.
         self.path: list[tuple[int, int]] = []
+        self._local_reads: dict[str, Value] = {}
 
     def next_order(self) -> int:
         self.order += 1
         return self.order
+
+    def local_value(self, name: str) -> Value:
+        """The local ``name`` as read here: the values assigned to it so far. Reads between
+        two assignments share one value (assignments only append)."""
+        assigned = self.fact.locals[name]  # type: ignore[union-attr]
+        known = self._local_reads.get(name)
+        if known is not None and len(known.items) == len(assigned):
+            return known
+        value = self._local_reads[name] = Value("local", name, tuple(assigned))
+        return value
 
 
 def parse_source(text: str, path: str) -> tuple[ast.Module | None, tuple[str, int, int] | None]:
@@ -298,6 +318,21 @@ class _Extractor:
         self._branch_ids: dict[int, int] = {}  # id(if/match node) -> branch id within the file
         self.class_stack: list[str] = []
         self.in_main = False
+        # One object per distinct leaf value and dotted name in the file: most of a file's
+        # values are the same few names, parameters and numbers (newton: 449k leaves, 42k distinct).
+        self._leaves: dict[tuple[str, type, Any], Value] = {}
+        self._names: dict[str, str] = {}
+        self._numbers: dict[int, int] = {}
+
+    def leaf(self, kind: str, data: Any = None) -> Value:
+        key = (kind, data.__class__, data)  # the type keeps ``1``, ``1.0`` and ``True`` apart
+        try:
+            return self._leaves[key]
+        except KeyError:
+            value = self._leaves[key] = Value(kind, data)
+            return value
+        except TypeError:  # an unhashable constant cannot be shared
+            return Value(kind, data)
 
     # ------------------------------------------------------------------ names
     def dotted(self, node: ast.AST | None) -> str | None:
@@ -312,7 +347,10 @@ class _Extractor:
             return None
         base = node.id
         resolved = self.facts.aliases.get(base, base)
-        return ".".join([resolved, *reversed(parts)])
+        if not parts:
+            return resolved
+        dotted = ".".join([resolved, *reversed(parts)])
+        return self._names.setdefault(dotted, dotted)
 
     def warp_name(self, node: ast.AST | None) -> str | None:
         name = self.dotted(node)
@@ -328,22 +366,22 @@ class _Extractor:
         if node is None:
             return UNKNOWN
         if isinstance(node, ast.Constant):
-            return const(node.value)
+            return self.leaf("const", node.value)
         if isinstance(node, ast.Name):
             scope = self.scopes[-1]
             if node.id in scope.params:
-                return Value("param", node.id)
-            if scope.fact is not None and node.id in scope.fact.locals and node.id not in scope.fact.loop_tables:
-                return Value("local", node.id, tuple(scope.fact.locals[node.id]))
+                return self.leaf("param", node.id)
             if scope.fact is not None and node.id in scope.fact.loop_tables:
                 return scope.fact.loop_tables[node.id]
-            return Value("name", self.facts.aliases.get(node.id, node.id))
+            if scope.fact is not None and node.id in scope.fact.locals:
+                return scope.local_value(node.id)
+            return self.leaf("name", self.facts.aliases.get(node.id, node.id))
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
-                return Value("attr", node.attr, (Value("self"),))
+                return Value("attr", node.attr, (_SELF,))
             dotted = self.dotted(node)
             if dotted is not None:
-                return Value("name", dotted)
+                return self.leaf("name", dotted)
             return Value("attr", node.attr, (self.value(node.value),))
         if isinstance(node, (ast.Tuple, ast.List)):
             return Value("tuple", None, tuple(self.value(e) for e in node.elts))
@@ -472,12 +510,12 @@ class _Extractor:
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
-            span=span_of(node),
+            span=span_of(node, self._numbers),
             class_name=self.class_stack[-1] if self.class_stack and scope.qualname is None else None,
             parent=scope.qualname,
             params=params,
             defaults={name: self.value(d) for name, d in defaults.items()},
-            default_spans={name: span_of(d) for name, d in defaults.items()},
+            default_spans={name: span_of(d, self._numbers) for name, d in defaults.items()},
             decorators=decorators,
             memoizes=any(d in _MEMO_DECORATORS for d in decorators),
             is_kernel=False,
@@ -703,7 +741,7 @@ class _Extractor:
         kind, decorator = found
         scope = self.scopes[-1]
         if kind == "overload":
-            self.facts.overloads.append((node.name, span_of(node), scope.qualname))
+            self.facts.overloads.append((node.name, span_of(node, self._numbers), scope.qualname))
             return
         keywords = {k.arg: k for k in decorator.keywords if k.arg} if isinstance(decorator, ast.Call) else {}
         module_kw = keywords.get("module")
@@ -717,11 +755,11 @@ class _Extractor:
             KernelFact(
                 name=node.name,
                 decorator=kind,
-                span=span_of(node),
-                decorator_span=span_of(decorator),
+                span=span_of(node, self._numbers),
+                decorator_span=span_of(decorator, self._numbers),
                 function=scope.qualname,
                 module=self.value(module_kw.value) if module_kw else None,
-                module_span=span_of(module_kw) if module_kw else None,
+                module_span=span_of(module_kw, self._numbers) if module_kw else None,
                 module_options=self.value(options_kw.value) if options_kw else None,
                 enable_backward=self.value(backward_kw.value) if backward_kw else None,
                 generic=generic,
@@ -760,8 +798,8 @@ class _Extractor:
         fact = CallFact(
             callee=callee,
             args=tuple(self.value(a) for a in node.args if not isinstance(a, ast.Starred)),
-            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
-            span=span_of(node),
+            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg} if node.keywords else _NO_KWARGS,
+            span=span_of(node, self._numbers),
             order=scope.next_order(),
             loop_depth=scope.loop_depth,
             guarded=bool(scope.guards),
@@ -792,7 +830,7 @@ class _Extractor:
         if scope.fact is not None and name.count(".") > 1 and not name.startswith(("warp.config.", "warp.types.")):
             # ``wp.sim.collide(...)``: a Warp API under a submodule may be a project function
             # installed in its place (``wp.sim.collide = collide``); the model checks.
-            scope.fact.calls.append(CallFact(name, (), {}, span_of(node), scope.next_order(), scope.loop_depth,
+            scope.fact.calls.append(CallFact(name, (), {}, span_of(node, self._numbers), scope.next_order(), scope.loop_depth,
                                              bool(scope.guards), taped=scope.tape_depth > 0,
                                              path=tuple(scope.path)))  # fmt: skip
         kind = _LOAD_KINDS.get(name)
@@ -819,7 +857,7 @@ class _Extractor:
                     device=self.value(self._keyword(node, "device")) if self._keyword(node, "device") is not None else None,
                     max_workers=self.value(self._keyword(node, "max_workers"))
                     if self._keyword(node, "max_workers") is not None else None,
-                    span=span_of(node),
+                    span=span_of(node, self._numbers),
                     function=scope.qualname,
                     order=scope.next_order(),
                     loop_depth=scope.loop_depth,
@@ -842,7 +880,7 @@ class _Extractor:
         if name == "warp.overload":
             target = self._keyword(node, "kernel", 0)
             dotted = self.dotted(target) if target is not None else None
-            self.facts.overloads.append((dotted or "", span_of(node), scope.qualname))
+            self.facts.overloads.append((dotted or "", span_of(node, self._numbers), scope.qualname))
             return
         if name in ("warp.clear_kernel_cache", "warp.clear_lto_cache"):
             self.cache(name.rsplit(".", 1)[1], None, node)
@@ -880,7 +918,7 @@ class _Extractor:
             if target in ("shutil.rmtree",):
                 self.cache("atexit_rmtree", self.value(node.args[1]) if len(node.args) > 1 else None, node)
             elif target:
-                self.facts.atexit_targets.append((target, span_of(node)))
+                self.facts.atexit_targets.append((target, span_of(node, self._numbers)))
         if callee in ("os.environ.__setitem__", "os.environ.setdefault", "os.putenv") and node.args:
             key = node.args[0]
             if isinstance(key, ast.Constant) and key.value == "CUDA_CACHE_DISABLE":
@@ -895,7 +933,7 @@ class _Extractor:
     def option_config(self, option: str, value: Value, node: ast.AST) -> None:
         scope = self.scopes[-1]
         self.facts.options.append(
-            OptionFact("config", {option: value}, None, span_of(node), scope.qualname, scope.next_order(),
+            OptionFact("config", {option: value}, None, span_of(node, self._numbers), scope.qualname, scope.next_order(),
                        scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
         )
         if option == "kernel_cache_dir":
@@ -929,7 +967,7 @@ class _Extractor:
             else:
                 target = self.value(target_node)
         self.facts.options.append(
-            OptionFact("module_options", options, target, span_of(node), scope.qualname, scope.next_order(),
+            OptionFact("module_options", options, target, span_of(node, self._numbers), scope.qualname, scope.next_order(),
                        scope.loop_depth, bool(scope.guards), via_get_module, path=tuple(scope.path))  # fmt: skip
         )
 
@@ -943,7 +981,7 @@ class _Extractor:
                 scope = self.scopes[-1]
                 self.facts.options.append(
                     OptionFact("module_options", {key if isinstance(key, str) else "*": value},
-                               self.value(inner) if inner is not None else None, span_of(node), scope.qualname,
+                               self.value(inner) if inner is not None else None, span_of(node, self._numbers), scope.qualname,
                                scope.next_order(), scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
                 )
         elif self.dotted(base) == "os.environ" and key == "CUDA_CACHE_DISABLE":
@@ -953,7 +991,7 @@ class _Extractor:
 
     def cache(self, kind: str, target: Value | None, node: ast.AST) -> None:
         scope = self.scopes[-1]
-        self.facts.caches.append(CacheFact(kind, target, span_of(node), scope.qualname, scope.next_order(), bool(scope.guards)))
+        self.facts.caches.append(CacheFact(kind, target, span_of(node, self._numbers), scope.qualname, scope.next_order(), bool(scope.guards)))
 
     def mark_differentiates(self) -> None:
         self.facts.differentiates = True

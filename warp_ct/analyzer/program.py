@@ -96,6 +96,38 @@ class Event:
     def exclusive_with(self, other: "Event") -> bool:
         return exclusive(self.path, other.path)
 
+    @property
+    def own(self) -> "Event":
+        return self
+
+
+class CalleeEvent:
+    """A callee's event as a caller's flow sees it: the callee's own event shared, the call
+    that runs it, and the caller's arms. Inlining a callee into each of its callers makes
+    one of these per event (a quarter of the memory of a copy with its chain)."""
+
+    __slots__ = ("own", "inner", "link", "path")
+
+    def __init__(self, inner: "Event | CalleeEvent", link: tuple[str, tuple[int, int, int, int], str, str],
+                 path: tuple[tuple[int, int], ...]) -> None:  # fmt: skip
+        self.own: Event = inner.own
+        self.inner = inner
+        self.link = link  # (calling module, call span, callee qualname, callee module)
+        self.path = path
+
+    kind = property(lambda self: self.own.kind)
+    warp_modules = property(lambda self: self.own.warp_modules)
+    site_module = property(lambda self: self.own.site_module)
+    span = property(lambda self: self.own.span)
+    detail = property(lambda self: self.own.detail)
+
+    @property
+    def via(self) -> tuple:
+        return (self.link, self.inner.via)
+
+    def exclusive_with(self, other: "Event | CalleeEvent") -> bool:
+        return exclusive(self.path, other.path)
+
 
 class _Unknown:
     def __repr__(self) -> str:
@@ -448,9 +480,43 @@ class Program:
 
     def _launches(self, ref: FunctionRef) -> bool:
         """Whether running ``ref`` launches or loads Warp code (itself or through callees)."""
-        return any(e.kind == "load" for e in self.effects(ref)) or any(
+        return ref in self.memo("loading flows", self._loading_flows) or any(
             launch.function == ref.qualname for launch in self.modules[ref.module].launches
         )
+
+    def _loading_flows(self) -> set[FunctionRef]:
+        """The functions and module bodies whose run loads a known Warp module, themselves or
+        through callees: the flows whose ``effects`` hold a load, found from the loads back
+        along the call graph (instead of inlining every flow's events to look)."""
+        patched_callers: dict[FunctionRef, list[FunctionRef]] = {}  # ``wp.sim.collide = collide``
+        patching = any(facts.patches for facts in self.modules.values())
+        for module, facts in self.modules.items() if patching else ():
+            for qualname, fact in (*facts.functions.items(), ("<module>", None)):
+                calls = fact.calls if fact is not None else facts.module_calls + facts.main_calls
+                for call in calls:
+                    if call.callee.startswith("warp.") and self.resolve_call(module, fact, call.callee) is None:
+                        target = self._patched(call.callee)
+                        if target is not None:
+                            patched_callers.setdefault(target, []).append(FunctionRef(module, qualname))
+        stack = [
+            FunctionRef(module, qualname if qualname is not None else "<module>")
+            for module in self.modules
+            for qualname, items in self._own_events(module).items()
+            if any(event.kind == "load" for _order, events in items for event in events)
+        ]
+        seen: set[FunctionRef] = set()
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            for caller, module, _call in self.callers(ref):
+                if caller is None or caller.qualname == "<main>":
+                    stack.append(FunctionRef(module, "<module>"))
+                elif caller.qualname != "<atexit>":
+                    stack.append(caller)
+            stack.extend(patched_callers.get(ref, ()))
+        return seen
 
     def _loop_launches(self, module: str, caller: FunctionFact | None, callee: FunctionRef) -> bool:
         """A loop that calls ``callee`` also launches: the callee runs between launches
@@ -1281,7 +1347,7 @@ class Program:
             inner = _first_occurrences(inner, shallow)
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
-                items.append((call.order, [_via(e, link, call.path) for e in inner]))
+                items.append((call.order, [CalleeEvent(e, link, call.path) for e in inner]))
         items.sort(key=lambda pair: pair[0])
         result = tuple(event for _order, events in items for event in events)
         # A result is the same whatever the caller when no recursion below it returned to a
@@ -1438,11 +1504,6 @@ def _first_occurrences(events: tuple[Event, ...], first_load_per_module: bool) -
             seen.add(key)
         out.append(event)
     return tuple(out)
-
-
-def _via(event: Event, link: tuple[str, tuple[int, int, int, int], str, str], path: tuple) -> Event:
-    # Linked, not copied: inlining a callee's events into each caller stays O(1) per event.
-    return Event(event.kind, event.warp_modules, event.site_module, event.span, (link, event.via), event.detail, path)
 
 
 def innermost_call(via: tuple) -> tuple[str, tuple[int, int, int, int], str, str]:
