@@ -121,6 +121,26 @@ SHAPES = {
         KERNELS + "def run(x):\n    wp.launch(step, dim=1, inputs=[x])\n"
         "    wp.get_module(__name__).options.update({'max_unroll': 4})\n"
     ),
+    "cache-removed-through-a-local": (
+        "import shutil\nimport warp as wp\n"
+        "def reset():\n    cache = wp.config.kernel_cache_dir\n    shutil.rmtree(cache)\n"
+    ),
+    "cache-removed-through-the-environment": (
+        "import os, shutil\nimport warp as wp\nshutil.rmtree(os.environ['WARP_CACHE_PATH'])\n"
+    ),
+    "cache-removed-by-keyword": (
+        "import shutil\nimport warp as wp\nshutil.rmtree(path=wp.config.kernel_cache_dir)\n"
+    ),
+    "cache-dir-held-then-removed": (
+        "import shutil, tempfile\nimport warp as wp\nroot = tempfile.mkdtemp()\n"
+        "wp.config.kernel_cache_dir = root\nshutil.rmtree(root)\n"
+    ),
+    "other-dirs-removed-beside-cache-words": (
+        "import shutil\nimport warp as wp\n# the kernel_cache_dir is left alone\nshutil.rmtree('build')\n"
+    ),
+    "driver-cache-off-in-a-child-environment": (
+        "import os, subprocess\nimport warp as wp\nsubprocess.run(['x'], env=dict(os.environ, CUDA_CACHE_DISABLE='1'))\n"
+    ),
 }
 
 
@@ -132,6 +152,9 @@ REACHES = {
     "bare-options-beside-a-shadowed-warp-alias": "WCT014", "bare-options-beside-another-kernel-decorator": "WCT014",
     "nested-kernels-with-and-without-module": "WCT003", "kernels-defined-after-loads-in-blocks": "WCT007",
     "native-function-defined-after-a-launch": "WCT007", "kernels-with-their-own-backward-settings": "WCT010",
+    "cache-removed-through-a-local": "WCT008", "cache-removed-through-the-environment": "WCT008",
+    "cache-removed-by-keyword": "WCT008", "cache-dir-held-then-removed": "WCT008",
+    "driver-cache-off-in-a-child-environment": "WCT008",
 }  # fmt: skip
 
 

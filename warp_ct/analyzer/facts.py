@@ -318,21 +318,24 @@ class _Extractor:
         self._branch_ids: dict[int, int] = {}  # id(if/match node) -> branch id within the file
         self.class_stack: list[str] = []
         self.in_main = False
-        # One object per distinct leaf value and dotted name in the file: most of a file's
-        # values are the same few names, parameters and numbers (newton: 449k leaves, 42k distinct).
-        self._leaves: dict[tuple[str, type, Any], Value] = {}
+        # One object per distinct value, dotted name and span number in the file: most of a
+        # file's values repeat (the same names, parameters, numbers, ``self.x``, ``x[i]``).
+        self._values: dict[tuple, Value] = {}
         self._names: dict[str, str] = {}
         self._numbers: dict[int, int] = {}
 
-    def leaf(self, kind: str, data: Any = None) -> Value:
-        key = (kind, data.__class__, data)  # the type keeps ``1``, ``1.0`` and ``True`` apart
+    def shared(self, kind: str, data: Any = None, items: tuple[Value, ...] = ()) -> Value:
+        """``Value(kind, data, items)``, one object per distinct value in the file. The items
+        are shared already, so their identities stand for them in the key; the data's type
+        keeps ``1``, ``1.0`` and ``True`` apart."""
+        key = (kind, data.__class__, data, *map(id, items))
         try:
-            return self._leaves[key]
+            return self._values[key]
         except KeyError:
-            value = self._leaves[key] = Value(kind, data)
+            value = self._values[key] = Value(kind, data, items)
             return value
         except TypeError:  # an unhashable constant cannot be shared
-            return Value(kind, data)
+            return Value(kind, data, items)
 
     # ------------------------------------------------------------------ names
     def dotted(self, node: ast.AST | None) -> str | None:
@@ -366,43 +369,43 @@ class _Extractor:
         if node is None:
             return UNKNOWN
         if isinstance(node, ast.Constant):
-            return self.leaf("const", node.value)
+            return self.shared("const", node.value)
         if isinstance(node, ast.Name):
             scope = self.scopes[-1]
             if node.id in scope.params:
-                return self.leaf("param", node.id)
+                return self.shared("param", node.id)
             if scope.fact is not None and node.id in scope.fact.loop_tables:
                 return scope.fact.loop_tables[node.id]
             if scope.fact is not None and node.id in scope.fact.locals:
                 return scope.local_value(node.id)
-            return self.leaf("name", self.facts.aliases.get(node.id, node.id))
+            return self.shared("name", self.facts.aliases.get(node.id, node.id))
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
-                return Value("attr", node.attr, (_SELF,))
+                return self.shared("attr", node.attr, (_SELF,))
             dotted = self.dotted(node)
             if dotted is not None:
-                return self.leaf("name", dotted)
-            return Value("attr", node.attr, (self.value(node.value),))
+                return self.shared("name", dotted)
+            return self.shared("attr", node.attr, (self.value(node.value),))
         if isinstance(node, (ast.Tuple, ast.List)):
-            return Value("tuple", None, tuple(self.value(e) for e in node.elts))
+            return self.shared("tuple", None, tuple(self.value(e) for e in node.elts))
         if isinstance(node, ast.Subscript):
             return Value("sub", None, (self.value(node.value), self.value(node.slice)))
         if isinstance(node, ast.IfExp):
             return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))
         if isinstance(node, ast.Call):
             callee = self.dotted(node.func) or ""
-            keywords = tuple(Value("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)
-            return Value("call", callee, tuple(self.value(a) for a in node.args) + keywords)
+            keywords = tuple(self.shared("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)
+            return self.shared("call", callee, tuple(self.value(a) for a in node.args) + keywords)
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
-            return Value("tuple", None, (self.value(node.elt),))
+            return self.shared("tuple", None, (self.value(node.elt),))
         if isinstance(node, ast.Dict):
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)
             values = tuple(self.value(v) for v in node.values)
-            return Value("dict", None, keys + values)
+            return self.shared("dict", None, keys + values)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             if isinstance(node.operand.value, (int, float)):
-                return const(-node.operand.value)
+                return self.shared("const", -node.operand.value)
         if isinstance(node, ast.BinOp):
             return Value("binop", type(node.op).__name__, (self.value(node.left), self.value(node.right)))
         return UNKNOWN

@@ -33,6 +33,8 @@ _KERNEL_DEF_RE = re.compile(
     r"^[ \t]*@[ \t]*(?:[\w.]+\.)?kernel\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)",
     re.MULTILINE,
 )
+# ``name = wp.config`` (or ``... = warp.config``) at the end of a line: a config alias.
+_CONFIG_ALIAS_RE = re.compile(r"=[ \t]*(?:\w+[ \t]*\.[ \t]*)*config[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
 _WARP_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+warp\b|from[ \t]+warp\b)", re.MULTILINE)
 # (literal every match starts with, pattern): tried only where the literal occurs (textscan).
 _DIFFERENTIATES = tuple(
@@ -154,7 +156,7 @@ class Project:
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
         self.target_warp_version: tuple[int, ...] | None = None
         self.generation = 0  # bumped on every change of the file set (keys caches of derived facts)
-        self._reexporters: frozenset[str] | None = None  # cache of warp_reexporters()
+        self._reexporters: frozenset[str] | None = None  # cache of _warp_reexporters()
         # (absolute module, imported name) -> what inference resolved it to (FileContext);
         # valid until any file changes.
         self._imported_qnames: dict[tuple[str, str], str | None] = {}
@@ -282,10 +284,6 @@ class Project:
     def module(self, name: str) -> FileSummary | None:
         return self.by_module.get(name)
 
-    def warp_reexporters(self) -> set[str]:
-        """Project modules that import warp, so names imported from them may be Warp's."""
-        return set(self._warp_reexporters())
-
     def _warp_reexporters(self) -> frozenset[str]:
         # Cached between changes: the gate below asks once per file, O(files) each time.
         if self._reexporters is None:
@@ -294,10 +292,18 @@ class Project:
 
     def uses_warp(self, summary: FileSummary) -> bool:
         """Cheap gate: does this file (possibly through a project module) touch Warp at all?"""
-        if "warp" in summary.text:
-            return True
+        return "warp" in summary.text or self.imports_warp_reexporter(summary)
+
+    def imports_warp_reexporter(self, summary: FileSummary) -> bool:
+        """The file imports from a project module that imports warp: names it imports there
+        may be Warp's, which the facts (resolving through the file's own imports) cannot tell."""
         reexporters = self._warp_reexporters()
         return any(imp in reexporters or imp.rsplit(".", 1)[0] in reexporters for imp in summary.imports)
+
+    def facts_may_miss_config(self, summary: FileSummary) -> bool:
+        """A ``wp.config`` change the facts may not name: through a local alias of the config
+        (``cfg = wp.config``) or a name imported from a project module re-exporting Warp."""
+        return bool(_CONFIG_ALIAS_RE.search(summary.text)) or self.imports_warp_reexporter(summary)
 
     def imported_project_modules(self, summary: FileSummary) -> list[FileSummary]:
         """Project modules ``summary`` imports directly, in import order."""

@@ -49,9 +49,6 @@ class _Event:
     top: ast.stmt | None  # the module-level statement that holds it (for the fix), or None
 
 
-# ``cfg = wp.config`` / ``config = warp.config``: a local alias the facts do not follow.
-_CONFIG_ALIAS_RE = re.compile(r"=[ \t]*(?:\w+[ \t]*\.[ \t]*)*config[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
-
 
 class LateGlobalOption(Rule):
     code = "WCT001"
@@ -164,13 +161,8 @@ class LateGlobalOption(Rule):
         changes = [o for o in project.facts(summary).options if o.kind == "config"]
         if any(name == "*" or name in DEADLINE_OPTIONS for o in changes for name in o.options):
             return True  # ``wp.config.X = ...`` (through the file's imports), ``setattr(wp.config, ...)``
-        reexporters = project.warp_reexporters()
-        if not _CONFIG_ALIAS_RE.search(text) and not any(
-            imp in reexporters or imp.rsplit(".", 1)[0] in reexporters for imp in summary.imports
-        ):
-            # The facts see every assignment but through a local alias of ``wp.config`` or
-            # a name imported from a project module that re-exports Warp's.
-            return False
+        if not project.facts_may_miss_config(summary):
+            return False  # the facts saw every assignment
         for match in textscan.finditer_at(_OPTION_ASSIGNMENT_RE, DEADLINE_OPTIONS, text):
             before = match.start() - 1
             while before >= 0 and text[before] in " \t\\\r\n":  # spaces, line continuations

@@ -10,11 +10,19 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.facts import Value
+    from warp_ct.analyzer.project import FileSummary, Project
+
+# The config options whose change the check reads (``"*"``: ``setattr`` with a computed name).
+_CACHE_OPTIONS = frozenset({"cache_kernels", "kernel_cache_dir", "*"})
 
 # ---------------------------------------------------------------------- shared helpers
 
@@ -285,6 +293,18 @@ def _holds_cache_dir(value: ast.AST, ctx: FileContext) -> bool:
                                                   f"{value.attr}" in ctx.facts.cache_dir_names)  # fmt: skip
 
 
+def _may_be_cache_dir(value: "Value | None", names: set[str], depth: int = 0) -> bool:
+    """The facts' side of ``_is_warp_cache_dir``/``_holds_cache_dir``: some name in the
+    expression (or in what its locals were assigned) is the kernel cache directory, a name
+    the file assigns to it, or ``WARP_CACHE_PATH``. None (a ``path=`` keyword): maybe."""
+    if value is None or depth > 8:
+        return True
+    data = value.data
+    if isinstance(data, str) and (data in names or data == "WARP_CACHE_PATH" or data.endswith("kernel_cache_dir")):
+        return True
+    return any(_may_be_cache_dir(item, names, depth + 1) for item in value.items)
+
+
 def _disables(value: ast.AST | None) -> bool:
     """A CUDA_CACHE_DISABLE value that turns the driver cache off ("1", 1, True)."""
     if not isinstance(value, ast.Constant):
@@ -388,6 +408,18 @@ class CacheDestroyed(Rule):
                 wp.config.kernel_cache_dir = saved
     ```
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        if "CUDA_CACHE_DISABLE" in summary.text:
+            return True  # environment dicts and keywords: the tree check reads them
+        facts = project.facts(summary)
+        names = set(facts.cache_dir_names)
+        if any(c.kind not in ("rmtree", "atexit_rmtree") or _may_be_cache_dir(c.target, names) for c in facts.caches):
+            return True  # ``clear_*_cache()``, ``cache_kernels = False``, ``rmtree`` of what may be the cache
+        if any(o.kind == "config" and not _CACHE_OPTIONS.isdisjoint(o.options) for o in facts.options):
+            return True  # ``wp.config.cache_kernels = ...``, ``.kernel_cache_dir = ...``, ``setattr``
+        # Names the facts cannot resolve (a config alias, Warp re-exported by a project module).
+        return project.facts_may_miss_config(summary)
 
     # ------------------------------------------------------------------ checks
     def visit_call(self, node: ast.Call, ctx: FileContext) -> None:

@@ -106,9 +106,11 @@ class MisdirectedModuleOptions(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         facts = project.facts(summary)
-        if any(k.module is None and k.function is None for k in facts.kernels):
-            # A module-level kernel or function of the file's own module: the options reach
-            # it. (Inside a function a parameter may shadow ``wp``; the tree check tells.)
+        if (any(k.function is None for k in facts.kernels) or any(function is None for _n, function, _o in facts.structs)
+                or any(f.parent is None and d.startswith("warp.fem.") for f in facts.functions.values() for d in f.decorators)):
+            # Warp code outside any function (a kernel, function or struct, a ``@fem.integrand``):
+            # the options reach its module. (Inside a function a parameter may shadow ``wp``;
+            # the tree check tells.)
             return False
         if not any(o.kind == "module_options" for o in facts.options):
             return False  # no ``wp.set_module_options`` here
