@@ -237,7 +237,7 @@ class Linter:
         active = [
             r
             for r in self.rules
-            if not r.is_query()
+            if r.checks_trees()
             and self._enabled(r.code, path)
             and r.triggered_by(text)
             and r.needs_tree(summary, self.project)

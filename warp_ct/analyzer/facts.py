@@ -121,6 +121,7 @@ class KernelFact:
     cache_guarded: bool  # the guard tests a cache/attribute (``if key not in cache``, ``is None``)
     path: tuple[tuple[int, int], ...] = ()
     keywords: tuple[str | None, ...] = ()  # the decorator's keyword names (None: ``**spread``)
+    options_span: Span | None = None  # the ``module_options=...`` keyword, for fixes
 
 
 @dataclass(slots=True)
@@ -143,6 +144,7 @@ class LaunchFact:
     taped: bool = False  # recorded on a ``wp.Tape`` (its adjoint may run)
     inputs: tuple[Value, ...] = ()  # the ``inputs=[...]`` values (their dtypes instantiate generic kernels)
     path: tuple[tuple[int, int], ...] = ()
+    kernel_span: Span | None = None  # the kernel expression, for messages
 
 
 @dataclass(slots=True)
@@ -160,6 +162,9 @@ class OptionFact:
     guarded: bool
     via_get_module: bool = False  # ``set_module_options(..., module=wp.get_module(...))``
     path: tuple[tuple[int, int], ...] = ()
+    # In a ``finally:`` block, or after ``wp.get_module_options()`` in the same function:
+    # putting saved options back, not a change of its own.
+    restores: bool = False
 
 
 @dataclass(slots=True)
@@ -261,6 +266,13 @@ class _Scope:
         # paths hold the same branch with different arms never run in one pass.
         self.path: list[tuple[int, int]] = []
         self._local_reads: dict[str, Value] = {}
+        self.finally_depth = 0
+        self.handler_depth = 0  # inside ``except:`` blocks (they may not run)
+        self.saved_options = False  # ``wp.get_module_options()`` was called so far
+
+    @property
+    def restoring(self) -> bool:
+        return self.finally_depth > 0 or self.saved_options
 
     def next_order(self) -> int:
         self.order += 1
@@ -662,6 +674,28 @@ class _Extractor:
 
     stmt_AsyncWith = stmt_With
 
+    def stmt_Try(self, node: ast.Try) -> None:
+        # Statement by statement, as any other compound statement's children are walked.
+        scope = self.scopes[-1]
+        for stmt in node.body:
+            self.stmt(stmt)
+        scope.handler_depth += 1
+        try:
+            for handler in node.handlers:
+                self.generic(handler)
+        finally:
+            scope.handler_depth -= 1
+        for stmt in node.orelse:
+            self.stmt(stmt)
+        scope.finally_depth += 1
+        try:
+            for stmt in node.finalbody:
+                self.stmt(stmt)
+        finally:
+            scope.finally_depth -= 1
+
+    stmt_TryStar = stmt_Try
+
     def stmt_Assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         value_node = node.value
         if value_node is not None:
@@ -773,6 +807,7 @@ class _Extractor:
                 cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
                 path=tuple(scope.path),
                 keywords=tuple(k.arg for k in decorator.keywords) if isinstance(decorator, ast.Call) else (),
+                options_span=span_of(options_kw, self._numbers) if options_kw else None,
             )
         )
         if scope.qualname is not None:
@@ -864,10 +899,11 @@ class _Extractor:
                     function=scope.qualname,
                     order=scope.next_order(),
                     loop_depth=scope.loop_depth,
-                    guarded=bool(scope.guards),
+                    guarded=bool(scope.guards) or scope.handler_depth > 0,
                     taped=scope.tape_depth > 0,
                     inputs=tuple(self.value(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else (),
                     path=tuple(scope.path),
+                    kernel_span=span_of(kernel, self._numbers) if kernel is not None else None,
                 )
             )
             adjoint = self._keyword(node, "adjoint")
@@ -879,6 +915,9 @@ class _Extractor:
             target_node = self._keyword(node, "module", 1)
             via_get_module = isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module"
             self.option_module(options_node, target_node, node, via_get_module=via_get_module)
+            return
+        if name == "warp.get_module_options":
+            scope.saved_options = True
             return
         if name == "warp.overload":
             target = self._keyword(node, "kernel", 0)
@@ -937,7 +976,7 @@ class _Extractor:
         scope = self.scopes[-1]
         self.facts.options.append(
             OptionFact("config", {option: value}, None, span_of(node, self._numbers), scope.qualname, scope.next_order(),
-                       scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
+                       scope.loop_depth, bool(scope.guards), path=tuple(scope.path), restores=scope.restoring)  # fmt: skip
         )
         if option == "kernel_cache_dir":
             if value.kind == "call" and value.data.startswith("tempfile."):
@@ -971,7 +1010,8 @@ class _Extractor:
                 target = self.value(target_node)
         self.facts.options.append(
             OptionFact("module_options", options, target, span_of(node, self._numbers), scope.qualname, scope.next_order(),
-                       scope.loop_depth, bool(scope.guards), via_get_module, path=tuple(scope.path))  # fmt: skip
+                       scope.loop_depth, bool(scope.guards), via_get_module, path=tuple(scope.path),
+                       restores=scope.restoring)  # fmt: skip
         )
 
     def options_item(self, target: ast.Subscript, value: Value, node: ast.AST) -> None:
@@ -985,7 +1025,8 @@ class _Extractor:
                 self.facts.options.append(
                     OptionFact("module_options", {key if isinstance(key, str) else "*": value},
                                self.value(inner) if inner is not None else None, span_of(node, self._numbers), scope.qualname,
-                               scope.next_order(), scope.loop_depth, bool(scope.guards), path=tuple(scope.path))  # fmt: skip
+                               scope.next_order(), scope.loop_depth, bool(scope.guards), path=tuple(scope.path),
+                               restores=scope.restoring)  # fmt: skip
                 )
         elif self.dotted(base) == "os.environ" and key == "CUDA_CACHE_DISABLE":
             self.cache("cuda_cache_disable", None, node)
@@ -1151,17 +1192,26 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names a kernel body reads that it does not bind itself (candidates for captures)."""
     bound = set(_params(func))
     read: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Store):
-                bound.add(node.id)
+    name, store = ast.Name, ast.Store
+    stack: list[ast.AST] = [func]  # every node below, as ``ast.walk`` (without its generators)
+    while stack:
+        node = stack.pop()
+        if node.__class__ is name:
+            if node.ctx.__class__ is store:  # type: ignore[attr-defined]
+                bound.add(node.id)  # type: ignore[attr-defined]
             else:
-                read.add(node.id)
+                read.add(node.id)  # type: ignore[attr-defined]
+        else:
+            stack.extend(_children(node))
     for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
         if arg.annotation is not None:
-            for node in ast.walk(arg.annotation):
-                if isinstance(node, ast.Name):
-                    read.add(node.id)
+            stack.append(arg.annotation)
+            while stack:
+                node = stack.pop()
+                if node.__class__ is name:
+                    read.add(node.id)  # type: ignore[attr-defined]
+                else:
+                    stack.extend(_children(node))
     return read - bound
 
 

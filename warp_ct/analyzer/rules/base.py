@@ -250,6 +250,12 @@ class Rule:
     def is_query(cls) -> bool:
         return cls.query is not Rule.query
 
+    @classmethod
+    def checks_trees(cls) -> bool:
+        """A tree check (``visit_*``/``leave_module``): every rule not written as a query, and a
+        query that leaves to the tree what the facts cannot name (``needs_tree`` says when)."""
+        return not cls.is_query() or any(name.startswith("visit_") or name == "leave_module" for name in dir(cls))
+
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
         return None

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Applicability, Severity
+from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -67,13 +70,25 @@ class ModuleOptionsWithoutUnique(Rule):
     ```
     '''
 
+    # The facts name every decorator the file's own imports can: the query reports those
+    # kernels. A decorator they cannot name (``kernel`` re-exported by a project module) is
+    # the tree check's, which skips the kernels the facts saw.
+    def query(self, ctx: QueryContext) -> None:
+        for kernel in _seen_with_options(ctx.facts):
+            if kernel.module is not None or kernel.options_span is None:
+                continue  # ``module=<something computed>``: cannot tell statically
+            line, col = kernel.options_span[:2]
+            fix = ctx.fix('Add `module="unique"`', ctx.replace((line, col, line, col), 'module="unique", '))
+            ctx.report(kernel.options_span, _MESSAGE, fixes=[fix])
+
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        kernels = [k for k in project.facts(summary).kernels if k.module_options is not None]
-        # No kernel in the facts has options: the text's ``module_options=`` may sit on a
-        # decorator the facts cannot name (re-exported through a project module).
-        return not kernels or any(k.module is None for k in kernels)
+        # More ``module_options=`` keywords in the text than kernels with options in the facts.
+        mentions = len(_OPTIONS_KEYWORD_RE.findall(summary.text))
+        return mentions > len(_seen_with_options(project.facts(summary)))
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
+        if any(k.span[0] == node.lineno for k in ctx.facts.kernels):
+            return  # the query judged this kernel
         decorator = ctx.kernel_decorator(node)
         if decorator is None or decorator.call is None:
             return
@@ -83,17 +98,15 @@ class ModuleOptionsWithoutUnique(Rule):
         if "module" in decorator.keywords:
             return  # module=<something computed>: cannot tell statically
         keyword = next(kw for kw in decorator.call.keywords if kw.arg == "module_options")
-        fix = ctx.fix(
-            'Add `module="unique"`',
-            ctx.insert_at(*_start(ctx, keyword), 'module="unique", '),
-        )
-        ctx.report(
-            keyword,
-            '`module_options=` needs `module="unique"`: Warp raises ValueError at import without it',
-            fixes=[fix],
-        )
+        rng = ctx.node_range(keyword)
+        fix = ctx.fix('Add `module="unique"`', ctx.insert_at(rng.start.line, rng.start.character, 'module="unique", '))
+        ctx.report(keyword, _MESSAGE, fixes=[fix])
 
 
-def _start(ctx: FileContext, node: ast.AST) -> tuple[int, int]:
-    rng = ctx.node_range(node)
-    return rng.start.line, rng.start.character
+
+_MESSAGE = '`module_options=` needs `module="unique"`: Warp raises ValueError at import without it'
+_OPTIONS_KEYWORD_RE = re.compile(r"\bmodule_options\s*=")
+
+
+def _seen_with_options(facts: FileFacts) -> list[KernelFact]:
+    return [k for k in facts.kernels if k.decorator == "kernel" and k.module_options is not None]

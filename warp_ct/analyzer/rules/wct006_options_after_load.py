@@ -19,10 +19,10 @@ from warp_ct.analyzer.flows import (
     module_ref,
     precedes,
 )
-from warp_ct.analyzer.facts import FileFacts
+from warp_ct.analyzer.facts import FileFacts, LaunchFact, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import Event, FunctionRef, LoadHistory, Program
-from warp_ct.analyzer.query import where
+from warp_ct.analyzer.query import QueryContext, where
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -105,20 +105,86 @@ class OptionsAfterLoad(Rule):
     options themselves) is the exception: suppress with `# noqa: WCT006`.
     '''
 
-    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        facts = project.facts(summary)
-        program = project.program()
-        for _ref, events in _flows_of(program, facts):
-            for load, change, _modules in _changes_after_loads(events):
+    # The facts see every option change and load the file's own imports name: the query
+    # judges those flows, in the function and through helpers across files. Only a file whose
+    # facts see no option change at all (a re-exported ``set_module_options``) is left to
+    # the tree check, in its own functions.
+    def query(self, ctx: QueryContext) -> None:
+        program = ctx.program
+        for ref, events in _flows_of(program, ctx.facts):
+            function = program.function(ref)
+            if function is not None and function.is_kernel:
+                continue  # Warp code: its body is compiled, not run
+            reported: set[int] = set()
+            for load, change, modules in _changes_after_loads(events):
                 if load.via or change.via:
-                    return True
-        # A finding is a change after a load of the same flow.
-        changes = [o for o in facts.options if o.kind == "module_options"]
-        if changes:
-            first_load: dict[str | None, int] = {}
-            for launch in facts.launches:
-                first_load[launch.function] = min(launch.order, first_load.get(launch.function, launch.order))
-            return any(o.function in first_load and o.order > first_load[o.function] for o in changes)
+                    self._report_through_calls(ctx, load, change, modules)
+                    reported.add(id(change))
+            for event in events:
+                if (event.kind == "options" and not event.via and event.detail.kind == "module_options"
+                        and id(event) not in reported):  # fmt: skip
+                    self._report_in_the_flow(ctx, events, event)
+
+    def _report_through_calls(self, ctx: QueryContext, load: Event, change: Event, modules: frozenset[str]) -> None:
+        site = change.via[0][1] if change.via else change.span
+        target = _describe(modules, ctx.module_name)
+        if change.via:
+            helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) "
+                      f"changes the options of {target}")  # fmt: skip
+        else:
+            helper = f"The options of {target} change"
+        what = _launched(ctx.program, load)
+        if load.via:
+            loaded = f"`{load.via[0][2]}()` launched {what} ({where(load.via[0][0], load.via[0][1], ctx.module_name)})"
+        else:
+            loaded = f"{what} was launched on line {load.span[0]}"
+        ctx.report(
+            site,
+            f"{helper} after {loaded}: the module gets a new hash and is built again at its next launch. "
+            "Set the options before the first launch (at import, beside the kernels).",
+        )
+
+    def _report_in_the_flow(self, ctx: QueryContext, events: tuple[Event, ...], change: Event) -> None:
+        """A change after a load of the same function: the first launch (or load) before it
+        that runs whenever the change does (not behind an ``if`` or in an ``except``), unless
+        the change puts saved options back."""
+        option = change.detail
+        if option.restores:
+            return
+        first: tuple[int, LaunchFact, str] | None = None
+        for event in events:
+            if event is change:
+                break
+            if event.kind != "load" or event.via or event.exclusive_with(change):
+                continue
+            launch = ctx.facts.launches[event.detail[1]]
+            shared = sorted(event.warp_modules & change.warp_modules)
+            if not launch.guarded and shared:
+                first = (launch.order, launch, ctx.module_name if ctx.module_name in shared else shared[0])
+                break
+        # ``wp.force_load()`` loads every module (this file's only if it had Warp code by then).
+        for launch in ctx.facts.launches:
+            if (launch.kind != "force_load" or launch.target is not None or launch.function != option.function
+                    or launch.order > option.order or launch.guarded or exclusive(launch.path, option.path)):  # fmt: skip
+                continue
+            if first is not None and first[0] < launch.order:
+                break
+            modules = sorted(m for m in change.warp_modules if m != ctx.module_name or _warp_code_before(ctx.facts, launch))
+            if modules:
+                first = (launch.order, launch, ctx.module_name if ctx.module_name in modules else modules[0])
+            break
+        if first is None:
+            return
+        _order, launch, module = first
+        ctx.report(
+            change.span,
+            f"The options of {_describe_one(module, ctx.module_name)} change after {_what_loaded(ctx, launch)}: "
+            "the module gets a new hash and is built again at its next launch. Set the options before the first launch.",
+        )
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        if _changed_after_a_load(project.facts(summary)) is not None:
+            return False  # the query judges every change the facts see
         # None in the facts (a re-exported ``set_module_options``?): in the text, some load
         # call starts before the last change does.
         text = summary.text
@@ -131,6 +197,8 @@ class OptionsAfterLoad(Rule):
         return loads[0][0] < last_change
 
     def visit_module(self, node: ast.Module, ctx: FileContext) -> None:
+        if _changed_after_a_load(ctx.facts) is not None:
+            return  # the query's
         for owner, items in flow_index(ctx).flows:
             changes = list(_option_changes(ctx, items))  # cheap, and most flows have none
             if not changes:
@@ -154,30 +222,38 @@ class OptionsAfterLoad(Rule):
                 )
 
 
-    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
-        """Flows through helpers, across files: an option change inside a called helper
-        after a launch here, or a launch inside a called helper before a change here."""
-        for ref, events in _flows_of(ctx.program, ctx.facts):
-            for load, change, modules in _changes_after_loads(events):
-                if not load.via and not change.via:
-                    continue  # both in this function: visit_module above judges it, with the tree
-                site = change.via[0][1] if change.via else change.span
-                target = _describe(modules, ctx)
-                if change.via:
-                    helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) "
-                              f"changes the options of {target}")  # fmt: skip
-                else:
-                    helper = f"The options of {target} change"
-                what = _launched(ctx.program, load)
-                if load.via:
-                    loaded = f"`{load.via[0][2]}()` launched {what} ({where(load.via[0][0], load.via[0][1], ctx.module_name)})"
-                else:
-                    loaded = f"{what} was launched on line {load.span[0]}"
-                ctx.report(
-                    ctx._range(*site),
-                    f"{helper} after {loaded}: the module gets a new hash and is built again at its next launch. "
-                    "Set the options before the first launch (at import, beside the kernels).",
-                )
+def _what_loaded(ctx: QueryContext, launch: LaunchFact) -> str:
+    """The tree check's words for a load: "`k` was launched on line 12"."""
+    line = launch.span[0]
+    if launch.kind == "force_load":
+        return f"`wp.force_load()` loaded every module on line {line}"
+    if launch.kind == "load_module":
+        return f"`wp.load_module` loaded it on line {line}"
+    kernel = f"`{ctx.source_of(launch.kernel_span)}`" if launch.kernel_span is not None else "a kernel"
+    verb = "queried for its block size" if launch.kind == "block_size_query" else "launched"
+    return f"{kernel} was {verb} on line {line}"
+
+
+def _warp_code_before(facts: FileFacts, launch: LaunchFact) -> bool:
+    """Some Warp code of the file's own module is defined above ``launch`` (outside functions)."""
+    return any(k.function is None and k.module is None and k.span[0] < launch.span[0] for k in facts.kernels)
+
+
+def _describe_one(module: str, current: str) -> str:
+    return "this file's Warp module" if module == current else f"the Warp module `{module}`"
+
+
+def _changed_after_a_load(facts: FileFacts) -> set[str | None] | None:
+    """The functions (None: the module body) with a module-option change after one of their
+    own launches or loads; None when the facts see no option change at all (a re-exported
+    ``set_module_options``, say: only the tree can tell)."""
+    changes = [o for o in facts.options if o.kind == "module_options"]
+    if not changes:
+        return None
+    first_load: dict[str | None, int] = {}
+    for launch in facts.launches:
+        first_load[launch.function] = min(launch.order, first_load.get(launch.function, launch.order))
+    return {o.function for o in changes if o.function in first_load and o.order > first_load[o.function]}
 
 
 def _launched(program: Program, load: Event) -> str:
@@ -230,9 +306,9 @@ def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Eve
             yield load, event, frozenset(m for m in event.warp_modules if history.loaded(m))
 
 
-def _describe(modules: frozenset[str], ctx: FileContext) -> str:
+def _describe(modules: frozenset[str], current: str) -> str:
     names = sorted(modules)
-    if names == [ctx.module_name]:
+    if names == [current]:
         return "this file's Warp module"
     return ", ".join(f"module `{n}`" for n in names)
 
