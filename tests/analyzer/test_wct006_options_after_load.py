@@ -121,3 +121,25 @@ def test_helper_changing_another_module_is_fine(tmp_path):
         ),
     }
     assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"] == []
+
+
+def test_launch_in_an_except_block_may_not_run_and_a_try_body_does(tmp_path):
+    text = HEAD + (
+        "\ndef fallback(x):\n    try:\n        pass\n    except RuntimeError:\n"
+        "        wp.launch(step, dim=1, inputs=[x])\n    wp.set_module_options({'enable_backward': False})\n"
+        "\ndef straight(x):\n    try:\n        wp.launch(step, dim=1, inputs=[x])\n    except RuntimeError:\n"
+        "        pass\n    wp.set_module_options({'max_unroll': 2})\n"
+    )
+    found = _wct006(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [20]
+    assert "`step` was launched on line 17" in found[0].message
+
+
+def test_launch_through_a_kernel_table_is_named_as_written(tmp_path):
+    text = HEAD + (
+        "\nKERNELS = {'step': step}\n"
+        "\ndef run(x):\n    wp.launch(KERNELS['step'], dim=1, inputs=[x])\n    wp.set_module_options({'max_unroll': 2})\n"
+    )
+    found = _wct006(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [12]
+    assert "`KERNELS['step']` was launched on line 11" in found[0].message
