@@ -20,6 +20,7 @@ from warp_ct.analyzer import syntax, textscan
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.context import FileContext
+    from warp_ct.analyzer.query import QueryContext
 
 # Calls that load (build, on a cold cache) the module of the kernel they get: argument position.
 KERNEL_LOADERS = {"warp.launch": 0, "warp.launch_tiled": 0, "warp.get_suggested_block_size": 0}
@@ -233,7 +234,7 @@ def _inside(node: ast.AST, ancestor: ast.AST) -> bool:
     return node is ancestor or any(a is ancestor for a in syntax.ancestors(node))
 
 
-def describe(ctx: "FileContext", module: str) -> str:
+def describe(ctx: "FileContext | QueryContext", module: str) -> str:
     return "this file's Warp module" if module == ctx.module_name else f"the Warp module `{module}`"
 
 

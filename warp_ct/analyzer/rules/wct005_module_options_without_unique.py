@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer import textscan
+from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.query import QueryContext
@@ -82,9 +82,13 @@ class ModuleOptionsWithoutUnique(Rule):
             ctx.report(kernel.options_span, _MESSAGE, fixes=[fix])
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        # More ``module_options=`` keywords in the text than kernels with options in the facts.
-        mentions = len(_OPTIONS_KEYWORD_RE.findall(summary.text))
-        return mentions > len(_seen_with_options(project.facts(summary)))
+        # The facts name decorators through the file's own imports: only a name imported from
+        # a project module that re-exports Warp's may hide one, and only where the text has
+        # more ``@...kernel`` decorators than the facts have kernels.
+        if not project.imports_warp_reexporter(summary):
+            return False
+        decorators = sum(1 for _ in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", summary.text))
+        return decorators > sum(1 for k in project.facts(summary).kernels if k.decorator == "kernel")
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         if any(k.span[0] == node.lineno for k in ctx.facts.kernels):
@@ -105,7 +109,6 @@ class ModuleOptionsWithoutUnique(Rule):
 
 
 _MESSAGE = '`module_options=` needs `module="unique"`: Warp raises ValueError at import without it'
-_OPTIONS_KEYWORD_RE = re.compile(r"\bmodule_options\s*=")
 
 
 def _seen_with_options(facts: FileFacts) -> list[KernelFact]:

@@ -178,7 +178,7 @@ class OptionsAfterLoad(Rule):
         _order, launch, module = first
         ctx.report(
             change.span,
-            f"The options of {_describe_one(module, ctx.module_name)} change after {_what_loaded(ctx, launch)}: "
+            f"The options of {describe(ctx, module)} change after {_what_loaded(ctx, launch)}: "
             "the module gets a new hash and is built again at its next launch. Set the options before the first launch.",
         )
 
@@ -237,10 +237,6 @@ def _what_loaded(ctx: QueryContext, launch: LaunchFact) -> str:
 def _warp_code_before(facts: FileFacts, launch: LaunchFact) -> bool:
     """Some Warp code of the file's own module is defined above ``launch`` (outside functions)."""
     return any(k.function is None and k.module is None and k.span[0] < launch.span[0] for k in facts.kernels)
-
-
-def _describe_one(module: str, current: str) -> str:
-    return "this file's Warp module" if module == current else f"the Warp module `{module}`"
 
 
 def _changed_after_a_load(facts: FileFacts) -> set[str | None] | None:
