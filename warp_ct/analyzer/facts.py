@@ -338,9 +338,10 @@ class _Extractor:
 
     def shared(self, kind: str, data: Any = None, items: tuple[Value, ...] = ()) -> Value:
         """``Value(kind, data, items)``, one object per distinct value in the file. The items
-        are shared already, so their identities stand for them in the key; the data's type
-        keeps ``1``, ``1.0`` and ``True`` apart."""
-        key = (kind, data.__class__, data, *map(id, items))
+        are shared already, so their identities stand for them in the key; a leaf's key holds
+        its data's type, which keeps ``1``, ``1.0`` and ``True`` apart (a composite's data is
+        a name or None)."""
+        key = (kind, data, *map(id, items)) if items else (kind, data.__class__, data)
         try:
             return self._values[key]
         except KeyError:
