@@ -119,3 +119,27 @@ def test_lint_path_does_not_import_pygls():
         "assert 'pygls' not in sys.modules and 'lsprotocol' not in sys.modules, sorted(m for m in sys.modules if 'pygls' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+
+
+def test_collector_is_held_off_until_the_last_analysis_is_published():
+    import gc
+
+    from warp_ct.server.server import _CollectorHold
+
+    hold = _CollectorHold()
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        hold.hold()
+        hold.hold()  # a second analysis overlapping the first
+        assert not gc.isenabled()
+        hold.release()
+        assert not gc.isenabled()  # the other one's diagnostics are not out yet
+        hold.release()
+        assert gc.isenabled()
+        gc.disable()  # a collector the embedding process turned off stays off
+        hold.hold()
+        hold.release()
+        assert not gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()

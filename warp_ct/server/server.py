@@ -433,24 +433,24 @@ class WarpCtServer(LanguageServer):
         # on the 2,400-line benchmark file), which belongs between keystrokes, not before the
         # squiggles.
         _COLLECTOR.hold()
+        published_later = False
         try:
             analysis = self.analyze(job.uri, job.path, job.text, job.version, job.generation)
             diagnostics = self.diagnostics_for(analysis)
-        except BaseException:
-            _COLLECTOR.release()
-            raise
-        took_ms = 1000.0 * (_now() - started)
-        doc.analysis_ms = took_ms if doc.analysis_ms == 0.0 else 0.7 * doc.analysis_ms + 0.3 * took_ms
-        if self.trace_timings:
-            done = _now()
-            cpu = time.thread_time() - cpu_started
-            self.log(
-                f"timing {job.uri} v{job.version} ({job.reason}): waited {1000 * (started - job.scheduled):.1f} ms, "
-                f"analysis {1000 * (done - started):.1f} ms (cpu {1000 * cpu:.1f} ms), {len(diagnostics)} diagnostics",
-                types.MessageType.Log,
-            )
-        if not self.call_soon(self._publish_then_collect, job, analysis, diagnostics):
-            _COLLECTOR.release()
+            took_ms = 1000.0 * (_now() - started)
+            doc.analysis_ms = took_ms if doc.analysis_ms == 0.0 else 0.7 * doc.analysis_ms + 0.3 * took_ms
+            if self.trace_timings:
+                done = _now()
+                cpu = time.thread_time() - cpu_started
+                self.log(
+                    f"timing {job.uri} v{job.version} ({job.reason}): waited {1000 * (started - job.scheduled):.1f} ms, "
+                    f"analysis {1000 * (done - started):.1f} ms (cpu {1000 * cpu:.1f} ms), {len(diagnostics)} diagnostics",
+                    types.MessageType.Log,
+                )
+            published_later = self.call_soon(self._publish_then_collect, job, analysis, diagnostics)
+        finally:
+            if not published_later:
+                _COLLECTOR.release()
 
     # ------------------------------------------------------------------ publishing (loop thread)
     def _publish_then_collect(self, job: Job, analysis: Analysis, diagnostics: list[types.Diagnostic]) -> None:
