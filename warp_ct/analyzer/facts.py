@@ -266,6 +266,7 @@ class _Scope:
         # paths hold the same branch with different arms never run in one pass.
         self.path: list[tuple[int, int]] = []
         self._local_reads: dict[str, Value] = {}
+        self.names_read_later: set[str] = set()  # locals the model looks up by name (see stmt_FunctionDef)
         self.finally_depth = 0
         self.handler_depth = 0  # inside ``except:`` blocks (they may not run)
         self.saved_options = False  # ``wp.get_module_options()`` was called so far
@@ -560,6 +561,10 @@ class _Extractor:
             fact.memoizes = inner.declares_outer or any(
                 base is None or base not in fact.locals and base not in inner.params for base in inner.container_writes
             )
+        # The model reads a function's locals by name only for call bases (``p.run()`` here or
+        # in a nested function) and kernel captures; every other read already holds the
+        # values (``Value("local", name, assigned)``). The rest go: most of a test suite's.
+        fact.locals = {name: values for name, values in fact.locals.items() if name in inner.names_read_later}
         if fact.differentiates:
             self.facts.differentiates = True
         if fact.speaks_of_gradients:
@@ -788,6 +793,7 @@ class _Extractor:
         generic = _is_generic(node, self)
         # Only a kernel made inside a function can capture that function's values.
         captures = tuple(sorted(_free_names(node) & scope.bound)) if scope.qualname is not None else ()
+        scope.names_read_later.update(captures)
         guarded = bool(scope.guards)
         self.facts.kernels.append(
             KernelFact(
@@ -849,6 +855,9 @@ class _Extractor:
         )
         if scope.fact is not None:
             scope.fact.calls.append(fact)
+            base = callee.split(".", 1)[0]
+            for outer in self.scopes:  # a nested function's call may go through an outer local
+                outer.names_read_later.add(base)
         elif self.in_main:
             self.facts.main_calls.append(fact)
         elif not self.class_stack:
