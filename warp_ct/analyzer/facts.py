@@ -681,24 +681,21 @@ class _Extractor:
     stmt_AsyncWith = stmt_With
 
     def stmt_Try(self, node: ast.Try) -> None:
-        # Statement by statement, as any other compound statement's children are walked.
+        # Statement by statement, as any other compound statement's children are walked. (No
+        # try/finally for the depths: an error while walking abandons the file's facts.)
         scope = self.scopes[-1]
         for stmt in node.body:
             self.stmt(stmt)
         scope.handler_depth += 1
-        try:
-            for handler in node.handlers:
-                self.generic(handler)
-        finally:
-            scope.handler_depth -= 1
+        for handler in node.handlers:
+            self.generic(handler)
+        scope.handler_depth -= 1
         for stmt in node.orelse:
             self.stmt(stmt)
         scope.finally_depth += 1
-        try:
-            for stmt in node.finalbody:
-                self.stmt(stmt)
-        finally:
-            scope.finally_depth -= 1
+        for stmt in node.finalbody:
+            self.stmt(stmt)
+        scope.finally_depth -= 1
 
     stmt_TryStar = stmt_Try
 

@@ -192,18 +192,29 @@ def loads_in(ctx: "FileContext", owner: ast.AST, items: list[ast.AST]) -> list[L
             module = kernel_module(ctx, kernel)
             if module is None:
                 continue
-            verb = "queried for its block size" if name.endswith("block_size") else "launched"
-            found.append(Load(node, module, f"`{ctx.source_of(kernel)}` was {verb} on line {node.lineno}"))
+            kind = "block_size_query" if name.endswith("block_size") else "launch"
+            found.append(Load(node, module, what_loaded(kind, ctx.source_of(kernel), node.lineno)))
         elif name == "warp.force_load":
             if ctx.keyword(node, "modules", 1) is not None:
                 continue
-            found.append(Load(node, ANY_MODULE, f"`wp.force_load()` loaded every module on line {node.lineno}"))
+            found.append(Load(node, ANY_MODULE, what_loaded("force_load", None, node.lineno)))
         elif name == "warp.load_module":
             module = module_ref(ctx, ctx.keyword(node, "module", 0))
             if module is None:
                 continue
-            found.append(Load(node, module, f"`wp.load_module` loaded it on line {node.lineno}"))
+            found.append(Load(node, module, what_loaded("load_module", None, node.lineno)))
     return [load for load in found if definitely_runs(load.node, owner)]
+
+
+def what_loaded(kind: str, kernel: str | None, line: int) -> str:
+    """A message's words for a load: "`k` was launched on line 12". ``kind`` as in
+    ``LaunchFact.kind``; ``kernel``: the kernel expression's source (None: "a kernel")."""
+    if kind == "force_load":
+        return f"`wp.force_load()` loaded every module on line {line}"
+    if kind == "load_module":
+        return f"`wp.load_module` loaded it on line {line}"
+    verb = "queried for its block size" if kind == "block_size_query" else "launched"
+    return f"{f'`{kernel}`' if kernel is not None else 'a kernel'} was {verb} on line {line}"
 
 
 def loaded_before(ctx: "FileContext", loads: list[Load], module: str, node: ast.AST) -> Load | None:

@@ -300,9 +300,10 @@ class Project:
         reexporters = self._warp_reexporters()
         return any(imp in reexporters or imp.rsplit(".", 1)[0] in reexporters for imp in summary.imports)
 
-    def facts_may_miss_config(self, summary: FileSummary) -> bool:
-        """A ``wp.config`` change the facts may not name: through a local alias of the config
-        (``cfg = wp.config``) or a name imported from a project module re-exporting Warp."""
+    def facts_may_miss_warp_names(self, summary: FileSummary) -> bool:
+        """A Warp name the facts may not resolve (they read the file's own imports only): a
+        local alias of the config (``cfg = wp.config``), or a name imported from a project
+        module that re-exports Warp's (``from pkg.api import wp``)."""
         return bool(_CONFIG_ALIAS_RE.search(summary.text)) or self.imports_warp_reexporter(summary)
 
     def imported_project_modules(self, summary: FileSummary) -> list[FileSummary]:

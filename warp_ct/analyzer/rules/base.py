@@ -8,6 +8,7 @@ apply), the check, and the fix. The engine walks each file's `ast` tree once and
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 
@@ -254,7 +255,7 @@ class Rule:
     def checks_trees(cls) -> bool:
         """A tree check (``visit_*``/``leave_module``): every rule not written as a query, and a
         query that leaves to the tree what the facts cannot name (``needs_tree`` says when)."""
-        return not cls.is_query() or any(name.startswith("visit_") or name == "leave_module" for name in dir(cls))
+        return _checks_trees(cls)
 
     def summarize(self, summary: "FileSummary") -> Any:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
@@ -313,3 +314,9 @@ class Rule:
             f"Default severity: {cls.severity.label} · Fix: {fix}\n\n"
             f"{cls.doc_text()}"
         )
+
+
+@functools.cache
+def _checks_trees(cls: type[Rule]) -> bool:
+    # Asked for every rule of every file: ``dir()`` of a class once, not 20k times a run.
+    return not cls.is_query() or any(name.startswith("visit_") or name == "leave_module" for name in dir(cls))

@@ -161,7 +161,7 @@ class LateGlobalOption(Rule):
         changes = [o for o in project.facts(summary).options if o.kind == "config"]
         if any(name == "*" or name in DEADLINE_OPTIONS for o in changes for name in o.options):
             return True  # ``wp.config.X = ...`` (through the file's imports), ``setattr(wp.config, ...)``
-        if not project.facts_may_miss_config(summary):
+        if not project.facts_may_miss_warp_names(summary):
             return False  # the facts saw every assignment
         for match in textscan.finditer_at(_OPTION_ASSIGNMENT_RE, DEADLINE_OPTIONS, text):
             before = match.start() - 1

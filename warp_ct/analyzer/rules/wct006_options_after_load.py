@@ -18,6 +18,7 @@ from warp_ct.analyzer.flows import (
     loads_in,
     module_ref,
     precedes,
+    what_loaded,
 )
 from warp_ct.analyzer.facts import FileFacts, LaunchFact, exclusive
 from warp_ct.analyzer.model import Severity
@@ -176,9 +177,10 @@ class OptionsAfterLoad(Rule):
         if first is None:
             return
         _order, launch, module = first
+        kernel = ctx.source_of(launch.kernel_span) if launch.kernel_span is not None else None
         ctx.report(
             change.span,
-            f"The options of {describe(ctx, module)} change after {_what_loaded(ctx, launch)}: "
+            f"The options of {describe(ctx, module)} change after {what_loaded(launch.kind, kernel, launch.span[0])}: "
             "the module gets a new hash and is built again at its next launch. Set the options before the first launch.",
         )
 
@@ -220,18 +222,6 @@ class OptionsAfterLoad(Rule):
                     f"The options of {describe(ctx, module)} change after {load.what}: the module gets a new "
                     "hash and is built again at its next launch. Set the options before the first launch.",
                 )
-
-
-def _what_loaded(ctx: QueryContext, launch: LaunchFact) -> str:
-    """The tree check's words for a load: "`k` was launched on line 12"."""
-    line = launch.span[0]
-    if launch.kind == "force_load":
-        return f"`wp.force_load()` loaded every module on line {line}"
-    if launch.kind == "load_module":
-        return f"`wp.load_module` loaded it on line {line}"
-    kernel = f"`{ctx.source_of(launch.kernel_span)}`" if launch.kernel_span is not None else "a kernel"
-    verb = "queried for its block size" if launch.kind == "block_size_query" else "launched"
-    return f"{kernel} was {verb} on line {line}"
 
 
 def _warp_code_before(facts: FileFacts, launch: LaunchFact) -> bool:

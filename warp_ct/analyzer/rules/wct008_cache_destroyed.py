@@ -419,7 +419,7 @@ class CacheDestroyed(Rule):
         if any(o.kind == "config" and not _CACHE_OPTIONS.isdisjoint(o.options) for o in facts.options):
             return True  # ``wp.config.cache_kernels = ...``, ``.kernel_cache_dir = ...``, ``setattr``
         # Names the facts cannot resolve (a config alias, Warp re-exported by a project module).
-        return project.facts_may_miss_config(summary)
+        return project.facts_may_miss_warp_names(summary)
 
     # ------------------------------------------------------------------ checks
     def visit_call(self, node: ast.Call, ctx: FileContext) -> None:

@@ -109,8 +109,8 @@ class MisdirectedModuleOptions(Rule):
         if (any(k.function is None for k in facts.kernels) or any(function is None for _n, function, _o in facts.structs)
                 or any(f.parent is None and d.startswith("warp.fem.") for f in facts.functions.values() for d in f.decorators)):
             # Warp code outside any function (a kernel, function or struct, a ``@fem.integrand``):
-            # the options reach its module. (Inside a function a parameter may shadow ``wp``;
-            # the tree check tells.)
+            # the file defines Warp code and the check is silent. (Inside a function a parameter
+            # may shadow ``wp``; the tree check tells.)
             return False
         if not any(o.kind == "module_options" for o in facts.options):
             return False  # no ``wp.set_module_options`` here
