@@ -73,10 +73,13 @@ Span = tuple[int, int, int, int]  # lineno (1-based), col (bytes), end_lineno, e
 def span_of(node: ast.AST, numbers: dict[int, int] | None = None) -> Span:
     """``numbers``: one int object per value for the whole file (the parser makes a new
     one per node, and spans would keep them all: a fifth of a file's facts)."""
-    lineno = getattr(node, "lineno", 1) or 1
-    col = getattr(node, "col_offset", 0) or 0
-    end_lineno = getattr(node, "end_lineno", None) or lineno
-    end_col = getattr(node, "end_col_offset", None)
+    try:  # expressions and statements have all four
+        lineno, col, end_lineno, end_col = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        lineno, col, end_lineno, end_col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0), None, None
+    lineno = lineno or 1
+    col = col or 0
+    end_lineno = end_lineno or lineno
     if end_col is None:
         end_col = col
     if numbers is None:
@@ -256,6 +259,7 @@ class _Scope:
         self.order = 0
         self.loop_depth = 0
         self.guards: list[ast.If] = []
+        self.cache_guards = 0  # how many of the guards test a cache or a changed value
         self.bound: set[str] = set(params)
         self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
         # Containers written by key (``name[k] = v``, ``name.setdefault``): the name, or None
@@ -336,6 +340,7 @@ class _Extractor:
         self._values: dict[tuple, Value] = {}
         self._names: dict[str, str] = {}
         self._numbers: dict[int, int] = {}
+        self._call_values: dict[int, Value] = {}  # id(ast.Call) -> its value (the tree outlives the walk)
 
     def shared(self, kind: str, data: Any = None, items: tuple[Value, ...] = ()) -> Value:
         """``Value(kind, data, items)``, one object per distinct value in the file. The items
@@ -353,75 +358,87 @@ class _Extractor:
 
     # ------------------------------------------------------------------ names
     def dotted(self, node: ast.AST | None) -> str | None:
-        """``wp.config.x`` -> "warp.config.x" through the file's imports; None otherwise."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if isinstance(node, ast.Call):  # ``wp.get_module(...).options`` etc.: not a name
+        """``wp.config.x`` -> "warp.config.x" through the file's imports; None otherwise
+        (``wp.get_module(...).options``, ``x[0].y``: not a name)."""
+        cls = node.__class__
+        if cls is ast.Name:
+            base = node.id  # type: ignore[union-attr]
+            return self.facts.aliases.get(base, base)
+        if cls is not ast.Attribute:
             return None
-        if not isinstance(node, ast.Name):
+        parts = [node.attr]  # type: ignore[union-attr]
+        node = node.value  # type: ignore[union-attr]
+        while node.__class__ is ast.Attribute:
+            parts.append(node.attr)  # type: ignore[union-attr]
+            node = node.value  # type: ignore[union-attr]
+        if node.__class__ is not ast.Name:
             return None
-        base = node.id
-        resolved = self.facts.aliases.get(base, base)
-        if not parts:
-            return resolved
-        dotted = ".".join([resolved, *reversed(parts)])
+        base = node.id  # type: ignore[union-attr]
+        parts.append(self.facts.aliases.get(base, base))
+        parts.reverse()
+        dotted = ".".join(parts)
         return self._names.setdefault(dotted, dotted)
 
     def warp_name(self, node: ast.AST | None) -> str | None:
-        name = self.dotted(node)
-        if name and (name == "warp" or name.startswith("warp.")):
-            for old in ("warp._src.context.", "warp.context.", "warp._src.types.", "warp._src."):
-                if name.startswith(old):
-                    return "warp." + name[len(old):]
-            return name
-        return None
+        return _as_warp_name(self.dotted(node))
 
     # ------------------------------------------------------------------ values
     def value(self, node: ast.AST | None) -> Value:
-        if node is None:
-            return UNKNOWN
-        if isinstance(node, ast.Constant):
-            return self.shared("const", node.value)
-        if isinstance(node, ast.Name):
+        kind = node.__class__
+        if kind is ast.Name:
+            name = node.id  # type: ignore[union-attr]
             scope = self.scopes[-1]
-            if node.id in scope.params:
-                return self.shared("param", node.id)
-            if scope.fact is not None and node.id in scope.fact.loop_tables:
-                return scope.fact.loop_tables[node.id]
-            if scope.fact is not None and node.id in scope.fact.locals:
-                return scope.local_value(node.id)
-            return self.shared("name", self.facts.aliases.get(node.id, node.id))
-        if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
-                return self.shared("attr", node.attr, (_SELF,))
+            if name in scope.params:
+                return self.shared("param", name)
+            fact = scope.fact
+            if fact is not None:
+                if name in fact.loop_tables:
+                    return fact.loop_tables[name]
+                if name in fact.locals:
+                    return scope.local_value(name)
+            return self.shared("name", self.facts.aliases.get(name, name))
+        if kind is ast.Constant:
+            return self.shared("const", node.value)  # type: ignore[union-attr]
+        if kind is ast.Attribute:
+            base = node.value  # type: ignore[union-attr]
+            if base.__class__ is ast.Name and base.id in ("self", "cls"):
+                return self.shared("attr", node.attr, (_SELF,))  # type: ignore[union-attr]
             dotted = self.dotted(node)
             if dotted is not None:
                 return self.shared("name", dotted)
-            return self.shared("attr", node.attr, (self.value(node.value),))
-        if isinstance(node, (ast.Tuple, ast.List)):
-            return self.shared("tuple", None, tuple(self.value(e) for e in node.elts))
-        if isinstance(node, ast.Subscript):
-            return Value("sub", None, (self.value(node.value), self.value(node.slice)))
-        if isinstance(node, ast.IfExp):
-            return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))
-        if isinstance(node, ast.Call):
-            callee = self.dotted(node.func) or ""
-            keywords = tuple(self.shared("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)
-            return self.shared("call", callee, tuple(self.value(a) for a in node.args) + keywords)
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.shared("attr", node.attr, (self.value(base),))  # type: ignore[union-attr]
+        if kind is ast.Call:
+            # A call's arguments were valued when the walk met it (``call``), and an outer
+            # call values it again as its argument: once per node.
+            known = self._call_values.get(id(node))
+            if known is not None:
+                return known
+            callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
+            keywords = tuple(self.shared("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)  # type: ignore[union-attr]
+            value = self._call_values[id(node)] = self.shared(
+                "call", callee, tuple(self.value(a) for a in node.args) + keywords  # type: ignore[union-attr]
+            )
+            return value
+        if node is None:
+            return UNKNOWN
+        if kind is ast.Tuple or kind is ast.List:
+            return self.shared("tuple", None, tuple(self.value(e) for e in node.elts))  # type: ignore[attr-defined]
+        if kind is ast.Subscript:
+            return Value("sub", None, (self.value(node.value), self.value(node.slice)))  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return Value("binop", type(node.op).__name__, (self.value(node.left), self.value(node.right)))  # type: ignore[attr-defined]
+        if kind is ast.IfExp:
+            return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))  # type: ignore[attr-defined]
+        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
             # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
-            return self.shared("tuple", None, (self.value(node.elt),))
-        if isinstance(node, ast.Dict):
-            keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)
-            values = tuple(self.value(v) for v in node.values)
+            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[attr-defined]
+        if kind is ast.Dict:
+            keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)  # type: ignore[attr-defined]
+            values = tuple(self.value(v) for v in node.values)  # type: ignore[attr-defined]
             return self.shared("dict", None, keys + values)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
-            if isinstance(node.operand.value, (int, float)):
-                return self.shared("const", -node.operand.value)
-        if isinstance(node, ast.BinOp):
-            return Value("binop", type(node.op).__name__, (self.value(node.left), self.value(node.right)))
+        if kind is ast.UnaryOp and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
+            if isinstance(node.operand.value, (int, float)):  # type: ignore[attr-defined]
+                return self.shared("const", -node.operand.value)  # type: ignore[attr-defined]
         return UNKNOWN
 
     # ------------------------------------------------------------------ walk
@@ -445,11 +462,11 @@ class _Extractor:
         del scope.path[depth:]
 
     def stmt(self, node: ast.stmt) -> None:
-        method = getattr(self, "stmt_" + type(node).__name__, None)
-        if method is not None:
-            method(node)
-        else:
-            self.generic(node)
+        cls = node.__class__
+        method = _STMT_METHODS.get(cls)
+        if method is None:
+            method = _STMT_METHODS[cls] = getattr(_Extractor, "stmt_" + cls.__name__, _Extractor.generic)
+        method(self, node)
 
     def generic(self, node: ast.AST) -> None:
         for child in _children(node):
@@ -463,15 +480,37 @@ class _Extractor:
     def expr(self, node: ast.AST) -> None:
         """Visit an expression in evaluation order: a call's arguments before the call,
         comprehensions as loops, lambdas not at all (they run later, if ever)."""
-        kind = type(node)
-        if kind in _LEAVES:
+        kind = node.__class__
+        if kind is ast.Call:
+            # Most children are names and constants: skip them here rather than in a call.
+            expr, leaves = self.expr, _LEAVES
+            func = node.func  # type: ignore[attr-defined]
+            if func.__class__ is ast.Attribute:
+                base = func.value
+                while base.__class__ is ast.Attribute:
+                    base = base.value
+                if base.__class__ not in leaves:
+                    expr(base)
+            elif func.__class__ not in leaves:
+                expr(func)
+            for arg in node.args:  # type: ignore[attr-defined]
+                if arg.__class__ not in leaves:
+                    expr(arg)
+            for keyword in node.keywords:  # type: ignore[attr-defined]
+                if keyword.value.__class__ not in leaves:
+                    expr(keyword.value)
+            self.call(node)  # type: ignore[arg-type]
+            return
+        if kind in _LEAVES or kind is ast.Lambda:
             return
         if kind is ast.Attribute:
-            self.expr(node.value)
+            base = node.value  # type: ignore[attr-defined]
+            while base.__class__ is ast.Attribute:
+                base = base.value
+            if base.__class__ not in _LEAVES:
+                self.expr(base)
             return
-        if isinstance(node, ast.Lambda):
-            return
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if kind in _COMPREHENSIONS:
             scope = self.scopes[-1]
             scope.loop_depth += 1
             try:
@@ -480,10 +519,19 @@ class _Extractor:
             finally:
                 scope.loop_depth -= 1
             return
+        if kind is ast.BinOp:
+            for child in (node.left, node.right):  # type: ignore[attr-defined]
+                if child.__class__ not in _LEAVES:
+                    self.expr(child)
+            return
+        if kind is ast.Subscript:
+            for child in (node.value, node.slice):  # type: ignore[attr-defined]
+                if child.__class__ not in _LEAVES:
+                    self.expr(child)
+            return
         for child in _children(node):
-            self.expr(child)
-        if isinstance(node, ast.Call):
-            self.call(node)
+            if child.__class__ not in _LEAVES:
+                self.expr(child)
 
     # statements ----------------------------------------------------------
     def stmt_Import(self, node: ast.Import) -> None:
@@ -609,6 +657,8 @@ class _Extractor:
         self.expr(node.test)
         branch = self._branch_ids[id(node)] = len(self._branch_ids) + 1
         scope.guards.append(node)
+        cache_guard = _is_cache_guard(node.test)
+        scope.cache_guards += cache_guard
         try:
             scope.path.append((branch, 0))
             self.block(node.body)
@@ -617,6 +667,7 @@ class _Extractor:
         finally:
             scope.path.pop()
             scope.guards.pop()
+            scope.cache_guards -= cache_guard
 
     def stmt_Match(self, node: ast.Match) -> None:
         scope = self.scopes[-1]
@@ -808,7 +859,7 @@ class _Extractor:
                 order=scope.next_order(),
                 loop_depth=scope.loop_depth,
                 guarded=guarded,
-                cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
+                cache_guarded=scope.cache_guards > 0,
                 path=tuple(scope.path),
                 keywords=tuple(k.arg for k in decorator.keywords) if isinstance(decorator, ast.Call) else (),
                 options_span=span_of(options_kw, self._numbers) if options_kw else None,
@@ -823,11 +874,11 @@ class _Extractor:
     # calls ---------------------------------------------------------------
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
-        name = self.warp_name(node.func)
+        callee = self.dotted(node.func)
+        name = _as_warp_name(callee)
         if name is not None:
             self.warp_call(name, node)
             return
-        callee = self.dotted(node.func)
         if callee is None:
             # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
             if isinstance(node.func, ast.Attribute):
@@ -845,8 +896,8 @@ class _Extractor:
             order=scope.next_order(),
             loop_depth=scope.loop_depth,
             guarded=bool(scope.guards),
-            cache_guarded=any(_is_cache_guard(g.test) for g in scope.guards),
-            passes_star=any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords),
+            cache_guarded=scope.cache_guards > 0,
+            passes_star=_passes_star(node),
             taped=scope.tape_depth > 0,
             path=tuple(scope.path),
         )
@@ -1056,6 +1107,8 @@ class _Extractor:
 
 # Expression nodes with no calls below them.
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+_STMT_METHODS: dict[type, Any] = {}  # statement class -> _Extractor method (stmt_<Class> or generic)
 # Calls a function's facts need not keep: builtins and numpy/math never run project code, and
 # a tape over them records nothing (a fifth of newton's calls, with every argument's value).
 # (A subset of program._TAPE_HARMLESS_ROOTS: what a tape block may call without hiding anything.)
@@ -1063,6 +1116,28 @@ _BUILTIN_CALLS = frozenset({
     "len", "range", "print", "int", "float", "str", "abs", "min", "max", "sum", "zip", "enumerate",
     "isinstance", "list", "tuple", "dict",
 })  # fmt: skip
+
+
+def _passes_star(node: ast.Call) -> bool:
+    for arg in node.args:
+        if arg.__class__ is ast.Starred:
+            return True
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            return True
+    return False
+
+
+def _as_warp_name(name: str | None) -> str | None:
+    """A dotted name under ``warp``, with the private paths of public names shortened
+    (``warp._src.context.launch`` -> ``warp.launch``); None for other names."""
+    if name and name.startswith("warp") and (len(name) == 4 or name[4] == "."):
+        if name.startswith("warp._src.") or name.startswith("warp.context."):
+            for old in ("warp._src.context.", "warp.context.", "warp._src.types.", "warp._src."):
+                if name.startswith(old):
+                    return "warp." + name[len(old):]
+        return name
+    return None
 
 
 def _never_project_code(callee: str) -> bool:
@@ -1077,7 +1152,8 @@ def _children(node: ast.AST) -> list[ast.AST]:
     fields = _NODE_FIELDS.get(cls)
     if fields is None:
         fields = _NODE_FIELDS[cls] = tuple(
-            name for name in cls._fields if name not in ("ctx", "type_comment", "kind", "id", "attr", "arg", "value")
+            name for name in cls._fields
+            if name not in ("ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "value", "conversion")
             or name == "value" and cls is not ast.Constant
         )
     out: list[ast.AST] = []
