@@ -167,3 +167,43 @@ def test_gates_hide_no_finding_in_shapes_they_read_closely(name, tmp_path):
 
 def test_every_expected_finding_names_a_shape():
     assert set(REACHES) <= set(SHAPES)
+
+
+# Names taken from a project module that imports warp: the facts cannot name what they
+# stand for, so the tree checks read them; a constant or a class taken from there is no
+# Warp name and gets no tree.
+REEXPORTING = {
+    "pkg/__init__.py": "",
+    "pkg/api.py": (
+        "import warp as wp\nfrom warp import set_module_options\nfrom warp import *\n"
+        "LIMIT = 1 << 10\nclass Solver:\n    pass\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("user, code", [
+    ("from pkg.api import wp\nwp.clear_kernel_cache()\n", "WCT008"),
+    ("import warp as wp\nfrom pkg.api import set_module_options\n" + KERNELS.replace("import warp as wp\n", "")
+     + "wp.launch(step, dim=1, inputs=[x])\nset_module_options({'max_unroll': 4})\n", "WCT006"),
+])  # fmt: skip
+def test_gates_let_reexported_warp_names_reach_the_tree_checks(user, code, tmp_path):
+    found = assert_gates_hide_nothing(tmp_path, {**REEXPORTING, "pkg/user.py": user})
+    assert code in {c for path, _line, _col, c, _message in found if path.endswith("user.py")}
+
+
+def test_names_from_a_warp_importing_module_that_are_no_warp_names_get_no_tree(tmp_path):
+    write_files(tmp_path, {**REEXPORTING, "pkg/user.py": (
+        "import warp as wp\nfrom pkg.api import LIMIT, Solver\nimport pkg.api as api\n"
+        "wp.config.kernel_cache_dir = 'cache'\nprint(api.LIMIT)\n"
+    )})  # fmt: skip
+    linter = Linter(load_config(tmp_path))
+    results = linter.lint_paths([str(tmp_path)])
+    user = str(tmp_path / "pkg" / "user.py")
+    assert not linter.project.imports_warp_names(linter.project.files[user])
+    assert [r.code for r in linter.active_rules(user, linter.project.files[user].text)] == ["WCT008"]
+    assert all(not r.findings for r in results if r.path == user)
+    # ``api.wp`` names Warp through the module: that file is the tree checks' to read.
+    write_files(tmp_path, {"pkg/user.py": "import pkg.api as api\napi.wp.clear_kernel_cache()\n"})
+    linter = Linter(load_config(tmp_path))
+    linter.lint_paths([str(tmp_path)])
+    assert linter.project.imports_warp_names(linter.project.files[user])

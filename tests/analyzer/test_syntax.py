@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from warp_ct.analyzer import syntax, warp_stub
 from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.exports import UNKNOWN, resolve_export
 from warp_ct.analyzer.project import Project
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import leading_literals, required_literals
@@ -311,8 +312,24 @@ def test_reexported_warp_names_are_read_from_the_exporting_modules(tmp_path):
     k2, helper, go, starred = (stmt.value for stmt in ctx.tree.body[3:])
     assert [ctx.warp_name(k2), ctx.warp_name(helper), ctx.warp_name(go)] == ["warp.kernel", None, "warp.launch"]
     assert not ctx.used_astroid  # all three settled by the exporting modules' syntax
-    assert ctx.warp_name(starred) == "warp.kernel"  # a * import: astroid, in the exporting module
-    assert ctx._astroid_tree is None and ctx.used_astroid
+    assert ctx.warp_name(starred) == "warp.kernel"  # through the * import, in the star's source
+    assert not ctx.used_astroid
+
+
+def test_star_imports_and_computed_values_are_settled_by_the_syntax(tmp_path):
+    files = {
+        "pkg/__init__.py": "from . import sub\n",
+        "pkg/sub.py": "import warp as wp\nBITS = 4\nMAX_ID = (1 << BITS) - 1\nkernel = wp.kernel\n",
+        "pkg/star.py": "from .sub import *\nfrom numpy import *\n",
+        "pkg/twice.py": "import warp as wp\nif wp:\n    x = wp.kernel\nelse:\n    x = None\n",
+    }
+    project = write_project(tmp_path, files)
+    assert resolve_export(project, "pkg.sub", "MAX_ID") is None  # arithmetic: no Warp API
+    assert resolve_export(project, "pkg.sub", "BITS") is None
+    assert resolve_export(project, "pkg.star", "kernel") == "warp.kernel"  # found in the star's source
+    assert resolve_export(project, "pkg.star", "zeros") is None  # numpy's star: not a project module
+    assert resolve_export(project, "pkg", "sub") is None  # ``from . import sub``: a module
+    assert resolve_export(project, "pkg.twice", "x") == UNKNOWN  # bound twice: astroid tells
 
 
 # ---------------------------------------------------------------------- scope tables vs symtable

@@ -28,7 +28,9 @@ class Export:
 
     kind: ``module`` (``import a.b as name``: target ``a.b``), ``from`` (``from M import x
     as name``: target ``M.x`` with M absolute), ``alias`` (``name = a.b``: target ``a.b``),
-    ``definition`` (a def, a class or a call's result: never a Warp API), ``unknown``.
+    ``definition`` (a def, a class, a call's result or a computed value: never a Warp API),
+    ``star`` (under the key ``"*"``: ``from M import *``; target: the modules, comma-separated),
+    ``unknown``.
     """
 
     kind: str
@@ -37,8 +39,9 @@ class Export:
 
 def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, Export]:
     """Top-level name -> Export of a module's tree (read with its facts: one parse). The
-    key ``"*"`` is present when the module star-imports (unlisted names are then unknown)."""
+    key ``"*"`` is present when the module star-imports: unlisted names come from there."""
     found: dict[str, list[Export]] = {}
+    star_sources: list[str] = []
 
     def bind(name: str, export: Export) -> None:
         found.setdefault(name, []).append(export)
@@ -57,7 +60,7 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
             base = syntax.absolute_module(module_name, is_package, node.module, node.level)
             for alias in node.names:
                 if alias.name == "*":
-                    bind("*", Export("unknown"))
+                    star_sources.append(base)
                 else:
                     bind(alias.asname or alias.name, Export("from", f"{base}.{alias.name}"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -70,6 +73,9 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
                 export = Export("alias", value)
             elif simple and isinstance(node.value, ast.Call) and not _partial(node.value):
                 export = Export("definition")  # a call's result (``vec8f = wp.vec(...)``): no Warp API
+            elif simple and (isinstance(node.value, _COMPUTED) or not any(isinstance(n, ast.Name) for n in ast.walk(node.value))):  # type: ignore[arg-type]
+                # A literal or a computed value (``MAX_ID = (1 << BITS) - 1``): no Warp API.
+                export = Export("definition")
             else:
                 export = Export("unknown")
             for target in targets:
@@ -94,7 +100,14 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
             for name in syntax.nodes_of_class(node, ast.Name):
                 if syntax.is_store(name):  # walrus, match captures and the like
                     bind(name.id, Export("unknown"))
-    return {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
+    exports = {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
+    if star_sources:
+        exports["*"] = Export("star", ",".join(star_sources))
+    return exports
+
+
+# Values no Warp API can be: arithmetic, comparisons, f-strings.
+_COMPUTED = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
 
 
 def _partial(call: ast.Call) -> bool:
@@ -121,8 +134,12 @@ def resolve_export(project: ExportsSource, module_name: str, name: str, depth: i
         return None  # outside the project (or unparsable): only project modules re-export Warp
     export = exports.get(name)
     if export is None:
-        if "*" in exports:
-            return UNKNOWN
+        star = exports.get("*")
+        if star is not None:  # the name may come from a ``*`` import
+            for source in star.target.split(","):
+                found = resolve_export(project, source, name, depth + 1)
+                if found is not None:
+                    return found
         # ``from pkg import sub`` of a submodule, or a name the module does not have.
         return None
     if export.kind == "definition":
@@ -130,6 +147,8 @@ def resolve_export(project: ExportsSource, module_name: str, name: str, depth: i
     if export.kind == "module":
         return export.target if export.target == "warp" or export.target.startswith("warp.") else None
     if export.kind == "from":
+        if project.exports(export.target) is not None:
+            return None  # ``from . import sub``: a project module, not a Warp API
         source, _, original = export.target.rpartition(".")
         return resolve_export(project, source, original, depth + 1)
     if export.kind == "alias":

@@ -19,7 +19,7 @@ from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.exports import Export
+from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_source
 from warp_ct.analyzer.program import Program
 from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, set_module_of
@@ -34,6 +34,7 @@ _KERNEL_DEF_RE = re.compile(
     re.MULTILINE,
 )
 # ``name = wp.config`` (or ``... = warp.config``) at the end of a line: a config alias.
+_STAR_IMPORT_RE = re.compile(r"\bimport[ \t]*\*")
 _CONFIG_ALIAS_RE = re.compile(r"=[ \t]*(?:\w+[ \t]*\.[ \t]*)*config[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
 _WARP_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+warp\b|from[ \t]+warp\b)", re.MULTILINE)
 # (literal every match starts with, pattern): tried only where the literal occurs (textscan).
@@ -304,7 +305,46 @@ class Project:
         """A Warp name the facts may not resolve (they read the file's own imports only): a
         local alias of the config (``cfg = wp.config``), or a name imported from a project
         module that re-exports Warp's (``from pkg.api import wp``)."""
-        return bool(_CONFIG_ALIAS_RE.search(summary.text)) or self.imports_warp_reexporter(summary)
+        return bool(_CONFIG_ALIAS_RE.search(summary.text)) or self.imports_warp_names(summary)
+
+    def imports_warp_names(self, summary: FileSummary) -> bool:
+        """Some name the file takes from a project module may be a Warp name there: ``from
+        pkg.api import wp``, ``from pkg.api import kernel_decorator`` (bound to ``wp.kernel``),
+        ``import pkg.api as api`` and then ``api.wp``, or a ``*`` import. The facts name
+        things through the file's own imports and cannot tell what those stand for; a
+        project function or class imported by name (most imports) is no Warp name.
+        """
+        if not self.imports_warp_reexporter(summary):
+            return False
+        text = summary.text
+        if _STAR_IMPORT_RE.search(text):
+            return True
+        for local, target in self.facts(summary).aliases.items():
+            if target == "warp" or target.startswith("warp."):
+                continue  # Warp's own names: the facts name these
+            if target in self.by_module:  # a project module bound to ``local``: read as ``local.x``
+                if self._attributes_may_name_warp(local, target, text):
+                    return True
+                continue
+            module, _, name = target.rpartition(".")
+            if module in self.by_module and resolve_export(self, module, name) is not None:
+                return True
+        return False
+
+    def _attributes_may_name_warp(self, local: str, module: str, text: str) -> bool:
+        """``local.a.b`` somewhere in the text reaches a Warp name through ``module``."""
+        pattern = re.compile(rf"(?<![\w.]){re.escape(local)}((?:[ \t]*\.[ \t]*\w+)+)")
+        for match in textscan.finditer_at(pattern, local, text):
+            current = module
+            for part in match.group(1).split(".")[1:]:
+                part = part.strip()
+                if f"{current}.{part}" in self.by_module:
+                    current = f"{current}.{part}"  # a submodule: its attributes come next
+                    continue
+                if resolve_export(self, current, part) is not None:
+                    return True
+                break
+        return False
 
     def imported_project_modules(self, summary: FileSummary) -> list[FileSummary]:
         """Project modules ``summary`` imports directly, in import order."""

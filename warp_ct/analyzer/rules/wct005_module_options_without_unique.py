@@ -85,7 +85,7 @@ class ModuleOptionsWithoutUnique(Rule):
         # The facts name decorators through the file's own imports: only a name imported from
         # a project module that re-exports Warp's may hide one, and only where the text has
         # more ``@...kernel`` decorators than the facts have kernels.
-        if not project.imports_warp_reexporter(summary):
+        if not project.imports_warp_names(summary):
             return False
         decorators = sum(1 for _ in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", summary.text))
         return decorators > sum(1 for k in project.facts(summary).kernels if k.decorator == "kernel")

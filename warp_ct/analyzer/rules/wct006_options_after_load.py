@@ -187,10 +187,15 @@ class OptionsAfterLoad(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         if _changed_after_a_load(project.facts(summary)) is not None:
             return False  # the query judges every change the facts see
-        # None in the facts (a re-exported ``set_module_options``?): in the text, some load
-        # call starts before the last change does.
+        # None in the facts: the tree check reads the same calls, so only a name the facts
+        # cannot resolve (a re-exported ``set_module_options`` or ``get_module``) can add
+        # one; then, in the text, some load call starts before the last change does.
         text = summary.text
         if not any(word in text for word in _CHANGE_WORDS):
+            return False
+        if "set_module_options" not in text and "get_module" not in text:
+            return False  # ``.options`` alone: the check reads changes through ``get_module(...)``
+        if not project.facts_may_miss_warp_names(summary):
             return False
         loads = load_calls(text)
         if not loads:
