@@ -6,7 +6,10 @@ import ast
 
 from warp_ct.analyzer.fixes import apply_fixes
 
-from .helpers import lint_files, lint_snippet, rule_filter
+from warp_ct.analyzer.engine import Linter
+from warp_ct.config import load_config
+
+from .helpers import lint_files, lint_snippet, rule_filter, write_files
 
 BODY = "(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
 
@@ -102,3 +105,37 @@ def test_file_block_dim_that_every_launch_passes_is_not_missed(tmp_path):
     assert [f for f in lint_files(tmp_path / "a", {"m.py": text}) if f.rule == "WCT013"] == []
     omitted = text.replace(", block_dim=64", "")
     assert [f.line for f in lint_files(tmp_path / "b", {"m.py": omitted}) if f.rule == "WCT013"] == [5]
+
+
+def test_judged_from_the_facts_without_a_tree(tmp_path):
+    # Multi-line decorator and call, non-ASCII text before them on their lines: the query
+    # reads both from their spans and must put the fix where a tree would.
+    text = (
+        "import warp as wp\n"
+        "wp.set_module_options(  # réglages\n    {'enable_backward': False,\n     'lineinfo': True},\n)\n"
+        "ü = 1; k = wp.kernel(module='unique')\n"
+        "@wp.kernel(\n    module='unique',  # é\n    module_options={'lineinfo': True},\n)\ndef a" + BODY
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/sim.py": text})
+    linter = Linter(load_config(tmp_path))
+    found = _only([f for r in linter.lint_paths([str(tmp_path)]) for f in r.findings])
+    path = str(tmp_path / "pkg" / "sim.py")
+    assert linter.active_rules(path, text) == []  # no tree for this file
+    assert [(f.line, f.range.start.character) for f in found] == [(7, 1)]
+    assert '(line 2: "enable_backward")' in found[0].message
+    out = apply_fixes(text, found, unsafe=True).text
+    assert "module_options={'lineinfo': True, 'enable_backward': False},\n)\ndef a" in out
+
+
+def test_a_reexported_decorator_is_the_tree_checks(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "import warp as wp\nfrom warp import kernel\n",
+        "pkg/sim.py": (
+            "import warp as wp\nfrom pkg.api import kernel\n"
+            "wp.set_module_options({'enable_backward': False})\n"
+            "@kernel(module='unique')\ndef a" + BODY + "@wp.kernel(module='unique')\ndef b" + BODY
+        ),
+    }
+    found = _only(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("pkg/sim.py", 4), ("pkg/sim.py", 7)]  # each once

@@ -168,6 +168,10 @@ class OptionFact:
     # In a ``finally:`` block, or after ``wp.get_module_options()`` in the same function:
     # putting saved options back, not a change of its own.
     restores: bool = False
+    # ``wp.set_module_options(...)`` itself (not ``get_module(m).options`` updates), and
+    # whether it passes ``**keywords`` (its target cannot be told then).
+    set_by_call: bool = False
+    spread: bool = False
 
 
 @dataclass(slots=True)
@@ -972,7 +976,7 @@ class _Extractor:
             options_node = self._keyword(node, "options", 0) or self._keyword(node, "opts", 0)
             target_node = self._keyword(node, "module", 1)
             via_get_module = isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module"
-            self.option_module(options_node, target_node, node, via_get_module=via_get_module)
+            self.option_module(options_node, target_node, node, via_get_module=via_get_module, set_by_call=True)
             return
         if name == "warp.get_module_options":
             scope.saved_options = True
@@ -1045,7 +1049,7 @@ class _Extractor:
             self.cache("cache_kernels_off", None, node)
 
     def option_module(self, options_node: ast.AST | None, target_node: ast.AST | None, node: ast.AST,
-                      via_get_module: bool = False) -> None:  # fmt: skip
+                      via_get_module: bool = False, set_by_call: bool = False) -> None:  # fmt: skip
         scope = self.scopes[-1]
         options: dict[str, Value] = {}
         if isinstance(options_node, ast.Dict):
@@ -1069,7 +1073,8 @@ class _Extractor:
         self.facts.options.append(
             OptionFact("module_options", options, target, span_of(node, self._numbers), scope.qualname, scope.next_order(),
                        scope.loop_depth, bool(scope.guards), via_get_module, path=tuple(scope.path),
-                       restores=scope.restoring)  # fmt: skip
+                       restores=scope.restoring, set_by_call=set_by_call,
+                       spread=set_by_call and any(k.arg is None for k in node.keywords))  # type: ignore[attr-defined]  # fmt: skip
         )
 
     def options_item(self, target: ast.Subscript, value: Value, node: ast.AST) -> None:

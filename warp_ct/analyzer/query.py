@@ -8,10 +8,11 @@ converted to the data model's characters here, once.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from warp_ct.analyzer.facts import FileFacts, Span
+from warp_ct.analyzer.facts import FileFacts, Span, span_of
 from warp_ct.analyzer.model import Applicability, Finding, Fix, Range, Severity, TextEdit
 from warp_ct.analyzer.positions import LineIndex
 
@@ -68,6 +69,36 @@ class QueryContext:
 
     def replace(self, span: Span, new_text: str) -> TextEdit:
         return TextEdit(self.range_of(span), new_text)
+
+    def insert_at(self, line0: int, character: int, new_text: str) -> TextEdit:
+        return TextEdit(Range.from_coords(line0, character, line0, character), new_text)
+
+    def node_range(self, node: ast.AST) -> Range:
+        """The range of a node of ``expression_at``'s trees (they carry the file's positions)."""
+        return self.range_of(span_of(node))
+
+    def expression_at(self, span: Span) -> ast.expr | None:
+        """The expression the fact's span covers (a call, a decorator), parsed from its
+        source alone, its nodes positioned as in the file: what a fix needs to read of it
+        (keys, values, their text) without a tree of the whole file. None when the span's
+        text is not one expression."""
+        try:
+            tree = ast.parse(self.source_of(span), mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        first_line, first_col = span[0], span[1]
+        for node in ast.walk(tree.body):
+            if "lineno" not in node._attributes:
+                continue
+            # Columns of the snippet's first line count from the span's start; later lines
+            # are whole lines of the file.
+            if node.lineno == 1:  # type: ignore[attr-defined]
+                node.col_offset += first_col  # type: ignore[attr-defined]
+            if node.end_lineno == 1:  # type: ignore[attr-defined]
+                node.end_col_offset += first_col  # type: ignore[attr-defined]
+            node.lineno += first_line - 1  # type: ignore[attr-defined]
+            node.end_lineno += first_line - 1  # type: ignore[attr-defined]
+        return tree.body
 
 
 def where(module: str, span: Span, current: str) -> str:

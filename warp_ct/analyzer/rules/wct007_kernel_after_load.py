@@ -323,7 +323,8 @@ def _flows_reaching(program: Program, targets: list[FunctionRef],
     """The flows (functions and module bodies) that can run one of ``targets``."""
     if not targets:
         return
-    for ref in program.reaching(targets):
+    # In a fixed order: the first flow to show a late instantiation is the one reported.
+    for ref in sorted(program.reaching(targets), key=lambda r: (r.module, r.qualname)):
         if ref.qualname == "<module>" or program.function(ref) is not None:
             yield ref, program.effects(ref, shallow=shallow)
 

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
-from warp_ct.analyzer.facts import KernelFact, OptionFact, Value, const
+from warp_ct.analyzer.facts import Value, const
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.program import KernelRef
+from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -132,129 +133,134 @@ class UniqueIgnoresModuleOptions(Rule):
     ```
     '''
 
+    # The facts name the unique kernels and ``set_module_options`` calls the file's own
+    # imports can: the query judges those, reading the decorator and the calls from their
+    # source. Where a name may be re-exported by a project module, the file goes to the
+    # tree check instead, which judges all of it (the query then stays silent there).
+    def query(self, ctx: QueryContext) -> None:
+        facts = ctx.facts
+        summary = ctx.project.files.get(ctx.path)
+        if summary is not None and self.triggered_by(ctx.text) and self.needs_tree(summary, ctx.project):
+            return  # the tree check's file
+        changes = [o for o in facts.options if o.set_by_call and not o.spread and _own_module(o.target)]
+        if not changes:
+            return
+        calls = [call for call in map(ctx.expression_at, (o.span for o in changes)) if isinstance(call, ast.Call)]
+        for kernel in facts.kernels:
+            if kernel.decorator != "kernel" or kernel.module != const("unique"):
+                continue
+            decorator = ctx.expression_at(kernel.decorator_span)
+            if isinstance(decorator, ast.Call):
+                _judge(ctx, kernel.name, kernel.span[0], decorator, decorator, calls)
+
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        # Only a ``module="unique"`` kernel can miss the file's options.
+        # Only a ``module="unique"`` kernel can miss the file's options, and only names the
+        # facts cannot resolve leave the query something to miss.
         if textscan.search_at(_UNIQUE_MODULE_RE, "module", summary.text) is None:
             return False
-        facts = project.facts(summary)
-        uniques = [k for k in facts.kernels if k.decorator == "kernel" and k.module == const("unique")]
-        changes = [o for o in facts.options if o.kind == "module_options" and _own_module(o.target)]
-        if not uniques or not changes:
-            # A unique kernel the facts cannot name (a re-exported decorator), or no option
-            # change at all in the facts (a re-exported ``set_module_options``?): the tree
-            # check tells. Changes of other modules only: nothing for it to report.
-            return not uniques or not facts.options
-        return any(_may_miss(kernel, change) for kernel in uniques for change in changes)
+        return project.imports_warp_names(summary)
 
     def visit_functiondef(self, node: ast.FunctionDef, ctx: FileContext) -> None:
         decorator = ctx.kernel_decorator(node)
         if decorator is None or decorator.call is None or not decorator.is_unique:
             return
         calls = bare_module_option_calls(ctx)
-        if not calls:
-            return
-        keywords = decorator.keywords
-        if any(kw.arg is None for kw in decorator.call.keywords):
-            return  # **kwargs on the decorator: cannot tell
-        own = keywords.get("module_options")
-        own_items = dict_items(own)
-        if own is not None and own_items is None:
-            return  # options computed elsewhere: assume they are the file's
-        own_keys = {k.value for k, _ in own_items or []}
-        if "enable_backward" in keywords:
-            own_keys.add("enable_backward")
-        if "grid_stride" in keywords:  # the per-kernel form of "default_grid_stride"
-            own_keys.add("default_grid_stride")
+        if calls:
+            _judge(ctx, node.name, node.lineno, decorator.call, decorator.decorator, calls)
 
-        missing: dict[str, tuple[ast.Constant, ast.expr]] = {}
-        unknown_call = None
-        for call in calls:
-            options = ctx.keyword(call, "options", 0)
-            items = dict_items(options)
-            if items is None:
-                unknown_call = unknown_call or call
+
+def _judge(ctx: "FileContext | QueryContext", name: str, line: int, call: ast.Call, where: ast.AST,
+           calls: list[ast.Call]) -> None:  # fmt: skip
+    """Report the unique kernel ``name`` (defined on ``line``, decorated by ``call``, reported
+    at ``where``) when the file's own ``set_module_options`` ``calls`` set options it does
+    not set itself. The nodes carry the file's positions (a tree's, or ``expression_at``'s)."""
+    if any(kw.arg is None for kw in call.keywords):
+        return  # **kwargs on the decorator: cannot tell
+    keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+    own = keywords.get("module_options")
+    own_items = dict_items(own)
+    if own is not None and own_items is None:
+        return  # options computed elsewhere: assume they are the file's
+    own_keys = {k.value for k, _ in own_items or []}
+    if "enable_backward" in keywords:
+        own_keys.add("enable_backward")
+    if "grid_stride" in keywords:  # the per-kernel form of "default_grid_stride"
+        own_keys.add("default_grid_stride")
+
+    missing: dict[str, tuple[ast.Constant, ast.expr]] = {}
+    unknown_call = None
+    for change in calls:
+        items = dict_items(_options_argument(change))
+        if items is None:
+            unknown_call = unknown_call or change
+            continue
+        for key, value in items:
+            if key.value in own_keys:
                 continue
-            for key, value in items:
-                if key.value in own_keys:
-                    continue
-                if isinstance(value, ast.Constant) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
-                    continue  # the unique module gets this value anyway
-                missing.setdefault(key.value, (key, value))
-        if "block_dim" in missing and _every_launch_passes_block_dim(ctx, node):
-            del missing["block_dim"]  # the module default never applies to this kernel
-            if not missing:
-                return
+            if isinstance(value, ast.Constant) and key.value in _DEFAULTS and value.value == _DEFAULTS[key.value]:
+                continue  # the unique module gets this value anyway
+            missing.setdefault(key.value, (key, value))
+    if "block_dim" in missing and _every_launch_passes_block_dim(ctx, name, line):
+        del missing["block_dim"]  # the module default never applies to this kernel
         if not missing:
-            if unknown_call is None or own is not None or "enable_backward" in keywords:
-                return
-            line = unknown_call.lineno
-            ctx.report(
-                decorator.decorator,
-                f"`{node.name}` has its own module (module=\"unique\"), so the options this file sets with "
-                f"`wp.set_module_options` (line {line}) do not reach it: it keeps the `wp.config` defaults; "
-                "pass them with `module_options=` on the decorator",
-            )
             return
-        names = ", ".join(f'"{k}"' for k in missing)
-        line = calls[0].lineno
-        message = (
-            f"`{node.name}` has its own module (module=\"unique\"), so the options this file sets with "
-            f"`wp.set_module_options` (line {line}: {names}) do not reach it: it keeps the `wp.config` defaults"
+    where_range = ctx.node_range(where)
+    if not missing:
+        if unknown_call is None or own is not None or "enable_backward" in keywords:
+            return
+        ctx.report(
+            where_range,
+            f"`{name}` has its own module (module=\"unique\"), so the options this file sets with "
+            f"`wp.set_module_options` (line {unknown_call.lineno}) do not reach it: it keeps the `wp.config` "
+            "defaults; pass them with `module_options=` on the decorator",
         )
-        if "enable_backward" in missing:
-            message += " and still generates backward code"
-        fixes = []
-        entries = ", ".join(f"{ctx.source_of(k)}: {ctx.source_of(v)}" for k, v in missing.values())
-        if own is None:
-            closing, text = decorator.call, f"module_options={{{entries}}}"
-            title = "Pass the same options with `module_options=`"
-        else:
-            closing, text = own, entries
-            title = "Add the file's options to `module_options=`"
-        end = ctx.node_range(closing).end
-        before = ctx.text[: ctx.index.offset(end.line, end.character - 1)].rstrip()
-        empty = before.endswith("(") or before.endswith("{")
-        prefix = "" if empty else (" " if before.endswith(",") else ", ")
-        fixes.append(ctx.fix(title, ctx.insert_at(end.line, end.character - 1, prefix + text), safe=False))
-        costly = any(k in _COMPILE_TIME for k in missing)
-        if not costly:
-            message += " (these options change the generated code, not the compile time)"
-        ctx.report(decorator.decorator, message, fixes=fixes, severity=None if costly else Severity.INFO)
+        return
+    names = ", ".join(f'"{k}"' for k in missing)
+    message = (
+        f"`{name}` has its own module (module=\"unique\"), so the options this file sets with "
+        f"`wp.set_module_options` (line {calls[0].lineno}: {names}) do not reach it: it keeps the `wp.config` defaults"
+    )
+    if "enable_backward" in missing:
+        message += " and still generates backward code"
+    entries = ", ".join(f"{_text_of(ctx, k)}: {_text_of(ctx, v)}" for k, v in missing.values())
+    if own is None:
+        closing, text = call, f"module_options={{{entries}}}"
+        title = "Pass the same options with `module_options=`"
+    else:
+        closing, text = own, entries
+        title = "Add the file's options to `module_options=`"
+    end = ctx.node_range(closing).end
+    before = ctx.text[: ctx.index.offset(end.line, end.character - 1)].rstrip()
+    empty = before.endswith("(") or before.endswith("{")
+    prefix = "" if empty else (" " if before.endswith(",") else ", ")
+    fix = ctx.fix(title, ctx.insert_at(end.line, end.character - 1, prefix + text), safe=False)
+    costly = any(k in _COMPILE_TIME for k in missing)
+    if not costly:
+        message += " (these options change the generated code, not the compile time)"
+    ctx.report(where_range, message, fixes=[fix], severity=None if costly else Severity.INFO)
+
+
+def _options_argument(call: ast.Call) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg in ("options", "opts"):
+            return keyword.value
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+
+
+def _text_of(ctx: "FileContext | QueryContext", node: ast.AST) -> str:
+    rng = ctx.node_range(node)
+    return ctx.text[ctx.index.offset(rng.start.line, rng.start.character) : ctx.index.offset(rng.end.line, rng.end.character)]
 
 
 def _own_module(target: Value | None) -> bool:
     return target is None or target == const(None) or target == Value("name", "__name__")
 
 
-def _may_miss(kernel: KernelFact, change: OptionFact) -> bool:
-    """The facts' side of the tree check: the change sets an option (or options it cannot
-    list) that the unique kernel does not set itself, with a decorator the check can read."""
-    if None in kernel.keywords:
-        return False  # ``**kwargs`` on the decorator: the check cannot tell either
-    own: set[str] = set()
-    options = kernel.module_options
-    if options is not None:
-        if options.kind != "dict":
-            return False  # options computed elsewhere: assumed to be the file's
-        half = len(options.items) // 2
-        own = {key.data for key in options.items[:half] if key.kind == "const"}
-    own |= {{"grid_stride": "default_grid_stride"}.get(name, name) for name in kernel.keywords if name}
-    if "*" in change.options:
-        return options is None and "enable_backward" not in kernel.keywords
-    for name, value in change.options.items():
-        if name in own:
-            continue
-        if name in _DEFAULTS and value == const(_DEFAULTS[name]):
-            continue  # the unique module gets this value anyway
-        return True
-    return False
-
-
-def _every_launch_passes_block_dim(ctx: FileContext, node: ast.FunctionDef) -> bool:
+def _every_launch_passes_block_dim(ctx: "FileContext | QueryContext", name: str, line: int) -> bool:
     """Every launch the program makes of this kernel passes ``block_dim=``."""
     program = ctx.program
     target = next((KernelRef(ctx.module_name, i) for i, k in enumerate(ctx.facts.kernels)
-                   if k.name == node.name and k.span[0] == node.lineno), None)  # fmt: skip
+                   if k.name == name and k.span[0] == line), None)  # fmt: skip
     if target is None:
         return False
     launches = [
