@@ -321,7 +321,14 @@ def test_star_imports_and_computed_values_are_settled_by_the_syntax(tmp_path):
         "pkg/__init__.py": "from . import sub\n",
         "pkg/sub.py": "import warp as wp\nBITS = 4\nMAX_ID = (1 << BITS) - 1\nkernel = wp.kernel\n",
         "pkg/star.py": "from .sub import *\nfrom numpy import *\n",
-        "pkg/twice.py": "import warp as wp\nif wp:\n    x = wp.kernel\nelse:\n    x = None\n",
+        "pkg/twice.py": (
+            "import warp as wp\nif wp:\n    x = wp.kernel\nelse:\n    x = k()\n"
+            "try:\n    from typing import override\nexcept ImportError:\n    from typing_extensions import override\n"
+            "try:\n    from warp import kernel\nexcept ImportError:\n    kernel = wp.kernel\n"
+            "@wp.func\ndef f(a: int):\n    return a\n@wp.func\ndef f(a: float):\n    return a\n"
+            "TABLE = {'off': wp.DeterministicMode}\nFLEX = 24 if wp else 21\nLOW = np.iinfo(np.int64).min\n"
+            "READY = not wp and helper()\nEITHER = wp.kernel or None\n"
+        ),
     }
     project = write_project(tmp_path, files)
     assert resolve_export(project, "pkg.sub", "MAX_ID") is None  # arithmetic: no Warp API
@@ -329,7 +336,13 @@ def test_star_imports_and_computed_values_are_settled_by_the_syntax(tmp_path):
     assert resolve_export(project, "pkg.star", "kernel") == "warp.kernel"  # found in the star's source
     assert resolve_export(project, "pkg.star", "zeros") is None  # numpy's star: not a project module
     assert resolve_export(project, "pkg", "sub") is None  # ``from . import sub``: a module
-    assert resolve_export(project, "pkg.twice", "x") == UNKNOWN  # bound twice: astroid tells
+    assert resolve_export(project, "pkg.twice", "x") == UNKNOWN  # a Warp API or not, by the branch
+    assert resolve_export(project, "pkg.twice", "override") is None  # either import: not Warp's
+    assert resolve_export(project, "pkg.twice", "kernel") == "warp.kernel"  # both bindings agree
+    assert resolve_export(project, "pkg.twice", "f") is None  # overloads
+    for name in ("TABLE", "FLEX", "LOW", "READY"):  # containers, computed values
+        assert resolve_export(project, "pkg.twice", name) is None, name
+    assert resolve_export(project, "pkg.twice", "EITHER") == UNKNOWN  # may be one of the operands
 
 
 # ---------------------------------------------------------------------- scope tables vs symtable

@@ -30,11 +30,14 @@ class Export:
     as name``: target ``M.x`` with M absolute), ``alias`` (``name = a.b``: target ``a.b``),
     ``definition`` (a def, a class, a call's result or a computed value: never a Warp API),
     ``star`` (under the key ``"*"``: ``from M import *``; target: the modules, comma-separated),
-    ``unknown``.
+    ``choice`` (bound more than once: see ``alternatives``), ``unknown``.
     """
 
     kind: str
     target: str = ""
+    # ``choice``: a name bound more than once (``try: from a import x`` / ``except: from b
+    # import x``, overloads): how each binding binds it.
+    alternatives: tuple["Export", ...] = ()
 
 
 def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, Export]:
@@ -71,10 +74,9 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
             simple = isinstance(node, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name)
             if simple and value:
                 export = Export("alias", value)
-            elif simple and isinstance(node.value, ast.Call) and not _partial(node.value):
-                export = Export("definition")  # a call's result (``vec8f = wp.vec(...)``): no Warp API
-            elif simple and (isinstance(node.value, _COMPUTED) or not any(isinstance(n, ast.Name) for n in ast.walk(node.value))):  # type: ignore[arg-type]
-                # A literal or a computed value (``MAX_ID = (1 << BITS) - 1``): no Warp API.
+            elif simple and _never_an_api(node.value):  # type: ignore[arg-type]
+                # A call's result (``vec8f = wp.vec(...)``), a literal, a container or a
+                # computed value (``MAX_ID = (1 << BITS) - 1``): no Warp API.
                 export = Export("definition")
             else:
                 export = Export("unknown")
@@ -100,14 +102,41 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
             for name in syntax.nodes_of_class(node, ast.Name):
                 if syntax.is_store(name):  # walrus, match captures and the like
                     bind(name.id, Export("unknown"))
-    exports = {name: exports[0] if len(exports) == 1 else Export("unknown") for name, exports in found.items()}
+    exports = {name: exports[0] if len(exports) == 1 else _choice(exports) for name, exports in found.items()}
     if star_sources:
         exports["*"] = Export("star", ",".join(star_sources))
     return exports
 
 
-# Values no Warp API can be: arithmetic, comparisons, f-strings.
-_COMPUTED = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+def _choice(bindings: list[Export]) -> Export:
+    if all(b.kind == "definition" for b in bindings):
+        return bindings[0]  # overloads, a function defined in both arms of an ``if``
+    if any(b.kind == "unknown" for b in bindings):
+        return Export("unknown")
+    return Export("choice", alternatives=tuple(bindings))
+
+
+# Values no Warp API can be: literals, containers, arithmetic, comparisons, f-strings.
+_COMPUTED = (
+    ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr, ast.Dict, ast.List, ast.Tuple, ast.Set,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
+)  # fmt: skip
+
+
+def _never_an_api(value: ast.expr) -> bool:
+    """The value of ``name = value`` is never a Warp API (a decorator, a function, the
+    config, a module) that a later ``from here import name`` could hand out."""
+    if isinstance(value, _COMPUTED):
+        return True
+    if isinstance(value, ast.Call):
+        return not _partial(value)
+    if isinstance(value, ast.BoolOp):  # one of the operands
+        return all(_never_an_api(v) for v in value.values)
+    if isinstance(value, ast.IfExp):
+        return _never_an_api(value.body) and _never_an_api(value.orelse)
+    if isinstance(value, ast.Attribute):
+        return syntax.dotted_text(value) is None  # an attribute of a computed value
+    return False
 
 
 def _partial(call: ast.Call) -> bool:
@@ -132,7 +161,12 @@ def resolve_export(project: ExportsSource, module_name: str, name: str, depth: i
     exports = project.exports(module_name)
     if exports is None:
         return None  # outside the project (or unparsable): only project modules re-export Warp
-    export = exports.get(name)
+    return _resolve(project, module_name, name, exports, exports.get(name), depth)
+
+
+def _resolve(project: ExportsSource, module_name: str, name: str, exports: dict[str, Export],
+             export: Export | None, depth: int) -> str | None:  # fmt: skip
+    """``resolve_export`` of one binding (``export``) of ``name`` in ``module_name``."""
     if export is None:
         star = exports.get("*")
         if star is not None:  # the name may come from a ``*`` import
@@ -157,4 +191,9 @@ def resolve_export(project: ExportsSource, module_name: str, name: str, depth: i
         if root is None or root == UNKNOWN:
             return root
         return f"{root}.{rest}" if rest else root
+    if export.kind == "choice":
+        found = {_resolve(project, module_name, name, exports, alternative, depth + 1) for alternative in export.alternatives}
+        if found == {None}:
+            return None  # no binding hands out a Warp API
+        return found.pop() if len(found) == 1 else UNKNOWN
     return UNKNOWN
