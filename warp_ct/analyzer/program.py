@@ -160,6 +160,10 @@ class Program:
         self._closures: dict[str, set[str]] = {}
         self._reached: dict[str, set[FunctionRef]] = {}
         self._memo: dict[str, Any] = {}
+        self._resolved_calls: dict[tuple[str, str | None, str], FunctionRef | None] = {}
+        # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
+        # the events are held so that their id is not reused.
+        self._thinned: dict[tuple[int, bool], tuple[tuple, tuple]] = {}
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
         """The functions whose run can reach one of ``targets`` (themselves included), and
@@ -284,10 +288,11 @@ class Program:
     def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         """The project function a call reaches (a constructor call reaches ``__init__``)."""
         key = (module, caller.qualname if caller is not None else None, callee)
-        memo = self.__dict__.setdefault("_resolved_calls", {})
-        if key not in memo:
-            memo[key] = self._resolve_call(module, caller, callee)
-        return memo[key]
+        try:
+            return self._resolved_calls[key]
+        except KeyError:
+            found = self._resolved_calls[key] = self._resolve_call(module, caller, callee)
+            return found
 
     def _resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         facts = self.modules.get(module)
@@ -1120,13 +1125,19 @@ class Program:
         """The project function installed as a Warp API (``wp.sim.collide = collide``)."""
         if not warp_name.startswith("warp."):
             return None
+        patches = self.memo("patches", self._patches)
+        found = patches.get(warp_name)
+        return self.resolve_call(*found) if found is not None else None
+
+    def _patches(self) -> dict[str, tuple[str, None, str]]:
+        """Warp name -> (module, None, dotted name) of the first assignment installing a
+        project function as that API (``resolve_call``'s arguments)."""
+        patches: dict[str, tuple[str, None, str]] = {}
         for module, facts in self.modules.items():
             for name, value in facts.patches:
-                if name == warp_name:
-                    dotted = value.data if value.kind == "name" else None
-                    if dotted:
-                        return self.resolve_call(module, None, dotted)
-        return None
+                if value.kind == "name" and value.data:
+                    patches.setdefault(name, (module, None, value.data))
+        return patches
 
     def imported_directly(self, module: str) -> set[str]:
         """The project modules ``module`` itself imports (and itself)."""
@@ -1342,7 +1353,13 @@ class Program:
                 continue
             inner = self.effects(target, (*_stack, ref), shallow)
             cut = min(cut, self._cut)
-            inner = _first_occurrences(inner, shallow)
+            if not inner:
+                continue
+            # One callee's events, thinned once (they are inlined at each of its call sites).
+            thinned = self._thinned.get((id(inner), shallow))
+            if thinned is None or thinned[0] is not inner:
+                thinned = self._thinned[(id(inner), shallow)] = (inner, _first_occurrences(inner, shallow))
+            inner = thinned[1]
             if inner:
                 link = (ref.module, call.span, target.qualname, target.module)
                 items.append((call.order, [CalleeEvent(e, link, call.path) for e in inner]))

@@ -317,7 +317,7 @@ class Project:
         if not self.imports_warp_reexporter(summary):
             return False
         text = summary.text
-        if _STAR_IMPORT_RE.search(text):
+        if textscan.search_at(_STAR_IMPORT_RE, "import", text):
             return True
         for local, target in self.facts(summary).aliases.items():
             if target == "warp" or target.startswith("warp."):
