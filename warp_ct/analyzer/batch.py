@@ -55,6 +55,7 @@ def run_lint(
     linter = Linter(config)
     files = [read_source(p) for p in discover(list(paths), config)]
     linter.add_to_project(files)
+    linter.project.freeze()  # the file set of a batch is final
     stats.files = len(files)
     with collector_ignores_existing():
         return _lint_files(linter, files, stats, jobs, cache_dir, on_file)

@@ -195,6 +195,30 @@ class Program:
                 stack.extend(more_callers.get(ref, ()))
         return seen
 
+    def forget_calls_that_reach_nothing(self) -> int:
+        """Drop the calls no question of the model can use: those that reach no project
+        function (``len(x)``, ``torch.zeros(n)``, a method of an object of unknown type),
+        outside a tape and not of a Warp API a project function may replace. Two thirds of
+        a large project's calls; only right when the file set is final (the facts are
+        shared with later programs otherwise). Returns how many were dropped."""
+        dropped = 0
+        for module, facts in self.modules.items():
+            for fact in facts.functions.values():
+                kept = [c for c in fact.calls if self._may_reach(module, fact, c)]
+                dropped += len(fact.calls) - len(kept)
+                fact.calls = kept
+            for name in ("module_calls", "main_calls"):
+                calls = getattr(facts, name)
+                kept = [c for c in calls if self._may_reach(module, None, c)]
+                dropped += len(calls) - len(kept)
+                setattr(facts, name, kept)
+        # Their answers, all None, would only be asked again by the calls just dropped.
+        self._resolved_calls = {key: ref for key, ref in self._resolved_calls.items() if ref is not None}
+        return dropped
+
+    def _may_reach(self, module: str, caller: FunctionFact | None, call: CallFact) -> bool:
+        return call.taped or call.callee.startswith("warp.") or bool(self._call_targets(module, caller, call.callee))
+
     def memo(self, key: str, compute: Any) -> Any:
         """A program-wide answer (the model's or a rule's), computed once per program."""
         if key not in self._memo:

@@ -168,6 +168,10 @@ class Project:
         self._facts: dict[str, tuple[str, FileFacts]] = {}
         self._program: Program | None = None
         self._last_tree: tuple[str, ast.Module] | None = None
+        # ``freeze()``: the file set is final, so the program may drop what no query asks of
+        # the facts; ``_trimmed``: it did, and the facts it trimmed are not for another program.
+        self._frozen = False
+        self._trimmed = False
         _install_import_hook(self)
 
     def add(self, path: str, text: str) -> FileSummary:
@@ -203,8 +207,18 @@ class Project:
             del self.by_module[summary.module_name]
         self._changed()
 
+    def freeze(self) -> None:
+        """No file will be added, changed or removed (a batch lint): the program model may
+        drop facts no query needs, which keeps a large project's model smaller. A later
+        change undoes this (the trimmed facts are extracted again)."""
+        self._frozen = True
+
     def _changed(self) -> None:
         """Forget everything derived from the set of files."""
+        if self._trimmed:
+            self._facts.clear()  # trimmed for the old file set: another program needs them whole
+            self._trimmed = False
+        self._frozen = False
         self.generation += 1
         self._reexporters = None
         self._imported_qnames.clear()
@@ -251,6 +265,9 @@ class Project:
                 for imported in self.imported_project_modules(summary):
                     members.setdefault(imported.path, imported)
             self._program = Program(self.facts(s) for s in members.values())
+            if self._frozen:
+                self._program.forget_calls_that_reach_nothing()
+                self._trimmed = True
         return self._program
 
     def exports(self, module_name: str) -> dict[str, Export] | None:
