@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import warnings
-from types import MappingProxyType
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1128,7 +1127,21 @@ _BUILTIN_CALLS = frozenset({
 # One read-only empty mapping and one empty tuple for every function's empty tables: most
 # functions assign no ``self.x``, loop over nothing and return nothing (a tenth of the
 # facts' objects). Read-only, so a mistaken write fails instead of changing every function.
-_EMPTY_TABLE: Any = MappingProxyType({})
+class _EmptyTable(dict):
+    """An empty dict no one may fill (pickled as the one shared instance)."""
+
+    __slots__ = ()
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a shared empty table of the facts is read-only")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = __ior__ = _read_only  # type: ignore[assignment]
+
+    def __reduce__(self) -> str:
+        return "_EMPTY_TABLE"
+
+
+_EMPTY_TABLE: Any = _EmptyTable()
 
 
 def _share_empty_containers(fact: FunctionFact) -> None:

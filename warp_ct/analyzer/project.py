@@ -236,9 +236,10 @@ class Project:
             facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__",
                             tree=tree, problem=problem)  # fmt: skip
         self._facts[summary.path] = (summary.text, facts)
-        # The tree rules of the same text may take this tree instead of parsing again
-        # (an editor's keystroke: the edited file is extracted, then checked).
-        self._last_tree = (summary.text, tree) if tree is not None else None
+        # The tree rules of the same text may take this tree instead of parsing again (an
+        # editor's keystroke: the edited file is extracted, then checked). A batch extracts
+        # every file first: the last tree would only be held.
+        self._last_tree = (summary.text, tree) if tree is not None and not self._frozen else None
         return facts
 
     def take_tree(self, text: str) -> ast.Module | None:
