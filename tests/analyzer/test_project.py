@@ -60,3 +60,15 @@ def test_the_batch_lint_finds_what_the_unfrozen_lint_finds():
     batched = keyed(batch.run_lint([str(PROGRAMS)], config))
     assert batched  # not vacuous: the fixture projects have findings
     assert batched == keyed(Linter(config).lint_paths([str(PROGRAMS)]))
+
+
+def test_library_calls_are_no_call_graph_edges_except_on_a_tape():
+    from warp_ct.analyzer.facts import extract
+
+    text = (
+        "import os\nimport warp as wp\n"
+        "def f(x):\n    os.path.join('a', x)\n    getattr(x, 'y')\n    helper(x)\n"
+        "    with wp.Tape():\n        os.path.join('a', x)\n"
+    )
+    facts = extract("m.py", text, "m", False)
+    assert [(c.callee, c.taped) for c in facts.functions["f"].calls] == [("helper", False), ("os.path.join", True)]

@@ -891,8 +891,8 @@ class _Extractor:
             else:
                 return
         self.other_call(callee, node)
-        if scope.fact is not None and _never_project_code(callee):
-            return  # ``len(x)``, ``np.zeros(n)``: no edge of the call graph, harmless on a tape
+        if scope.fact is not None and (_never_project_code(callee) or not scope.tape_depth and _library_call(callee)):
+            return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
         fact = CallFact(
             callee=callee,
             args=tuple(self.value(a) for a in node.args if not isinstance(a, ast.Starred)),
@@ -1176,6 +1176,24 @@ def _as_warp_name(name: str | None) -> str | None:
 
 def _never_project_code(callee: str) -> bool:
     return callee in _BUILTIN_CALLS or callee.startswith(("numpy.", "math."))
+
+
+# Calls that never reach project code either, but that a tape does not know to be harmless
+# (kept inside ``with wp.Tape():`` blocks, where an unknown call makes the tape opaque):
+# exceptions raised, introspection, and the standard library's modules.
+_LIBRARY_BUILTINS = frozenset({
+    "ValueError", "TypeError", "RuntimeError", "KeyError", "IndexError", "NotImplementedError", "AssertionError",
+    "AttributeError", "Exception", "getattr", "hasattr", "bool", "set", "type", "sorted", "reversed", "any", "all",
+    "repr", "round", "iter", "next", "id", "callable", "hash", "divmod", "frozenset",
+})  # fmt: skip
+_LIBRARY_ROOTS = (
+    "os.", "sys.", "re.", "json.", "logging.", "warnings.", "pathlib.", "subprocess.", "ctypes.", "typing.",
+    "collections.", "itertools.", "inspect.", "traceback.", "textwrap.", "string.", "unittest.", "argparse.",
+)  # fmt: skip
+
+
+def _library_call(callee: str) -> bool:
+    return callee in _LIBRARY_BUILTINS or callee.startswith(_LIBRARY_ROOTS)
 # Node class -> its fields that can hold nodes (``ast.iter_child_nodes`` without its two
 # generator layers and the fields that never hold one: a third of the extraction's time).
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
