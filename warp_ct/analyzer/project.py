@@ -33,8 +33,8 @@ _KERNEL_DEF_RE = re.compile(
     r"^[ \t]*@[ \t]*(?:[\w.]+\.)?kernel\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)",
     re.MULTILINE,
 )
+_STAR_IMPORT_RE = re.compile(r"\bimport[ \t]*\*")  # ``from m import *``
 # ``name = wp.config`` (or ``... = warp.config``) at the end of a line: a config alias.
-_STAR_IMPORT_RE = re.compile(r"\bimport[ \t]*\*")
 _CONFIG_ALIAS_RE = re.compile(r"=[ \t]*(?:\w+[ \t]*\.[ \t]*)*config[ \t]*(?:#[^\n]*)?$", re.MULTILINE)
 _WARP_IMPORT_RE = re.compile(r"^[ \t]*(?:import[ \t]+warp\b|from[ \t]+warp\b)", re.MULTILINE)
 # (literal every match starts with, pattern): tried only where the literal occurs (textscan).
