@@ -916,16 +916,6 @@ class _Extractor:
         elif not self.class_stack:
             self.facts.module_calls.append(fact)
 
-    def _keyword(self, node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
-        for keyword in node.keywords:
-            if keyword.arg == name:
-                return keyword.value
-        if position is not None and len(node.args) > position and not any(
-            isinstance(a, ast.Starred) for a in node.args[: position + 1]
-        ):
-            return node.args[position]
-        return None
-
     def warp_call(self, name: str, node: ast.Call) -> None:
         scope = self.scopes[-1]
         if scope.fact is not None and name.count(".") > 1 and not name.startswith(("warp.config.", "warp.types.")):
@@ -936,15 +926,15 @@ class _Extractor:
                                              path=tuple(scope.path)))  # fmt: skip
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
-            kernel = self._keyword(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
+            kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
             target = None
             if kind == "load_module":
-                target = self._keyword(node, "module", 0)
+                target = call_argument(node, "module", 0)
             elif kind == "force_load":
-                target = self._keyword(node, "modules", 2)
-            inputs = self._keyword(node, "inputs", 2 if kind == "launch" else 2)
+                target = call_argument(node, "modules", 2)
+            inputs = call_argument(node, "inputs", 2 if kind == "launch" else 2)
             dtypes = tuple(_text(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else ()
-            block_dim = self._keyword(node, "block_dim")
+            block_dim = call_argument(node, "block_dim")
             if kind == "block_size_query":
                 block_dim = None
             self.facts.launches.append(
@@ -954,10 +944,10 @@ class _Extractor:
                     target=self.value(target) if target is not None else None,
                     block_dim=self.value(block_dim) if block_dim is not None else None,
                     dtypes=dtypes,
-                    adjoint=self.value(self._keyword(node, "adjoint")) if self._keyword(node, "adjoint") is not None else None,
-                    device=self.value(self._keyword(node, "device")) if self._keyword(node, "device") is not None else None,
-                    max_workers=self.value(self._keyword(node, "max_workers"))
-                    if self._keyword(node, "max_workers") is not None else None,
+                    adjoint=self.value(call_argument(node, "adjoint")) if call_argument(node, "adjoint") is not None else None,
+                    device=self.value(call_argument(node, "device")) if call_argument(node, "device") is not None else None,
+                    max_workers=self.value(call_argument(node, "max_workers"))
+                    if call_argument(node, "max_workers") is not None else None,
                     span=span_of(node, self._numbers),
                     function=scope.qualname,
                     order=scope.next_order(),
@@ -969,13 +959,13 @@ class _Extractor:
                     kernel_span=span_of(kernel, self._numbers) if kernel is not None else None,
                 )
             )
-            adjoint = self._keyword(node, "adjoint")
+            adjoint = call_argument(node, "adjoint")
             if isinstance(adjoint, ast.Constant) and adjoint.value is True:
                 self.mark_differentiates()
             return
         if name == "warp.set_module_options":
-            options_node = self._keyword(node, "options", 0) or self._keyword(node, "opts", 0)
-            target_node = self._keyword(node, "module", 1)
+            options_node = call_argument(node, "options", 0) or call_argument(node, "opts", 0)
+            target_node = call_argument(node, "module", 1)
             via_get_module = isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module"
             self.option_module(options_node, target_node, node, via_get_module=via_get_module, set_by_call=True)
             return
@@ -983,7 +973,7 @@ class _Extractor:
             scope.saved_options = True
             return
         if name == "warp.overload":
-            target = self._keyword(node, "kernel", 0)
+            target = call_argument(node, "kernel", 0)
             dotted = self.dotted(target) if target is not None else None
             self.facts.overloads.append((dotted or "", span_of(node, self._numbers), scope.qualname))
             return
@@ -1008,7 +998,7 @@ class _Extractor:
             base = node.func.value
             if isinstance(base, ast.Attribute) and base.attr == "options" and isinstance(base.value, ast.Call):
                 if self.warp_name(base.value.func) == "warp.get_module":
-                    target = self._keyword(base.value, "name", 0)
+                    target = call_argument(base.value, "name", 0)
                     self.option_module(node.args[0] if node.args else None, target, node)
         if callee in ("setattr", "builtins.setattr") and len(node.args) >= 3:
             name = self.warp_name(node.args[0])
@@ -1067,7 +1057,7 @@ class _Extractor:
         target = None
         if target_node is not None:
             if isinstance(target_node, ast.Call) and self.warp_name(target_node.func) == "warp.get_module":
-                inner = self._keyword(target_node, "name", 0)
+                inner = call_argument(target_node, "name", 0)
                 target = self.value(inner) if inner is not None else Value("name", "__name__")
             else:
                 target = self.value(target_node)
@@ -1084,7 +1074,7 @@ class _Extractor:
         key = target.slice.value if isinstance(target.slice, ast.Constant) else None
         if isinstance(base, ast.Attribute) and base.attr == "options" and isinstance(base.value, ast.Call):
             if self.warp_name(base.value.func) == "warp.get_module":
-                inner = self._keyword(base.value, "name", 0)
+                inner = call_argument(base.value, "name", 0)
                 scope = self.scopes[-1]
                 self.facts.options.append(
                     OptionFact("module_options", {key if isinstance(key, str) else "*": value},
@@ -1150,6 +1140,19 @@ def _share_empty_containers(fact: FunctionFact) -> None:
             setattr(fact, name, _EMPTY_TABLE)
     if not fact.returns:
         fact.returns = ()  # type: ignore[assignment]
+
+
+def call_argument(node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument a call passes for parameter ``name`` (keyword, or at ``position`` when
+    no ``*args`` comes before it); None when it passes none."""
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(node.args) > position and not any(
+        isinstance(a, ast.Starred) for a in node.args[: position + 1]
+    ):
+        return node.args[position]
+    return None
 
 
 def _passes_star(node: ast.Call) -> bool:

@@ -161,6 +161,8 @@ class Project:
         # (absolute module, imported name) -> what inference resolved it to (FileContext);
         # valid until any file changes.
         self._imported_qnames: dict[tuple[str, str], str | None] = {}
+        # path -> (summary, imports_warp_names answer); valid until any file changes.
+        self._warp_name_imports: dict[str, tuple[FileSummary, bool]] = {}
         # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
         self._ast_trees: dict[str, Any] = {}
         # path -> (text, facts): a file's facts depend on its text only, so they survive
@@ -222,6 +224,7 @@ class Project:
         self.generation += 1
         self._reexporters = None
         self._imported_qnames.clear()
+        self._warp_name_imports.clear()
         self._ast_trees.clear()
         self._program = None
 
@@ -332,6 +335,14 @@ class Project:
         things through the file's own imports and cannot tell what those stand for; a
         project function or class imported by name (most imports) is no Warp name.
         """
+        # Asked by several rules' gates and WCT013's query per file: answered once per text
+        # and file set.
+        cached = self._warp_name_imports.get(summary.path)
+        if cached is None or cached[0] is not summary:
+            cached = self._warp_name_imports[summary.path] = (summary, self._imports_warp_names(summary))
+        return cached[1]
+
+    def _imports_warp_names(self, summary: FileSummary) -> bool:
         if not self.imports_warp_reexporter(summary):
             return False
         text = summary.text

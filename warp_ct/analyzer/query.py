@@ -46,8 +46,9 @@ class QueryContext:
         return Range.from_coords(start, self.index.char_from_byte(start, col), end,
                                  self.index.char_from_byte(end, end_col))  # fmt: skip
 
-    def source_of(self, span: Span) -> str:
-        rng = self.range_of(span)
+    def source_of(self, where: Span | ast.AST) -> str:
+        """The source text of a span, or of a node of ``expression_at``'s trees."""
+        rng = self.range_of(where if isinstance(where, tuple) else span_of(where))
         return self.text[self.index.offset(rng.start.line, rng.start.character) : self.index.offset(rng.end.line, rng.end.character)]
 
     def version_at_most(self, major: int, minor: int) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
-from warp_ct.analyzer.facts import Value, const
+from warp_ct.analyzer.facts import Value, call_argument, const
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.query import QueryContext
@@ -190,7 +190,7 @@ def _judge(ctx: "FileContext | QueryContext", name: str, line: int, call: ast.Ca
     missing: dict[str, tuple[ast.Constant, ast.expr]] = {}
     unknown_call = None
     for change in calls:
-        items = dict_items(_options_argument(change))
+        items = dict_items(call_argument(change, "options", 0) or call_argument(change, "opts", 0))
         if items is None:
             unknown_call = unknown_call or change
             continue
@@ -222,7 +222,7 @@ def _judge(ctx: "FileContext | QueryContext", name: str, line: int, call: ast.Ca
     )
     if "enable_backward" in missing:
         message += " and still generates backward code"
-    entries = ", ".join(f"{_text_of(ctx, k)}: {_text_of(ctx, v)}" for k, v in missing.values())
+    entries = ", ".join(f"{ctx.source_of(k)}: {ctx.source_of(v)}" for k, v in missing.values())
     if own is None:
         closing, text = call, f"module_options={{{entries}}}"
         title = "Pass the same options with `module_options=`"
@@ -238,18 +238,6 @@ def _judge(ctx: "FileContext | QueryContext", name: str, line: int, call: ast.Ca
     if not costly:
         message += " (these options change the generated code, not the compile time)"
     ctx.report(where_range, message, fixes=[fix], severity=None if costly else Severity.INFO)
-
-
-def _options_argument(call: ast.Call) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg in ("options", "opts"):
-            return keyword.value
-    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
-
-
-def _text_of(ctx: "FileContext | QueryContext", node: ast.AST) -> str:
-    rng = ctx.node_range(node)
-    return ctx.text[ctx.index.offset(rng.start.line, rng.start.character) : ctx.index.offset(rng.end.line, rng.end.character)]
 
 
 def _own_module(target: Value | None) -> bool:
