@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warp_ct.analyzer.exports import Export, module_exports
-from warp_ct.analyzer.syntax import absolute_module
+from warp_ct.analyzer.syntax import absolute_module, parse_text
 
 # ----------------------------------------------------------------------------- values
 
@@ -303,7 +303,7 @@ def parse_source(text: str, path: str) -> tuple[ast.Module | None, tuple[str, in
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are the user's compiler's to show
-            return ast.parse(text, path), None
+            return parse_text(text, path), None
     except SyntaxError as error:
         line, col = max((error.lineno or 1) - 1, 0), max((error.offset or 1) - 1, 0)
         return None, (f"could not parse: {error.msg}", line, col)

@@ -22,7 +22,7 @@ from warp_ct.analyzer import textscan
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_source
 from warp_ct.analyzer.program import Program
-from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, set_module_of
+from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, parse_text, set_module_of
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -294,7 +294,7 @@ class Project:
         tree = None
         if text is not None:
             try:
-                tree = ast.parse(text)
+                tree = parse_text(text)
                 attach_parents(tree)
                 module_path = path or (summary.path if summary is not None else "")
                 set_module_of(tree, module_name, Path(module_path).stem == "__init__")
