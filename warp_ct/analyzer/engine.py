@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 
 from astroid import MANAGER, nodes
 
-from warp_ct.analyzer import syntax, warp_stub
+from warp_ct.analyzer import syntax
 from warp_ct.analyzer.facts import parse_source
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
@@ -151,7 +151,6 @@ class Linter:
         inference_budget_s: float = DEFAULT_INFERENCE_BUDGET_S,
         file_budget_s: float | None = DEFAULT_FILE_BUDGET_S,
     ) -> None:
-        warp_stub.install()
         self.config = config or Config()
         self.rules = tuple(rules) if rules is not None else all_rules()
         self.project = project or Project()

@@ -18,7 +18,7 @@ import astroid
 from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
-from warp_ct.analyzer import textscan
+from warp_ct.analyzer import textscan, warp_stub
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_source
 from warp_ct.analyzer.program import Program
@@ -416,5 +416,9 @@ def _install_import_hook(project: Project) -> None:
 
 
 def activate(project: Project) -> None:
-    """Make ``project`` the one astroid's import hook consults."""
+    """Make ``project`` the one astroid's import hook consults (call before any astroid use).
+
+    Warp's stubs go into astroid's cache here, not when a linter starts: building them
+    builds astroid's model of ``builtins`` (11 MiB), and most lint runs infer nothing."""
+    warp_stub.install()
     _active_projects[:] = [project]
