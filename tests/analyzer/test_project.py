@@ -1,4 +1,4 @@
-"""The project view: a frozen file set lets the model drop calls that reach nothing."""
+"""The project view: a frozen file set lets the model drop calls that reach nothing; a batch keeps texts packed."""
 
 from __future__ import annotations
 
@@ -72,3 +72,37 @@ def test_library_calls_are_no_call_graph_edges_except_on_a_tape():
     )
     facts = extract("m.py", text, "m", False)
     assert [(c.callee, c.taped) for c in facts.functions["f"].calls] == [("helper", False), ("os.path.join", True)]
+
+
+def test_a_packed_text_reads_back_unchanged_and_a_held_one_keeps_its_identity():
+    from warp_ct.analyzer.project import summarize
+
+    # Non-ASCII (two bytes a character as str) and a lone surrogate, which an editor's
+    # buffer may hold: both must come back as they were.
+    text = "import warp as wp\n# ×2 — \ud800\nx = 1\n"
+    summary = summarize("m.py", text)
+    summary.pack_text()
+    assert summary.held_text is None and summary.packed_text is not None
+    assert summary.text == text and summary.size == len(text) and summary.mentions_warp
+    held = summary.hold_text()
+    assert held == text and summary.text is held  # the caches keyed on the text see one object
+    summary.pack_text()
+    assert summary.held_text is None and summary.text == text
+
+
+def test_the_batch_lint_keeps_texts_packed_and_finds_the_same(tmp_path, monkeypatch):
+    """While the misses are linted, only the file at hand has its text unpacked."""
+    write_files(tmp_path, FILES)
+    held_while_linting: list[int] = []
+    real = Linter.lint_source_file
+
+    def spy(self, source):
+        held_while_linting.append(sum(s.held_text is not None for s in self.project.files.values()))
+        return real(self, source)
+
+    monkeypatch.setattr(Linter, "lint_source_file", spy)
+    config = load_config(tmp_path)
+    batched = batch.run_lint([str(tmp_path)], config)
+    assert held_while_linting and set(held_while_linting) == {1}
+    monkeypatch.undo()
+    assert [r.findings for r in batched] == [r.findings for r in Linter(config).lint_paths([str(tmp_path)])]

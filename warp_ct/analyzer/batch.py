@@ -4,7 +4,8 @@ Pipeline: discover -> read and summarise every file (regular expressions; the pr
 view cross-file rules need) -> look each file up in the result cache -> lint the misses:
 files no rule needs a tree of inline, the rest serially or in worker processes ->
 store new results -> report in path order. Output never depends on ``jobs`` or on
-whether the cache was warm.
+whether the cache was warm. While the misses are linted, every text but the current
+file's is kept packed in its summary (``FileSummary.pack_text``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
-from warp_ct.analyzer.engine import Linter, discover, read_source
+from warp_ct.analyzer.engine import Linter, SourceFile, discover, read_source
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
@@ -70,6 +71,7 @@ def _lint_files(
     on_file: Callable[[FileResult], None] | None,
 ) -> list[FileResult]:
     config = linter.config
+    project = linter.project
 
     cache: ResultCache | None = None
     keys: list[str | None] = [None] * len(files)
@@ -77,10 +79,11 @@ def _lint_files(
         cache = ResultCache(
             cache_dir,
             run_key(config, [r.code for r in linter.rules]),
-            project_digest(linter.project.files.values()),
+            project_digest(project.files.values()),
         )
 
     results: list[FileResult | None] = [None] * len(files)
+    paths = [source.path for source in files]  # by index, for workers that read the files again
     emitted = 0
 
     def deliver(i: int, result: FileResult) -> None:
@@ -93,26 +96,44 @@ def _lint_files(
                 on_file(results[emitted])  # type: ignore[arg-type]
             emitted += 1
 
+    misses: list[int] = []
+    for i, source in enumerate(files):
+        if source.text is None:
+            deliver(i, lint_one(linter, source))
+            continue
+        if cache is not None:
+            keys[i] = cache.key(source.path, source.text)
+            hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
+            if hit is not None:
+                stats.cache_hits += 1
+                keys[i] = None  # nothing to write back
+                deliver(i, hit)
+                continue
+        misses.append(i)
+    if not misses:
+        return [r for r in results if r is not None]
+
+    # From here on each file is worked on alone: its text stays packed in its summary
+    # except while it is gated and linted (the model reads every file once, packed or not).
+    summaries = {i: project.files[files[i].path] for i in misses}
+    files.clear()  # run_lint's list too: the summaries hold the texts
+    for summary in project.files.values():
+        summary.pack_text()
+
+    def source_at(i: int) -> SourceFile:
+        return SourceFile(summaries[i].path, summaries[i].hold_text())
+
     heavy: list[int] = []
     # The model, the gates and the queries build acyclic data only (no astroid): the
     # collector stays off until the tree rules run; what they keep is then out of its view.
     with gc_paused():
-        for i, source in enumerate(files):
-            if source.text is None:
-                deliver(i, lint_one(linter, source))
-                continue
-            if cache is not None:
-                keys[i] = cache.key(source.path, source.text)
-                hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
-                if hit is not None:
-                    stats.cache_hits += 1
-                    keys[i] = None  # nothing to write back
-                    deliver(i, hit)
-                    continue
+        for i in misses:
+            source = source_at(i)
             if linter.active_rules(source.path, source.text):
                 heavy.append(i)
             else:
                 deliver(i, lint_one(linter, source))
+            summaries[i].pack_text()
         gc.freeze()
     stats.trees = len(heavy)
 
@@ -120,8 +141,9 @@ def _lint_files(
     workers = min(workers, len(heavy))
     stats.jobs = workers if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES else 1
     if stats.jobs > 1:
-        lint_parallel(linter, files, heavy, stats.jobs, deliver)
+        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, stats.jobs, deliver)
     else:
         for i in heavy:
-            deliver(i, lint_one(linter, files[i]))
+            deliver(i, lint_one(linter, source_at(i)))
+            summaries[i].pack_text()
     return [r for r in results if r is not None]

@@ -276,7 +276,7 @@ class Linter:
         for name in cache.keys() - cached_before:
             summary = self.project.by_module.get(name)
             if summary is not None:
-                self._held_trees[name] = len(summary.text)
+                self._held_trees[name] = summary.size
                 self._held_trees.move_to_end(name)
         held = sum(self._held_trees.values())
         while self._held_trees and (len(self._held_trees) > MAX_HELD_TREES or held > MAX_HELD_SOURCE_BYTES):

@@ -29,7 +29,7 @@ from warp_ct.config import Config
 MIN_PARALLEL_FILES = 8
 
 _worker_linter: Linter | None = None
-_worker_files: list[SourceFile] = []
+_worker_source: Callable[[int], SourceFile] | None = None  # file index -> the file, text included
 
 
 def available_cores() -> int:
@@ -40,20 +40,17 @@ def available_cores() -> int:
 
 
 def _init_spawned(config: Config, paths: list[str]) -> None:
-    global _worker_linter, _worker_files
+    global _worker_linter, _worker_source
     files = [read_source(p) for p in paths]
     linter = Linter(config)
     linter.add_to_project(files)
-    _worker_linter, _worker_files = linter, files
+    _worker_linter, _worker_source = linter, files.__getitem__
 
 
 def _lint_chunk(indices: list[int]) -> list[tuple[int, FileResult]]:
-    linter, files = _worker_linter, _worker_files
-    assert linter is not None, "worker not initialised"
-    out = []
-    for i in indices:
-        out.append((i, lint_one(linter, files[i])))
-    return out
+    linter, source = _worker_linter, _worker_source
+    assert linter is not None and source is not None, "worker not initialised"
+    return [(i, lint_one(linter, source(i))) for i in indices]
 
 
 def lint_one(linter: Linter, source: SourceFile) -> FileResult:
@@ -68,7 +65,7 @@ def lint_one(linter: Linter, source: SourceFile) -> FileResult:
         return FileResult(source.path, notes=[f"skipped: internal error while analysing this file: {type(exc).__name__}: {exc}"])
 
 
-def _chunks(indices: Sequence[int], weights: Sequence[int], jobs: int) -> list[list[int]]:
+def _chunks(indices: Sequence[int], weights: dict[int, int], jobs: int) -> list[list[int]]:
     """Balanced chunks: largest files first, about 4 chunks per worker, heavy files alone."""
     order = sorted(indices, key=lambda i: -weights[i])
     total = sum(weights[i] for i in order) or 1
@@ -89,27 +86,29 @@ def _chunks(indices: Sequence[int], weights: Sequence[int], jobs: int) -> list[l
 
 def lint_parallel(
     linter: Linter,
-    files: list[SourceFile],
-    indices: list[int],
+    paths: list[str],
+    source: Callable[[int], SourceFile],
+    weights: dict[int, int],
     jobs: int,
     on_result: Callable[[int, FileResult], None],
 ) -> None:
-    """Lint ``files[i]`` for ``i`` in ``indices`` with ``jobs`` workers; ``on_result(i, r)``
-    is called in the parent as results arrive (in completion order)."""
-    global _worker_linter, _worker_files
-    weights = [len(f.text) if f.text is not None else 0 for f in files]
+    """Lint the files ``source(i)`` for ``i`` in ``weights`` (their sizes) with ``jobs``
+    workers; ``on_result(i, r)`` is called in the parent as results arrive (in completion
+    order). ``paths``: every file of the run by index, for workers that read them again."""
+    global _worker_linter, _worker_source
+    indices = list(weights)
     chunks = _chunks(indices, weights, jobs)
     pending_indices = set(indices)
     use_fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     if use_fork:
-        _worker_linter, _worker_files = linter, files
+        _worker_linter, _worker_source = linter, source
         executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
     else:
         executor = ProcessPoolExecutor(
             max_workers=jobs,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_spawned,
-            initargs=(linter.config, [f.path for f in files]),
+            initargs=(linter.config, paths),
         )
     try:
         with executor:
@@ -124,6 +123,6 @@ def lint_parallel(
         pass  # finish serially below
     finally:
         if use_fork:
-            _worker_linter, _worker_files = None, []
+            _worker_linter, _worker_source = None, None
     for i in sorted(pending_indices):
-        on_result(i, lint_one(linter, files[i]))
+        on_result(i, lint_one(linter, source(i)))

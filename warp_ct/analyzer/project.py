@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -100,20 +101,52 @@ def package_root_for(path: Path) -> Path:
     return parent
 
 
-@dataclass
+@dataclass(eq=False)  # one summary per text: compared by identity
 class FileSummary:
     path: str
     module_name: str
-    text: str
+    held_text: str | None  # the text; None while it is packed (``pack_text``)
     imports: tuple[str, ...]  # absolute dotted module names this file imports (from-imports expanded)
     imports_warp: bool
     kernel_names: tuple[str, ...]
     differentiates: bool  # Tape / adjoint=True / requires_grad=True / .backward( in this file
+    mentions_warp: bool  # "warp" occurs in the text (the sound gate of every rule)
+    size: int  # characters in the text
     extra: dict[str, Any] = field(default_factory=dict)  # per-rule summaries, keyed by code
+    packed_text: bytes | None = None  # the text, compressed (``pack_text``)
 
     @property
     def defines_kernels(self) -> bool:
         return bool(self.kernel_names)
+
+    @property
+    def text(self) -> str:
+        """The file's text (unpacked anew on each read while packed: ``hold_text`` keeps it)."""
+        held = self.held_text
+        if held is not None:
+            return held
+        assert self.packed_text is not None
+        return zlib.decompress(self.packed_text).decode("utf-8", "surrogatepass")
+
+    def pack_text(self) -> None:
+        """Keep the text compressed only, until ``hold_text``.
+
+        A batch lint keeps every file's summary to the end but works on one file at a time:
+        the texts of a large project were its biggest single cost after the facts (70 MiB
+        as ``str`` for a 51 MB corpus whose non-ASCII files take two bytes a character;
+        12.5 MiB packed). Packing all of them costs about 1% of the lint, unpacking them
+        all about half of that."""
+        if self.packed_text is None:
+            assert self.held_text is not None
+            self.packed_text = zlib.compress(self.held_text.encode("utf-8", "surrogatepass"), 1)
+        self.held_text = None
+
+    def hold_text(self) -> str:
+        """The text, kept unpacked until the next ``pack_text`` (the file being linted:
+        its text is read by identity for the caches keyed on it)."""
+        if self.held_text is None:
+            self.held_text = self.text
+        return self.held_text
 
 
 def summarize(path: str, text: str, module_name: str | None = None) -> FileSummary:
@@ -140,11 +173,13 @@ def summarize(path: str, text: str, module_name: str | None = None) -> FileSumma
     return FileSummary(
         path=path,
         module_name=module_name,
-        text=text,
+        held_text=text,
         imports=tuple(dict.fromkeys(imports)),
         imports_warp=next(textscan.finditer_lines(_WARP_IMPORT_RE, "warp", text), None) is not None,
         kernel_names=tuple(m.group(1) for m in textscan.finditer_lines(_KERNEL_DEF_RE, "kernel", text)),
         differentiates=any(textscan.search_at(pattern, (literal,), text) for literal, pattern in _DIFFERENTIATES),
+        mentions_warp="warp" in text,
+        size=len(text),
     )
 
 
@@ -165,9 +200,10 @@ class Project:
         self._warp_name_imports: dict[str, tuple[FileSummary, bool]] = {}
         # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
         self._ast_trees: dict[str, Any] = {}
-        # path -> (text, facts): a file's facts depend on its text only, so they survive
-        # changes of other files; the program joining them is rebuilt per generation.
-        self._facts: dict[str, tuple[str, FileFacts]] = {}
+        # path -> (summary, facts): a file's facts depend on its text only (one summary per
+        # text), so they survive changes of other files; the program joining them is
+        # rebuilt per generation.
+        self._facts: dict[str, tuple[FileSummary, FileFacts]] = {}
         self._program: Program | None = None
         self._last_tree: tuple[str, ast.Module] | None = None
         # ``freeze()``: the file set is final, so the program may drop what no query asks of
@@ -232,17 +268,18 @@ class Project:
     def facts(self, summary: FileSummary) -> FileFacts:
         """One file's facts (extracted once per text)."""
         cached = self._facts.get(summary.path)
-        if cached is not None and cached[0] is summary.text:
+        if cached is not None and cached[0] is summary:
             return cached[1]
+        text = summary.text
         with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
-            tree, problem = parse_source(summary.text, summary.path)
-            facts = extract(summary.path, summary.text, summary.module_name, Path(summary.path).stem == "__init__",
+            tree, problem = parse_source(text, summary.path)
+            facts = extract(summary.path, text, summary.module_name, Path(summary.path).stem == "__init__",
                             tree=tree, problem=problem)  # fmt: skip
-        self._facts[summary.path] = (summary.text, facts)
+        self._facts[summary.path] = (summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
         # every file first: the last tree would only be held.
-        self._last_tree = (summary.text, tree) if tree is not None and not self._frozen else None
+        self._last_tree = (text, tree) if tree is not None and not self._frozen else None
         return facts
 
     def take_tree(self, text: str) -> ast.Module | None:
@@ -314,7 +351,7 @@ class Project:
 
     def uses_warp(self, summary: FileSummary) -> bool:
         """Cheap gate: does this file (possibly through a project module) touch Warp at all?"""
-        return "warp" in summary.text or self.imports_warp_reexporter(summary)
+        return summary.mentions_warp or self.imports_warp_reexporter(summary)
 
     def imports_warp_reexporter(self, summary: FileSummary) -> bool:
         """The file imports from a project module that imports warp: names it imports there

@@ -92,15 +92,15 @@ class BackwardFacts:
 class LazyFacts:
     """Stored in the project summary; computed only when WCT010 actually decides something."""
 
-    __slots__ = ("text", "_facts")
+    __slots__ = ("summary", "_facts")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, summary: "FileSummary") -> None:
+        self.summary = summary  # not its text: a batch keeps texts packed (FileSummary.pack_text)
         self._facts: BackwardFacts | None = None
 
     def get(self) -> BackwardFacts:
         if self._facts is None:
-            self._facts = file_facts(self.text)
+            self._facts = file_facts(self.summary.text)
         return self._facts
 
 
@@ -337,8 +337,8 @@ class _Verdict:
 
 def _facts(summary: "FileSummary") -> BackwardFacts:
     lazy = summary.extra.get(UnusedBackward.code)
-    if not isinstance(lazy, LazyFacts) or lazy.text is not summary.text:
-        lazy = LazyFacts(summary.text)
+    if not isinstance(lazy, LazyFacts) or lazy.summary is not summary:
+        lazy = LazyFacts(summary)
         summary.extra[UnusedBackward.code] = lazy
     return lazy.get()
 
@@ -543,7 +543,7 @@ class UnusedBackward(Rule):
     '''
 
     def summarize(self, summary: "FileSummary") -> LazyFacts:
-        return LazyFacts(summary.text)
+        return LazyFacts(summary)
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as leave_module, taken on the project view alone: most kernel
