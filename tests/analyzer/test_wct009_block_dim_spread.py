@@ -85,12 +85,14 @@ def test_runtime_block_dim_in_shared_module(tmp_path):
         "    def step(self, x):\n"
         "        wp.launch(b, dim=4, inputs=[x], block_dim=self.bd)\n"  # 128 from __init__: a second build
         "    def step2(self, x, cfg):\n"
-        "        wp.launch(b, dim=4, inputs=[x], block_dim=cfg.block_dim)\n"  # attribute: fixed per run
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=cfg.block_dim)\n"  # fixed per run, but unknown
     )
     found = _only(lint_snippet(tmp_path, text, name="sim.py"))
-    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO), (17, Severity.WARNING)]
+    assert [(f.line, f.severity) for f in found] == [(12, Severity.INFO), (17, Severity.WARNING), (19, Severity.INFO)]
     assert "run time" in found[0].message
     assert "block_dim 128" in found[1].message and "256" in found[1].message
+    # One value for the run: a second build only if it is not the 256 of `a`'s launch.
+    assert "`cfg.block_dim`, chosen at run time" in found[2].message and "block_dim 256 for `a`" in found[2].message
 
 
 def test_get_suggested_block_size_then_other_block_dim(tmp_path):
@@ -129,7 +131,9 @@ def test_kernels_imported_from_a_project_module(tmp_path):
 
 
 def test_name_assigned_in_two_branches_is_runtime(tmp_path):
-    # shaped like an iterative solver: tile size picked from the problem size, else 1
+    # shaped like an iterative solver: tile size picked from the problem size, else 1. No
+    # claim of a sure second build (the warning); either value differs from `a`'s 256 unless
+    # the problem size makes it 256, so the run-time note applies.
     text = KERNELS + (
         "import math\n"
         "def setup(x, restart, tiled):\n"
@@ -140,7 +144,43 @@ def test_name_assigned_in_two_branches_is_runtime(tmp_path):
         "    wp.launch(a, dim=4, inputs=[x])\n"
         "    wp.launch(b, dim=(4, tile_size), inputs=[x], block_dim=tile_size)\n"
     )
-    assert _only(lint_snippet(tmp_path, text, name="solver.py")) == []
+    found = _only(lint_snippet(tmp_path, text, name="solver.py"))
+    assert [(f.line, f.severity) for f in found] == [(17, Severity.INFO)]
+    assert "`tile_size`, chosen at run time" in found[0].message
+
+
+def test_tuned_block_dims_in_one_module(tmp_path):
+    """Block_dims from a tuning table (``get_tuned_block_dim(name, device)``), shaped like a
+    splatting package: a tuned kernel beside kernels at the default is a second build
+    whenever the tuned value is not 256; two kernels tuned under two names are two values."""
+    tuning = (
+        "_TABLE = {}\n"
+        "def get_tuned_block_dim(name, device):\n"
+        "    return _TABLE.get((name, str(device)), 128)\n"
+    )
+    text = KERNELS + (
+        "from tuning import get_tuned_block_dim\n"
+        "def preprocess(x, device):\n"
+        "    wp.launch(a, dim=4, inputs=[x], device=device)\n"
+        "    wp.launch(b, dim=4, inputs=[x], device=device, block_dim=get_tuned_block_dim('pre', device))\n"
+        "def pick(x, device, fast):\n"
+        "    wp.launch(a if fast else b, dim=4, inputs=[x], device=device, block_dim=get_tuned_block_dim('pick', device))\n"
+    )
+    found = _only(lint_files(tmp_path, {"tuning.py": tuning, "ops.py": text}))
+    assert [(f.line, f.severity) for f in found] == [(13, Severity.INFO), (15, Severity.INFO)]  # one per launch
+    assert "`get_tuned_block_dim('pre', device)`, chosen at run time, for `b`" in found[0].message
+    assert "block_dim 256 for `a` (line 12)" in found[0].message
+
+
+def test_one_run_time_block_dim_for_the_whole_module_is_one_build(tmp_path):
+    text = KERNELS + (
+        "class Op:\n"
+        "    def __init__(self, device):\n        self.block_dim = pick_block_dim(device)\n"
+        "    def run(self, x):\n"
+        "        wp.launch(a, dim=4, inputs=[x], block_dim=self.block_dim)\n"
+        "        wp.launch(b, dim=4, inputs=[x], block_dim=self.block_dim)\n"
+    )
+    assert _only(lint_snippet(tmp_path, text, name="op.py")) == []
 
 
 def test_test_code_is_information(tmp_path):

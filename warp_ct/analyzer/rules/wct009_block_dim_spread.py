@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp_ct.analyzer.facts import LaunchFact, Value
+from warp_ct.analyzer.facts import LaunchFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import UNRESOLVED, KernelRef, Program, module_key
 from warp_ct.analyzer.query import QueryContext, where
@@ -23,6 +23,7 @@ class _Launch:
     kernel: str
     values: tuple[Any, ...]  # block_dims it can launch at; () when chosen at run time
     varies: bool = False  # run time, from a parameter or a loop variable
+    chosen: Value | None = None  # the run-time block_dim expression (``values == ()``)
 
 
 @dataclass
@@ -50,6 +51,11 @@ class BlockDimSpread(Rule):
       `block_dim` means the module's default, 256);
     - a `block_dim` chosen at run time (a parameter or loop variable) for a kernel that
       shares its module with other kernels;
+    - as information, a `block_dim` computed at run time (`get_tuned_block_dim(name,
+      device)`, `self.block_dim`, an environment setting) for a kernel whose module is
+      also launched at another block_dim (a constant, the default, or another run-time
+      expression); one expression for every launch of the module is one block_dim and
+      stays silent;
     - `wp.get_suggested_block_size(kernel)` when the same module is then launched at a
       block_dim other than its default.
 
@@ -82,7 +88,7 @@ class BlockDimSpread(Rule):
 
     def tuned(a):
         block, _ = wp.get_suggested_block_size(scale)  # WCT009
-        wp.launch(scale, dim=a.shape, inputs=[a, 0.5], block_dim=block)
+        wp.launch(scale, dim=a.shape, inputs=[a, 0.5], block_dim=block)  # WCT009
     ```
 
     ## Use instead
@@ -191,7 +197,8 @@ def _group_launches(program: Program) -> dict[str, _WarpModule]:
                         group = groups[key] = _WarpModule(key, f"`{key}`", kernel_counts.get(key, 0),
                                                           defaults.get(key, DEFAULT_BLOCK_DIM))  # fmt: skip
                     resolved = values if values is not None else (group.default,)
-                    group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies))
+                    chosen = _per_device(launch.block_dim) if values == () else None  # type: ignore[arg-type]
+                    group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies, chosen))
     return groups
 
 
@@ -257,7 +264,12 @@ def _check_spread(group: _WarpModule, ctx: QueryContext, severity: Severity | No
     for launch in group.launches:
         here = launch.module == ctx.module_name
         if not launch.values:
-            if not launch.varies or not here:
+            if not here:
+                continue
+            if not launch.varies:
+                if launch.launch.span[:2] not in reported:  # one launch of a kernel picked from several
+                    reported.add(launch.launch.span[:2])
+                    _check_chosen(group, launch, ctx)
                 continue
             others = ""
             if first is not None:
@@ -291,6 +303,40 @@ def _check_spread(group: _WarpModule, ctx: QueryContext, severity: Severity | No
             f"{group.kernels} kernels; give kernels that need another block_dim a module of their own",
             severity=severity,
         )
+
+
+def _check_chosen(group: _WarpModule, launch: _Launch, ctx: QueryContext) -> None:
+    """A block_dim computed at run time (``get_tuned_block_dim("gather", device)``,
+    ``self.block_dim``) for a kernel whose module is also launched at another block_dim
+    (a constant, the default, or another run-time expression): a second build of the whole
+    module whenever the two differ. Info: the values may coincide on a device. The same
+    expression for every launch of the module is one block_dim: nothing to say."""
+    others = [o for o in group.launches if o.values or (o.chosen is not None and o.chosen != launch.chosen)]
+    if not others:
+        return
+    # Cite a launch that can run with this one: ``if tiled: launch_tiled(...) else:
+    # launch(...)`` alternates per call, and another call may take the other arm.
+    other = next((o for o in others if not _alternatives(o, launch)), others[0])
+    if other.values:
+        theirs = f"block_dim {other.values[0]} for `{other.kernel}`"
+    else:
+        theirs = f"another run-time block_dim for `{other.kernel}`"
+    text = _block_dim_text(ctx, launch) or "a run-time value"
+    ctx.report(
+        launch.launch.span,
+        f"block_dim is `{text}`, chosen at run time, for `{launch.kernel}`, which shares module {group.label} with "
+        f"{group.kernels - 1} other kernel(s), launched at {theirs} "
+        f"({where(other.module, other.launch.span, ctx.module_name)}): each distinct block_dim compiles the whole "
+        'module again, so a value that differs from theirs is a second build; give this kernel a module of its own '
+        '(module="unique") or launch the module at one block_dim',
+        severity=Severity.INFO,
+    )
+
+
+def _alternatives(one: _Launch, other: _Launch) -> bool:
+    """Two launches on different arms of one branch of one function."""
+    a, b = one.launch, other.launch
+    return one.module == other.module and a.function == b.function and exclusive(a.path, b.path)
 
 
 def _check_query(ctx: QueryContext, index: int, query: LaunchFact, modules: dict[str, _WarpModule],
