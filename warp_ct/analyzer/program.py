@@ -130,6 +130,9 @@ class CalleeEvent:
         return exclusive(self.path, other.path)
 
 
+_NO_TARGETS: list = []  # shared by the calls no hook answers; never mutated
+
+
 class _Unknown:
     def __repr__(self) -> str:
         return "UNKNOWN"
@@ -160,7 +163,10 @@ class Program:
         self._closures: dict[str, set[str]] = {}
         self._reached: dict[str, set[FunctionRef]] = {}
         self._memo: dict[str, Any] = {}
+        # (module, caller qualname or None, callee) -> resolve_call's answer; None stands for
+        # every caller whose scopes do not bind the callee's first name (``_binds``).
         self._resolved_calls: dict[tuple[str, str | None, str], FunctionRef | None] = {}
+        self._hook_targets: dict[tuple[str, str], list[FunctionRef]] = {}  # _call_targets' Class.apply hooks
         # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
         # the events are held so that their id is not reused.
         self._thinned: dict[tuple[int, bool], tuple[tuple, tuple]] = {}
@@ -212,8 +218,9 @@ class Program:
                 kept = [c for c in calls if self._may_reach(module, None, c)]
                 dropped += len(calls) - len(kept)
                 setattr(facts, name, kept)
-        # Their answers, all None, would only be asked again by the calls just dropped.
+        # Their answers, all None or empty, would only be asked again by the calls just dropped.
         self._resolved_calls = {key: ref for key, ref in self._resolved_calls.items() if ref is not None}
+        self._hook_targets = {key: refs for key, refs in self._hook_targets.items() if refs}
         return dropped
 
     def _may_reach(self, module: str, caller: FunctionFact | None, call: CallFact) -> bool:
@@ -311,6 +318,8 @@ class Program:
 
     def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         """The project function a call reaches (a constructor call reaches ``__init__``)."""
+        if caller is not None and not _binds(self, module, caller, callee.partition(".")[0]):
+            caller = None  # resolved as at module level: one answer for every function
         key = (module, caller.qualname if caller is not None else None, callee)
         try:
             return self._resolved_calls[key]
@@ -1279,12 +1288,19 @@ class Program:
         target = self.resolve_call(module, caller, callee)
         if target is not None:
             return [target]
+        key = (module, callee)  # the hooks depend on the callee's text only
+        found = self._hook_targets.get(key)
+        if found is None:
+            found = self._hook_targets[key] = self._hooks_called(module, callee)
+        return found
+
+    def _hooks_called(self, module: str, callee: str) -> list[FunctionRef]:
         head, _, _attr = callee.rpartition(".")
         if not head:
-            return []
+            return _NO_TARGETS
         found = self._class_of_value(module, Value("call", head))
         if found is None:
-            return []
+            return _NO_TARGETS
         class_module, class_name = found
         prefix = class_name + "."
         return [
@@ -1586,3 +1602,17 @@ def module_key(module: Any) -> str:
 
 
 __all__ = ["Event", "innermost_call", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]
+
+
+def _binds(program: Program, module: str, caller: FunctionFact, name: str) -> bool:
+    """Whether ``_resolve_call`` reads ``name`` from the caller: ``self``/``cls``, or a local
+    or loop table of the caller or an enclosing function. Otherwise the call resolves as it
+    would at module level (most calls: ``np.zeros``, ``helper(...)``, ``pkg.make()``)."""
+    if name in ("self", "cls"):
+        return True
+    scope: FunctionFact | None = caller
+    while scope is not None:
+        if scope.locals.get(name) or name in scope.loop_tables:
+            return True
+        scope = program.function(FunctionRef(module, scope.parent)) if scope.parent else None
+    return False
