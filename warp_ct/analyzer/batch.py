@@ -18,6 +18,7 @@ from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, SourceFile, discover, read_source
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
+from warp_ct.analyzer.project import deactivate
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.config import Config
 
@@ -58,8 +59,11 @@ def run_lint(
     linter.add_to_project(files)
     linter.project.freeze()  # the file set of a batch is final
     stats.files = len(files)
-    with collector_ignores_existing():
-        return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
+    try:
+        with collector_ignores_existing():
+            return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
+    finally:
+        deactivate(linter.project)
 
 
 def _lint_files(

@@ -452,6 +452,14 @@ def _install_import_hook(project: Project) -> None:
     _install_import_hook._done = True  # type: ignore[attr-defined]
 
 
+def deactivate(project: Project) -> None:
+    """``project`` is done: astroid's import hook no longer holds it. A batch's model is
+    millions of objects; a program that called ``batch.run_lint`` spent 7 s exiting after a
+    30 s lint of a 51 MB corpus (the interpreter's last collection and teardown), against
+    0.4 s when the run lets go of them itself. (The CLI skips teardown anyway.)"""
+    _active_projects[:] = [p for p in _active_projects if p is not project]
+
+
 def activate(project: Project) -> None:
     """Make ``project`` the one astroid's import hook consults (call before any astroid use).
 
