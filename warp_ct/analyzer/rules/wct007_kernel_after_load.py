@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
@@ -364,30 +364,42 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
                         event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
                         found[kref] = (generic[kref], event, event)
                         break
+    # (module, launch index) -> the generic kernels it launches: the flows below hold
+    # hundreds of thousands of loads, and only these can instantiate late.
+    generic_at: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
+    for module, launch_facts in program.modules.items():
+        for index, launch in enumerate(launch_facts.launches):
+            if launch.kind.startswith("launch"):
+                launched = tuple(k for k in program.launch_kernels(module, index) if k in generic)
+                if launched:
+                    generic_at[(module, index)] = launched
     launchers = [
-        FunctionRef(module, launch.function) if launch.function else FunctionRef(module, "<module>")
-        for module, launch_facts in program.modules.items()
-        for index, launch in enumerate(launch_facts.launches)
-        if launch.kind.startswith("launch") and any(k in generic for k in program.launch_kernels(module, index))
+        FunctionRef(module, program.modules[module].launches[index].function or "<module>")
+        for module, index in generic_at
     ]
     for _ref, events in _flows_reaching(program, launchers):
         loads: list[Event] = []
+        loads_of: dict[Any, list[int]] = {}  # Warp module -> positions in ``loads`` of its loads
         for event in events:
-            if event.kind != "load":
+            own = event.own  # the event itself, or a callee's as this flow inlines it
+            if own.kind != "load":
                 continue
-            kind, index = event.detail
-            launched = program.launch_kernels(event.site_module, index) if kind.startswith("launch") else ()
-            for kref in launched:
-                if kref not in generic or kref in found:
+            kind, index = own.detail
+            for kref in generic_at.get((own.site_module, index), ()) if kind.startswith("launch") else ():
+                if kref in found:
                     continue
-                for earlier in loads:
-                    if not (earlier.warp_modules & event.warp_modules) or earlier.exclusive_with(event):
+                # The earlier loads of a module this launch loads too, in flow order.
+                shared = sorted({i for module in own.warp_modules for i in loads_of.get(module, ())})
+                for earlier in map(loads.__getitem__, shared):
+                    if earlier.exclusive_with(event):
                         continue
                     # Another kernel loaded the module first, or this one with other dtypes.
                     if (kref not in program.launch_kernels(earlier.site_module, earlier.detail[1])
                             or _other_dtypes(program, earlier, event)):  # fmt: skip
                         found[kref] = (generic[kref], earlier, event)
                         break
+            for module in own.warp_modules:
+                loads_of.setdefault(module, []).append(len(loads))
             loads.append(event)
     return found
 
