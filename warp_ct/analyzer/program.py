@@ -1198,6 +1198,9 @@ class Program:
 
     def _escaped_kernel_modules(self) -> set[str]:
         out: set[str] = set()
+        # (module, function, id of an argument's value): a file shares one object per
+        # distinct value, and the same local passed to many calls has one answer.
+        asked: set[tuple[str, str | None, int]] = set()
         for module, facts in self.modules.items():
             scopes = [(f.qualname, f.calls) for f in facts.functions.values()]
             scopes.append((None, facts.module_calls + facts.main_calls))
@@ -1207,8 +1210,9 @@ class Program:
                     if call.callee.startswith("warp.") or self.resolve_call(module, caller, call.callee) is None:
                         continue
                     for arg in (*call.args, *call.kwargs.values()):
-                        if arg.kind not in ("name", "local"):
+                        if arg.kind not in ("name", "local") or (module, function, id(arg)) in asked:
                             continue
+                        asked.add((module, function, id(arg)))
                         for ref in self.kernels_of_value(module, function, arg):
                             if isinstance(ref, KernelRef):
                                 out.add(ref.module)
