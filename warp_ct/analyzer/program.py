@@ -1605,9 +1605,6 @@ def module_key(module: Any) -> str:
     return _module_key(module)
 
 
-__all__ = ["Event", "innermost_call", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]
-
-
 def _binds(program: Program, module: str, caller: FunctionFact, name: str) -> bool:
     """Whether ``_resolve_call`` reads ``name`` from the caller: ``self``/``cls``, or a local
     or loop table of the caller or an enclosing function. Otherwise the call resolves as it
@@ -1620,3 +1617,7 @@ def _binds(program: Program, module: str, caller: FunctionFact, name: str) -> bo
             return True
         scope = program.function(FunctionRef(module, scope.parent)) if scope.parent else None
     return False
+
+
+__all__ = ["Event", "innermost_call", "Freq", "Frequency", "LoadHistory", "FunctionRef", "KernelRef", "Program", "UNIQUE", "UNRESOLVED", "module_key"]
+
