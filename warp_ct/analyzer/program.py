@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from warp_ct.analyzer.facts import (
     CallFact,
@@ -130,7 +130,7 @@ class CalleeEvent:
         return exclusive(self.path, other.path)
 
 
-_NO_TARGETS: list = []  # shared by the calls no hook answers; never mutated
+_NO_TARGETS: tuple = ()  # what _call_targets answers for the calls that reach nothing
 
 
 class _Unknown:
@@ -166,7 +166,7 @@ class Program:
         # (module, caller qualname or None, callee) -> resolve_call's answer; None stands for
         # every caller whose scopes do not bind the callee's first name (``_binds``).
         self._resolved_calls: dict[tuple[str, str | None, str], FunctionRef | None] = {}
-        self._hook_targets: dict[tuple[str, str], list[FunctionRef]] = {}  # _call_targets' Class.apply hooks
+        self._hook_targets: dict[tuple[str, str], Sequence[FunctionRef]] = {}  # _call_targets' Class.apply hooks
         # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
         # the events are held so that their id is not reused.
         self._thinned: dict[tuple[int, bool], tuple[tuple, tuple]] = {}
@@ -1285,7 +1285,7 @@ class Program:
         cache[entry] = seen
         return seen
 
-    def _call_targets(self, module: str, caller: FunctionFact | None, callee: str) -> list[FunctionRef]:
+    def _call_targets(self, module: str, caller: FunctionFact | None, callee: str) -> Sequence[FunctionRef]:
         """What a call can run: the function it resolves to, or, for ``Class.apply(...)``
         on a project class that inherits the method (``torch.autograd.Function``), the
         class's own hook methods (``forward``, ``backward``) that the base class calls."""
@@ -1298,7 +1298,7 @@ class Program:
             found = self._hook_targets[key] = self._hooks_called(module, callee)
         return found
 
-    def _hooks_called(self, module: str, callee: str) -> list[FunctionRef]:
+    def _hooks_called(self, module: str, callee: str) -> Sequence[FunctionRef]:
         head, _, _attr = callee.rpartition(".")
         if not head:
             return _NO_TARGETS
@@ -1307,11 +1307,11 @@ class Program:
             return _NO_TARGETS
         class_module, class_name = found
         prefix = class_name + "."
-        return [
+        return tuple(
             FunctionRef(class_module, qualname)
             for qualname, method in self.modules[class_module].functions.items()
             if qualname.startswith(prefix) and self._intrinsic(method, "") is not None
-        ]
+        )  # memoized and shared: never a list a caller could change
 
     def _own_events(self, module: str) -> dict[str | None, list[tuple[float, list[Event]]]]:
         """(order, events) of each function's own launches, option changes, definitions and
