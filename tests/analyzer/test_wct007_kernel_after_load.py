@@ -115,3 +115,57 @@ def test_one_generic_launch_site_fed_arrays_of_several_dtypes(tmp_path):
     assert [(f.path, f.line) for f in found] == [("la/kernels.py", 9)] and "several dtypes" in found[0].message
     one = dict(files, **{"la/__main__.py": "import warp as wp\nfrom la.ops import axpy\n\naxpy(wp.ones(8, dtype=float), wp.zeros(8, dtype=float))\n"})
     assert [f for f in lint_files(tmp_path / "one", one) if f.rule == "WCT007"] == []
+
+
+# Kernels made on first use by properties (liblaf-apple's hyperelastic energies).
+PROPERTY_CLASS = (
+    "import functools\nimport warp as wp\n\n"
+    "class Energy:\n"
+    "    def __init__(self, x):\n        self.x = x\n{init}\n"
+    "    def fun(self):\n        wp.launch(self.fun_kernel, dim=1, inputs=[self.x])\n\n"
+    "    def grad(self):\n        wp.launch(self.grad_kernel, dim=1, inputs=[self.x])\n\n"
+    "    @functools.cached_property\n    def fun_kernel(self):\n"
+    "        @wp.kernel{unique}\n        def kernel(x: wp.array(dtype=float)):\n            x[0] = 1.0\n\n        return kernel\n\n"
+    "    @functools.cached_property\n    def grad_kernel(self):\n"
+    "        @wp.kernel{unique}\n        def kernel(x: wp.array(dtype=float)):\n            x[0] = 2.0\n\n        return kernel\n"
+)
+
+
+def _energy(init: str = "", unique: str = "") -> str:
+    return PROPERTY_CLASS.format(init=init, unique=unique)
+
+
+def test_property_kernel_read_after_a_sibling_launched(tmp_path):
+    main = "import warp as wp\nfrom energy import Energy\n\ne = Energy(wp.zeros(1))\ne.fun()\ne.grad()\n"
+    found = _wct007(lint_files(tmp_path, {"energy.py": _energy(), "main.py": main}))
+    assert [(f.path, f.line) for f in found] == [("energy.py", 25)]
+    assert "`Energy.grad_kernel`" in found[0].message and "made in `Energy.fun_kernel`" in found[0].message
+
+
+def test_property_kernels_called_from_code_the_model_cannot_follow(tmp_path):
+    # A model calls each energy through a dict: the order is the caller's, every kernel may be late.
+    model = "class Model:\n    def __init__(self, energies):\n        self.energies = energies\n\n" \
+            "    def step(self):\n        for e in self.energies.values():\n            e.fun()\n            e.grad()\n"
+    found = _wct007(lint_files(tmp_path, {"energy.py": _energy(), "model.py": model}))
+    assert [(f.path, f.line) for f in found] == [("energy.py", 17), ("energy.py", 25)]
+    assert "1 other kernel(s) made the same way (`grad_kernel`)" in found[0].message
+
+
+def test_property_kernels_read_up_front_or_in_unique_modules_are_fine(tmp_path):
+    main = "import warp as wp\nfrom energy import Energy\n\ne = Energy(wp.zeros(1))\ne.fun()\ne.grad()\n"
+    warmed = _energy(init="        self.fun_kernel\n        k = self.grad_kernel\n")
+    assert _wct007(lint_files(tmp_path / "warm", {"energy.py": warmed, "main.py": main})) == []
+    unique = _energy(unique='(module="unique")')
+    assert _wct007(lint_files(tmp_path / "unique", {"energy.py": unique, "main.py": main})) == []
+    assert _wct007(lint_files(tmp_path / "lib", {"energy.py": unique})) == []
+
+
+def test_reading_a_plain_method_or_attribute_is_no_call(tmp_path):
+    # ``k = self.make`` reads a bound method; ``self.kernel`` an attribute set in __init__:
+    # neither runs a body, so nothing is defined late.
+    text = HEAD + (
+        "\nclass Sim:\n    def __init__(self, x):\n        self.x = x\n        self.kernel = init\n\n"
+        "    def make(self):\n        @wp.kernel\n        def late(x: wp.array(dtype=float)):\n            x[0] = 3.0\n        return late\n\n"
+        "    def run(self):\n        wp.launch(self.kernel, dim=1, inputs=[self.x])\n        k = self.make\n"
+    )
+    assert _wct007(lint_snippet(tmp_path, text)) == []

@@ -760,6 +760,8 @@ class _Extractor:
         if value_node is not None:
             self.expr(value_node)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if value_node is not None:
+            self.attribute_read(value_node)
         value = self.value(value_node) if value_node is not None else UNKNOWN
         if isinstance(node, ast.AugAssign):
             value = Value("changed")  # ``x *= 0.95``: a value that moves on every run of this line
@@ -822,6 +824,7 @@ class _Extractor:
 
     def stmt_Expr(self, node: ast.Expr) -> None:
         self.expr(node.value)
+        self.attribute_read(node.value)  # ``self.kernel`` alone: a property read ahead of use
 
     # warp definitions ------------------------------------------------------
     def warp_decorator(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ast.expr] | None:
@@ -916,6 +919,20 @@ class _Extractor:
         elif not self.class_stack:
             self.facts.module_calls.append(fact)
 
+    def attribute_read(self, node: ast.AST) -> None:
+        """``self.k`` read where it may be a property (a launch's kernel, ``k = self.k``, a
+        bare ``self.k``): the property's body, often a kernel's definition, runs here. The
+        model resolves the ``self.k.__get__`` call this records to the property, or to nothing."""
+        scope = self.scopes[-1]
+        if (scope.fact is None or node.__class__ is not ast.Attribute or node.value.__class__ is not ast.Name  # type: ignore[attr-defined]
+                or node.value.id not in ("self", "cls")):  # type: ignore[attr-defined]  # fmt: skip
+            return
+        scope.fact.calls.append(CallFact(
+            f"{node.value.id}.{node.attr}.__get__", (), _NO_KWARGS, span_of(node, self._numbers),  # type: ignore[attr-defined]
+            scope.next_order(), scope.loop_depth, bool(scope.guards), cache_guarded=scope.cache_guards > 0,
+            taped=scope.tape_depth > 0, path=tuple(scope.path),
+        ))  # fmt: skip
+
     def warp_call(self, name: str, node: ast.Call) -> None:
         scope = self.scopes[-1]
         if scope.fact is not None and name.count(".") > 1 and not name.startswith(("warp.config.", "warp.types.")):
@@ -927,6 +944,8 @@ class _Extractor:
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
             kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
+            if kernel is not None:
+                self.attribute_read(kernel)
             target = None
             if kind == "load_module":
                 target = call_argument(node, "module", 0)

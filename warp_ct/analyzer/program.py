@@ -41,6 +41,8 @@ HOT_NAMES = frozenset({
 })  # fmt: skip
 ONCE_NAMES = frozenset({"main", "cli", "setup", "configure", "init", "initialize", "setup_tests"})
 _ONCE_PREFIXES = ("test_", "pytest_", "setup_", "init_", "configure_", "main_")
+# The last part of decorators that make a method an attribute read (``functools.cached_property``...).
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 _HOT_PREFIXES = ("step_", "forward_", "run_", "simulate_", "update_", "render_")
 
 
@@ -310,6 +312,11 @@ class Program:
                 return found
         return None
 
+    def is_property(self, ref: FunctionRef) -> bool:
+        """A method read as an attribute (``@property``, ``@functools.cached_property``)."""
+        fact = self.function(ref)
+        return fact is not None and any(d.rsplit(".", 1)[-1] in _PROPERTY_DECORATORS for d in fact.decorators)
+
     def class_of(self, ref: FunctionRef) -> str | None:
         fact = self.function(ref)
         while fact is not None and fact.class_name is None and fact.parent is not None:
@@ -345,6 +352,9 @@ class Program:
                     if cls is not None:
                         return self.method(cls[0], cls[1], "__call__")
                 return None
+            if len(parts) == 3 and parts[2] == "__get__":  # a property read (facts: launches of self.k)
+                found = self.method(module, class_name, parts[1])
+                return found if found is not None and self.is_property(found) else None
             if len(parts) == 3:  # self.solver.step(): what self.solver holds
                 for _where, value in self.self_attr_values(module, class_name, parts[1]):
                     cls = self._class_of_value(module, value)
@@ -974,6 +984,10 @@ class Program:
             if class_name is not None:
                 for where, item in self.self_attr_values(module, class_name, value.data):
                     out.extend(self.kernels_of_value(where.module, where.qualname, item, depth + 1))
+                getter = self.method(module, class_name, value.data)
+                if getter is not None and self.is_property(getter):  # what the property returns
+                    for returned in self.function(getter).returns:  # type: ignore[union-attr]
+                        out.extend(self.kernels_of_value(getter.module, getter.qualname, returned, depth + 1))
             return out or [UNRESOLVED]
         if kind in ("sub", "elem") and value.items:
             picked = self._picked(module, function, value, depth + 1)

@@ -90,6 +90,44 @@ class KernelAfterLoad(Rule):
         wp.launch(clear, dim=16, inputs=[y])
         wp.launch(axpy, dim=16, inputs=[x, y, 2.0])
     ```
+    A kernel made by a property on first use (`functools.cached_property`) joins the
+    file's module when the property is first read. Beside another kernel made that way,
+    whichever is read after the other was launched rebuilds the module:
+    ```python
+    import functools
+
+    import warp as wp
+
+    class Spring:
+        def __init__(self, x):
+            self.x = x
+
+        def fun(self):
+            wp.launch(self.fun_kernel, dim=self.x.shape, inputs=[self.x])
+
+        def grad(self):
+            wp.launch(self.grad_kernel, dim=self.x.shape, inputs=[self.x])
+
+        @functools.cached_property
+        def fun_kernel(self):
+            @wp.kernel
+            def kernel(x: wp.array(dtype=float)):
+                x[wp.tid()] = 0.5 * x[wp.tid()]
+
+            return kernel
+
+        @functools.cached_property
+        def grad_kernel(self):
+            @wp.kernel
+            def kernel(x: wp.array(dtype=float)):  # WCT007
+                x[wp.tid()] = 1.0
+
+            return kernel
+
+    spring = Spring(wp.zeros(16, dtype=float))
+    spring.fun()
+    spring.grad()
+    ```
 
     ## Use instead
     Define everything first, then launch:
@@ -131,6 +169,43 @@ class KernelAfterLoad(Rule):
         wp.launch(clear, dim=16, inputs=[y])
         wp.launch(axpy, dim=16, inputs=[x, y, 2.0])
     ```
+    Give a kernel made on first use a module of its own (or read every such property
+    before the first launch):
+    ```python
+    import functools
+
+    import warp as wp
+
+    class Spring:
+        def __init__(self, x):
+            self.x = x
+
+        def fun(self):
+            wp.launch(self.fun_kernel, dim=self.x.shape, inputs=[self.x])
+
+        def grad(self):
+            wp.launch(self.grad_kernel, dim=self.x.shape, inputs=[self.x])
+
+        @functools.cached_property
+        def fun_kernel(self):
+            @wp.kernel(module="unique")
+            def kernel(x: wp.array(dtype=float)):
+                x[wp.tid()] = 0.5 * x[wp.tid()]
+
+            return kernel
+
+        @functools.cached_property
+        def grad_kernel(self):
+            @wp.kernel(module="unique")
+            def kernel(x: wp.array(dtype=float)):
+                x[wp.tid()] = 1.0
+
+            return kernel
+
+    spring = Spring(wp.zeros(16, dtype=float))
+    spring.fun()
+    spring.grad()
+    ```
 
     ## When not to apply
     A kernel with `module="unique"` has a module of its own, and launching a kernel of
@@ -161,7 +236,7 @@ class KernelAfterLoad(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         program, facts = project.program(), project.facts(summary)
         if (_late_generic_instantiations(program, facts) or list(_late_definitions_through_calls(program, facts))
-                or _late_overloads(program, facts)):  # fmt: skip
+                or _late_overloads(program, facts) or _late_property_kernels(program, facts)):  # fmt: skip
             return True
         # A finding needs a load and, later in the same flow, a definition. Library files
         # define kernels first and launch them inside functions: no tree for those.
@@ -214,6 +289,28 @@ class KernelAfterLoad(Rule):
                 f"module ({where(load.site_module, load.span, ctx.module_name)}): the new instantiation joins the "
                 "module, which is built again, whole. Declare the concrete types up front with `wp.overload` "
                 "beside the kernel.",
+            )
+        for kernel, load, define, siblings in _late_property_kernels(program, facts):
+            funcdef = defs.get((kernel.name, kernel.span[0]))
+            if load is None or define is None:
+                ctx.report(
+                    funcdef if funcdef is not None else ctx._range(*kernel.span),
+                    f"The property `{kernel.function}` defines the kernel `{kernel.name}` when it is first read, "
+                    f"into the same module as {len(siblings) - 1} other kernel(s) made the same way "
+                    f"({', '.join(f'`{n}`' for n in siblings if n != kernel.function.rsplit('.', 1)[-1])}), each "  # type: ignore[union-attr]
+                    "launched from its own method: whichever is read after another was launched joins the loaded "
+                    "module, which is built again, whole. Give the kernel its own module with "
+                    '`@wp.kernel(module="unique")`, or read every kernel property before the first launch.',
+                )
+                continue
+            read = innermost_call(define.via)
+            ctx.report(
+                funcdef if funcdef is not None else ctx._range(*kernel.span),
+                f"The property `{kernel.function}` defines the kernel `{kernel.name}` when it is first read "
+                f"({where(read[0], read[1], ctx.module_name)}), after {_launched_kernel_name(program, load, made_in=True)} "
+                f"loaded its module ({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and "
+                "is built again, whole, once per kernel made this late. Give the kernel its own module with "
+                '`@wp.kernel(module="unique")`, or read every kernel property before the first launch.',
             )
         for overload, load in _late_overloads(program, facts):
             kernel = program.kernel(overload.detail)
@@ -302,11 +399,14 @@ def _all_late_overloads(program: Program) -> dict[str, list[tuple[Event, Event]]
     return out
 
 
-def _launched_kernel_name(program: Program, load: Event) -> str:
+def _launched_kernel_name(program: Program, load: Event, made_in: bool = False) -> str:
+    """``made_in``: name the function that makes the launched kernel (kernels made in
+    properties are often all called ``kernel``)."""
     kind, index = load.detail
-    names = [program.kernel(k).name for k in program.launch_kernels(load.site_module, index) if isinstance(k, KernelRef)]
-    if kind.startswith("launch") and names:
-        return f"the launch of `{names[0]}`"
+    kernels = [program.kernel(k) for k in program.launch_kernels(load.site_module, index) if isinstance(k, KernelRef)]
+    if kind.startswith("launch") and kernels:
+        maker = f" (made in `{kernels[0].function}`)" if made_in and kernels[0].function else ""
+        return f"the launch of `{kernels[0].name}`{maker}"
     return f"`wp.{kind}`" if kind in ("force_load", "load_module") else "a launch"
 
 
@@ -401,6 +501,64 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
             for module in own.warp_modules:
                 loads_of.setdefault(module, []).append(len(loads))
             loads.append(event)
+    return found
+
+
+def _late_property_kernels(program: Program, facts: FileFacts) -> list[tuple[KernelFact, Event | None, Event | None, list[str]]]:
+    """(kernel defined in a property of this file, the earlier load of its module, the
+    definition, []) where some flow loads the module before it first reads the property:
+    a ``functools.cached_property`` that makes its kernel on first use, beside others.
+    (kernel, None, None, the sibling properties) where no flow in view orders the reads."""
+    found = program.memo("WCT007.properties", lambda: _all_late_property_kernels(program))
+    return [entry for ref, entry in found.items() if ref.module == facts.module]
+
+
+def _all_late_property_kernels(program: Program) -> dict[KernelRef, tuple[KernelFact, Event | None, Event | None, list[str]]]:
+    lazy = {
+        ref: kernel
+        for ref, kernel in program.kernels()
+        if kernel.function is not None and kernel.module is None and kernel.decorator == "kernel"
+        and program.is_property(FunctionRef(ref.module, kernel.function))
+    }  # fmt: skip
+    found: dict[KernelRef, tuple[KernelFact, Event | None, Event | None, list[str]]] = {}
+    ordered: list[set[KernelRef]] = []  # per flow, the lazy kernels it defines (2+: their order is known)
+    getters = list({FunctionRef(ref.module, kernel.function): None for ref, kernel in lazy.items()})  # type: ignore[arg-type]
+    for _ref, events in _flows_reaching(program, getters, shallow=True):
+        loads_of: dict[str, list[Event]] = {}  # Warp module -> its loads so far in the flow
+        defined: list[Event] = []
+        for event in events:
+            own = event.own
+            if own.kind == "load":
+                for module in own.warp_modules:
+                    loads_of.setdefault(module, []).append(event)
+            elif own.kind == "define" and own.detail in lazy:
+                if any(e.own.detail == own.detail for e in defined):
+                    continue  # read again: the property's cache (or an identical kernel) answers
+                defined.append(event)
+                for module in own.warp_modules if own.detail not in found else ():
+                    earlier = next((e for e in loads_of.get(module, ()) if not e.exclusive_with(event)), None)
+                    if earlier is not None:
+                        found[own.detail] = (lazy[own.detail], earlier, event, [])
+                        break
+        if len(defined) > 1:
+            ordered.append({e.own.detail for e in defined})
+    # No flow in view orders the reads (the class's methods are called from code the model
+    # cannot follow: a dict of energies, a solver's callback): the caller decides the order.
+    # Of several kernels one class makes lazily into one module and launches from different
+    # methods, each one read after another was launched joins the loaded module.
+    by_class: dict[tuple[str, str | None], list[KernelRef]] = {}
+    for ref, kernel in lazy.items():
+        by_class.setdefault((ref.module, program.class_of(FunctionRef(ref.module, kernel.function))), []).append(ref)  # type: ignore[arg-type]
+    for (_module, class_name), refs in by_class.items():
+        if class_name is None or len(refs) < 2 or any(len(flow.intersection(refs)) > 1 for flow in ordered):
+            continue  # a flow in view reads two of them: the flows above tell whether that is late
+        readers = {caller for ref in refs
+                   for caller, _m, _call in program.callers(FunctionRef(ref.module, lazy[ref].function))}  # type: ignore[arg-type]  # fmt: skip
+        if len(readers) < 2:
+            continue  # one method reads them all: in its own order, which a flow through it shows
+        names = [lazy[ref].function.rsplit(".", 1)[-1] for ref in refs]  # type: ignore[union-attr]
+        for ref in refs:
+            found.setdefault(ref, (lazy[ref], None, None, names))
     return found
 
 
