@@ -4,6 +4,9 @@ rule that raises."""
 from __future__ import annotations
 
 import json
+import sys
+
+import pytest
 
 from warp_ct.analyzer.engine import Linter
 from warp_ct.analyzer.model import Severity
@@ -35,6 +38,19 @@ def test_syntax_error_is_a_finding_and_other_files_are_still_linted(cli, project
     concise = cli("lint", ".")
     assert concise.out.startswith("a_broken.py:3:")
     assert "Traceback" not in concise.err
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="this Python reads PEP 695 syntax")
+def test_newer_python_syntax_says_which_python_reads_it(cli, project):
+    # liblaf-apple 0.7.0: ``type Vector = ...`` aliases in a package for Python 3.12+.
+    project.write("aliases.py", "import warp as wp\n\ntype Vector = wp.array\n")
+    run = cli("lint", "--output-format", "json", ".")
+    (finding,) = json.loads(run.out)["findings"]
+    assert finding["code"] == "WCT900" and finding["location"]["line"] == 3
+    assert "Python 3.12 syntax, which this Python 3." in finding["message"]
+    project.write("aliases.py", BROKEN)
+    (plain,) = json.loads(cli("lint", "--output-format", "json", ".").out)["findings"]
+    assert "Python 3.12" not in plain["message"]
 
 
 def test_non_utf8_file(cli, project):

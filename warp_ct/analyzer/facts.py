@@ -18,6 +18,8 @@ names bound by the file itself stay local (``make_scale``) and the model resolve
 from __future__ import annotations
 
 import ast
+import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -306,10 +308,25 @@ def parse_source(text: str, path: str) -> tuple[ast.Module | None, tuple[str, in
             return parse_text(text, path), None
     except SyntaxError as error:
         line, col = max((error.lineno or 1) - 1, 0), max((error.offset or 1) - 1, 0)
-        return None, (f"could not parse: {error.msg}", line, col)
+        return None, (f"could not parse: {error.msg}{_newer_syntax_hint(text, line)}", line, col)
     except (ValueError, RecursionError, MemoryError) as exc:
         message = "the file is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         return None, (f"could not parse: {message}", 0, 0)
+
+
+# Statements that only Python 3.12 reads (PEP 695): ``type X = ...``, ``def f[T](...)``, ``class C[T]:``.
+_PEP695_RE = re.compile(r"\s*(?:type\s+[A-Za-z_]\w*\s*[\[=]|(?:async\s+)?def\s+[A-Za-z_]\w*\s*\[|class\s+[A-Za-z_]\w*\s*\[)")
+
+
+def _newer_syntax_hint(text: str, line: int) -> str:
+    """Why a file that parses on a newer Python fails here, when its failing line says so."""
+    if sys.version_info >= (3, 12):
+        return ""
+    lines = text.splitlines()
+    if line < len(lines) and _PEP695_RE.match(lines[line]):
+        running = ".".join(map(str, sys.version_info[:2]))
+        return f" (Python 3.12 syntax, which this Python {running} cannot read: run warp-ct with the project's Python)"
+    return ""
 
 
 def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None,
