@@ -106,3 +106,34 @@ def test_the_batch_lint_keeps_texts_packed_and_finds_the_same(tmp_path, monkeypa
     assert held_while_linting and set(held_while_linting) == {1}
     monkeypatch.undo()
     assert [r.findings for r in batched] == [r.findings for r in Linter(config).lint_paths([str(tmp_path)])]
+
+
+LAUNCHES_TWICE = (
+    "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    x[0] = 1.0\n\n"
+    "def run(x):\n    wp.launch(k, dim=1, inputs=[x])\n    wp.launch(k, dim=1, inputs=[x])\n"
+)
+
+
+def test_a_stub_beside_its_source_stays_out_of_the_model(tmp_path):
+    # Isaac Lab ships ``pkg/__init__.py`` with ``pkg/__init__.pyi``: the stub once replaced
+    # the source in the model, and a rule indexing the source's launches crashed the run.
+    write_files(tmp_path, {
+        "pkg/__init__.py": LAUNCHES_TWICE,
+        "pkg/__init__.pyi": "import warp as wp\n\ndef run(x: wp.array) -> None: ...\n",
+    })  # fmt: skip
+    linter = Linter(load_config(tmp_path))
+    results = batch.run_lint([str(tmp_path)], linter.config)
+    assert len(results) == 2 and not any(r.notes for r in results)
+    linter.add_to_project([read_source(p) for p in discover([str(tmp_path)], linter.config)])
+    program = linter.project.program()
+    assert program.modules["pkg"].path.endswith("__init__.py") and len(program.modules) == 1
+
+
+def test_two_sources_of_one_module_name_each_keep_a_module(tmp_path):
+    # rewarped's envs/dflex/ant.py and envs/isaacgymenvs/ant.py are both top-level ``ant``.
+    write_files(tmp_path, {"dflex/ant.py": LAUNCHES_TWICE, "gym/ant.py": "import warp as wp\n\nX = 1\n"})
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project([read_source(p) for p in discover([str(tmp_path)], linter.config)])
+    names = sorted(s.module_name for s in linter.project.files.values())
+    assert names == ["ant", "gym.ant"]
+    assert {m: f.path.rsplit("/", 2)[-2] for m, f in linter.project.program().modules.items()} == {"ant": "dflex", "gym.ant": "gym"}

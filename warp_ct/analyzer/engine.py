@@ -230,6 +230,8 @@ class Linter:
         return cached[1]
 
     def _rules_needing_tree(self, summary: FileSummary, path: str, text: str) -> list[Rule]:
+        if not self.project.answers_for_module(summary):
+            return []  # every gate asks the model, which knows another file by this module name
         cached = self._active_cache.get(path)
         if cached is not None and cached[0] is summary and cached[1] == self.project.generation:
             return cached[2]
@@ -250,6 +252,9 @@ class Linter:
             return
         noqa = self._noqa(summary)
         if noqa.file_codes is None:
+            return
+        if not self.project.answers_for_module(summary):  # a stub beside its source: it never runs
+            self._check_syntax(path, text, result)
             return
         self._run_queries(path, text, summary, noqa, result)
         active = self._rules_needing_tree(summary, path, text)

@@ -149,6 +149,11 @@ class FileSummary:
         return self.held_text
 
 
+def is_stub(path: str) -> bool:
+    """A type stub (``.pyi``): it never runs, so it adds nothing to the Warp program."""
+    return path.endswith(".pyi")
+
+
 def summarize(path: str, text: str, module_name: str | None = None) -> FileSummary:
     module_name = module_name or module_name_for(Path(path))
     is_package = Path(path).stem == "__init__"
@@ -216,14 +221,14 @@ class Project:
         previous = self.files.get(path)
         if previous is not None and previous.text == text:
             return previous
-        summary = summarize(path, text)
+        summary = summarize(path, text, self._free_module_name(path, previous))
         for code, summarizer in self.rule_summarizers.items():
             try:
                 summary.extra[code] = summarizer(summary)
             except Exception:  # a broken summarizer must not stop the lint; the rule reports its own crash
                 summary.extra[code] = None
         self.files[path] = summary
-        self.by_module[summary.module_name] = summary
+        self._claim_module_name(summary)
         self._changed()
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
@@ -243,7 +248,38 @@ class Project:
         summary = self.files.pop(path, None)
         if summary is not None and self.by_module.get(summary.module_name) is summary:
             del self.by_module[summary.module_name]
+            for other in self.files.values():  # a stub or namesake that was shadowed takes the name
+                if other.module_name == summary.module_name:
+                    self._claim_module_name(other)
         self._changed()
+
+    def _free_module_name(self, path: str, previous: FileSummary | None) -> str | None:
+        """None (the name Python gives the file), or, when another source already holds that
+        name (two top-level ``ant.py`` in sibling folders, as in rewarped's envs), that name
+        qualified by the file's folders until no file holds it: each source keeps a module
+        of its own in the model."""
+        if previous is not None:
+            return previous.module_name
+        name = module_name_for(Path(path))
+        held = self.by_module.get(name)
+        if held is None or held.path == path or is_stub(path) or is_stub(held.path):
+            return None
+        folders = Path(path).resolve().parent
+        while name in self.by_module and folders.name:
+            name, folders = f"{folders.name}.{name}", folders.parent
+        return name
+
+    def _claim_module_name(self, summary: FileSummary) -> None:
+        """One file answers for a module name: the source, not its stub (``x.py`` and
+        ``x.pyi`` side by side, as in Isaac Lab's packages)."""
+        held = self.by_module.get(summary.module_name)
+        if held is None or is_stub(held.path) or not is_stub(summary.path):
+            self.by_module[summary.module_name] = summary
+
+    def answers_for_module(self, summary: FileSummary) -> bool:
+        """Whether the model knows this file by its module name (a stub beside its source is
+        outside it: the rules that ask the model skip it)."""
+        return self.by_module.get(summary.module_name) is summary
 
     def freeze(self) -> None:
         """No file will be added, changed or removed (a batch lint): the program model may
@@ -301,7 +337,7 @@ class Project:
         touch Warp or import project modules, and the helpers those import (a memoizing
         decorator, a settings module). Built when a rule first asks."""
         if self._program is None:
-            members = {s.path: s for s in list(self.files.values()) if self.in_program(s)}
+            members = {s.path: s for s in list(self.files.values()) if self.in_program(s) and self.answers_for_module(s)}
             for summary in list(members.values()):
                 for imported in self.imported_project_modules(summary):
                     members.setdefault(imported.path, imported)
