@@ -231,7 +231,7 @@ class Linter:
 
     def _rules_needing_tree(self, summary: FileSummary, path: str, text: str) -> list[Rule]:
         if not self.project.answers_for_module(summary):
-            return []  # every gate asks the model, which knows another file by this module name
+            return []  # a stub beside its source: every gate asks the model, which knows the source
         cached = self._active_cache.get(path)
         if cached is not None and cached[0] is summary and cached[1] == self.project.generation:
             return cached[2]

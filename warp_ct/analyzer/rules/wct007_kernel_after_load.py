@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
 
+# What to do about a kernel a property makes on first use.
+_PROPERTY_ADVICE = 'Give the kernel its own module with `@wp.kernel(module="unique")`, or read every kernel property before the first launch.'
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
 
@@ -299,8 +301,7 @@ class KernelAfterLoad(Rule):
                     f"into the same module as {len(siblings) - 1} other kernel(s) made the same way "
                     f"({', '.join(f'`{n}`' for n in siblings if n != kernel.function.rsplit('.', 1)[-1])}), each "  # type: ignore[union-attr]
                     "launched from its own method: whichever is read after another was launched joins the loaded "
-                    "module, which is built again, whole. Give the kernel its own module with "
-                    '`@wp.kernel(module="unique")`, or read every kernel property before the first launch.',
+                    "module, which is built again, whole. " + _PROPERTY_ADVICE,
                 )
                 continue
             read = innermost_call(define.via)
@@ -309,8 +310,7 @@ class KernelAfterLoad(Rule):
                 f"The property `{kernel.function}` defines the kernel `{kernel.name}` when it is first read "
                 f"({where(read[0], read[1], ctx.module_name)}), after {_launched_kernel_name(program, load, made_in=True)} "
                 f"loaded its module ({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and "
-                "is built again, whole, once per kernel made this late. Give the kernel its own module with "
-                '`@wp.kernel(module="unique")`, or read every kernel property before the first launch.',
+                "is built again, whole, once per kernel made this late. " + _PROPERTY_ADVICE,
             )
         for overload, load in _late_overloads(program, facts):
             kernel = program.kernel(overload.detail)
