@@ -189,3 +189,20 @@ def test_setup_function_called_before_the_kernel_imports_is_fine(tmp_path):
         "conftest.py": "from app.settings import configure\n\ndef pytest_configure(config):\n    configure()\n",
     }
     assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"] == []
+
+
+def test_imports_inside_a_package_functions_do_not_run_at_import(tmp_path):
+    # Isaac Lab: ``isaaclab/__init__.py`` imports its CLI (which reaches kernels) only inside
+    # ``def main()``; importing the package for a helper creates no kernel.
+    files = {
+        "pkg/__init__.py": "import sys\n\n\ndef main():\n    from .cli import run\n\n    sys.exit(run())\n",
+        "pkg/cli.py": "from pkg import kernels\n\n\ndef run():\n    return 0\n",
+        "pkg/kernels.py": KERNELS,
+        "pkg/utils.py": "def lazy_export():\n    pass\n",
+        "pkg/bench.py": "import warp as wp\n\nfrom pkg.utils import lazy_export\n\nwp.config.enable_backward = False\n",
+    }
+    assert _wct001(lint_files(tmp_path, files)) == []
+    # The same import at the package's top level runs with it: then it is too late.
+    files["pkg/__init__.py"] = "from .cli import run\n"
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("pkg/bench.py", 5)]

@@ -233,3 +233,19 @@ def test_block_dims_through_parameters_tables_and_devices(tmp_path):
     assert "block_dim 256" in found[0].message  # self.block_dims[1] after self.block_dims[0] = 128
     assert "64, 32" in found[1].message  # the stage table
     assert "512" in found[2].message  # int(BLOCK) * 8 on the GPU; line 22: 64 again, and 1 is the CPU's own
+
+
+def test_one_kernel_launched_at_a_run_time_block_dim_from_two_places_is_one_finding(tmp_path):
+    # physicsnemo's fused norms: the backward pass recomputes the forward's statistics with
+    # the same reduce kernel at the same ``block_dim=num_channels``: one problem, one fix.
+    text = KERNELS + (
+        "def forward(x, num_channels):\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=num_channels)\n"
+        "def backward(x, num_channels):\n"
+        "    wp.launch(b, dim=4, inputs=[x], block_dim=num_channels)\n"
+        "    wp.launch(a, dim=4, inputs=[x])\n"
+    )
+    found = _only(lint_snippet(tmp_path, text, name="norm.py"))
+    assert [f.line for f in found] == [12]
+    assert "for `b` (here and at line 14)" in found[0].message

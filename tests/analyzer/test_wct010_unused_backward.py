@@ -172,3 +172,55 @@ def test_enable_backward_true_from_a_factory_default(tmp_path):
     assert "explicitly" in found[0].message
     fixed = apply_fixes(files["app/ops.py"], found, unsafe=True).text
     assert "def make_blur(radius: int, enable_backward=False):" in fixed
+
+
+def test_kernels_picked_from_a_table_and_handed_to_a_helper_have_consumers(tmp_path):
+    # physicsnemo's derivative ops: ``kernel = _FORWARD_KERNELS[order]`` then a helper's
+    # ``wp.launch(kernel=kernel, ...)``; the kernels' names never appear in a launch.
+    files = {
+        "ops/__init__.py": "",
+        "ops/kernels.py": kernels("grad1", "grad2") + "\nFORWARD_KERNELS = {1: grad1, 2: grad2}\n",
+        "ops/launch.py": (
+            "import warp as wp\nfrom ops.kernels import FORWARD_KERNELS\n\n"
+            "def _launch(kernel, x):\n    wp.launch(kernel=kernel, dim=x.shape, inputs=[x])\n\n"
+            "def gradient(x, order):\n    _launch(FORWARD_KERNELS[order], x)\n"
+        ),
+        "main.py": "import warp as wp\nfrom ops.launch import gradient\n\ngradient(wp.zeros(4), 1)\n",
+    }
+    findings = lint_files(tmp_path, files)
+    assert _only(findings) == [("ops/kernels.py", 3)]
+    assert "launched from ops.launch" in next(f for f in findings if f.rule == "WCT010").message
+    # A tape over the helper's call differentiates them: silent again.
+    files["main.py"] = (
+        "import warp as wp\nfrom ops.launch import gradient\n\n"
+        "x = wp.zeros(4, requires_grad=True)\nwith wp.Tape() as tape:\n    gradient(x, 1)\n"
+    )
+    assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_tape_over_a_method_of_unknown_type_differentiates_what_methods_of_that_name_launch(tmp_path):
+    # skrl's warp agents: ``with wp.Tape(): self.policy.act(...)``; the model's ``act`` calls
+    # ``clamp`` re-exported by ``from .ops import *``, which launches ``_clamp[array.ndim]``.
+    files = {
+        "rl/__init__.py": "",
+        "rl/framework/__init__.py": "from .ops import *\n",
+        "rl/framework/ops.py": kernels("_clamp_1d", "_clamp_2d") + (
+            "\n_clamp = [None, _clamp_1d, _clamp_2d]\n\n"
+            "def clamp(array):\n    wp.launch(_clamp[array.ndim], dim=array.shape, inputs=[array])\n    return array\n"
+        ),
+        "rl/model.py": (
+            "from rl.framework import clamp\n\n"
+            "class DeterministicMixin:\n    def act(self, x):\n        return clamp(x)\n"
+        ),
+        "rl/agent.py": (
+            "import warp as wp\n\n"
+            "class DDPG:\n    def __init__(self, policy):\n        self.policy = policy\n\n"
+            "    def update(self, x, loss):\n        with wp.Tape() as tape:\n            self.policy.act(x)\n"
+            "        tape.backward(loss)\n"
+        ),
+        "main.py": "import warp as wp\nfrom rl.model import DeterministicMixin\n\nDeterministicMixin().act(wp.zeros(4))\n",
+    }
+    assert _only(lint_files(tmp_path, files)) == []
+    # Without the tape the same launches waste their backward code.
+    files["rl/agent.py"] = "class DDPG:\n    def update(self, x):\n        self.policy.act(x)\n"
+    assert _only(lint_files(tmp_path, files)) == [("rl/framework/ops.py", 3)]

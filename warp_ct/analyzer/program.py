@@ -268,7 +268,22 @@ class Program:
                 target = facts.aliases[rest[0]]
                 if target != dotted:
                     return self.resolve_dotted(".".join([target, *rest[1:]]), depth + 1)
+            if rest[0] not in facts.globals and rest[0] not in facts.aliases:
+                source = self._star_source(facts, rest[0])  # ``from .ops import *`` in a package
+                if source is not None:
+                    return self.resolve_dotted(".".join([source, *rest]), depth + 1)
             return module, ".".join(rest)
+        return None
+
+    def _star_source(self, facts: FileFacts, name: str) -> str | None:
+        """The project module one of ``facts``' ``*`` imports takes ``name`` from."""
+        star = (facts.exports or {}).get("*")
+        if star is None:
+            return None
+        for source in star.target.split(","):
+            found = self.modules.get(source)
+            if found is not None and source != facts.module and (name in found.globals or name in found.aliases):
+                return source
         return None
 
     def function_named(self, module: str, name: str) -> FunctionRef | None:
@@ -1105,6 +1120,50 @@ class Program:
             cached = self._launch_kernels[key] = tuple(dict.fromkeys(found))
         return cached
 
+    def launchers_of(self, kernel_module: str) -> frozenset[str]:
+        """The Python modules with a launch the model resolves to a kernel defined in
+        ``kernel_module``: by name, and picked from a dict, a tuple, an attribute or a
+        parameter (``wp.launch(self.kernels.forward, ...)``, ``run(kernel=k)``)."""
+        return self.memo("program.launchers", self._launchers).get(kernel_module, frozenset())
+
+    def _launchers(self) -> dict[str, frozenset[str]]:
+        found: dict[str, set[str]] = {}
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                if not launch.kind.startswith("launch"):
+                    continue
+                refs: list[Any] = list(self.launch_kernels(module, index))
+                if launch.kernel.kind == "param":  # a launching helper: ``def _launch(kernel, x)``
+                    refs.extend(self._kernels_passed_for(module, launch.function, launch.kernel.data))
+                for ref in refs:
+                    if isinstance(ref, KernelRef):
+                        found.setdefault(ref.module, set()).add(module)
+        return {kernel_module: frozenset(modules) for kernel_module, modules in found.items()}
+
+    def _kernels_passed_for(self, module: str, function: str | None, param: str, depth: int = 0) -> list[Any]:
+        """The kernels the callers of ``function`` pass for its parameter ``param``, through
+        helpers that hand it on (a few levels)."""
+        if function is None or depth > 3:
+            return []
+        ref = FunctionRef(module, function)
+        fact = self.function(ref)
+        if fact is None or param not in fact.params:
+            return []
+        index = _positional_index(fact, param)
+        out: list[Any] = []
+        for caller, caller_module, call in self.callers(ref):
+            arg = call.kwargs.get(param)
+            if arg is None and 0 <= index < len(call.args):
+                arg = call.args[index]
+            if arg is None:
+                continue
+            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+            if arg.kind == "param":
+                out.extend(self._kernels_passed_for(caller_module, caller_name, arg.data, depth + 1))
+            else:
+                out.extend(self.kernels_of_value(caller_module, caller_name, arg))
+        return out
+
     def launch_modules(self, module: str, index: int) -> list[Any]:
         """The Warp modules a launch/load can build (UNRESOLVED among them when unknown)."""
         launch = self.modules[module].launches[index]
@@ -1143,6 +1202,7 @@ class Program:
     def _differentiated(self) -> tuple[set[str], bool]:
         modules: set[str] = set()
         opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
+        unnamed = self._reaching_unnamed_launches()
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
@@ -1159,14 +1219,45 @@ class Program:
                     if not call.taped:
                         continue
                     target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
+                    targets = [target] if target is not None else []
                     if target is None:
-                        if not _harmless_in_tape(call.callee):
+                        if _harmless_in_tape(call.callee):
+                            continue
+                        opaque.add(module)
+                        # ``self.policy.act(x)`` on an object of unknown type may run any
+                        # project method of that name: what those launch is differentiated.
+                        if "." in call.callee:
+                            targets = self._methods_named(call.callee.rsplit(".", 1)[1])
+                    for target in targets:
+                        if target in unnamed:
                             opaque.add(module)
-                        continue
-                    for event in self.effects(target):
-                        if event.kind == "load":
-                            modules.update(event.warp_modules)
+                        for event in self.effects(target):
+                            if event.kind == "load":
+                                modules.update(event.warp_modules)
         return (modules, opaque)
+
+    def _methods_named(self, name: str) -> Sequence[FunctionRef]:
+        index = self.memo("program.methods_by_name", self._methods_by_name)
+        return index.get(name, _NO_TARGETS)
+
+    def _methods_by_name(self) -> dict[str, list[FunctionRef]]:
+        index: dict[str, list[FunctionRef]] = {}
+        for ref, fact in self.functions():
+            if fact.class_name is not None and fact.parent is None:
+                index.setdefault(fact.name, []).append(ref)
+        return index
+
+    def _reaching_unnamed_launches(self) -> set[FunctionRef]:
+        """The functions whose run can reach a launch of a kernel the model cannot name (a
+        helper launching the kernel it is handed: ``def _launch(kernel, x)``)."""
+        unnamed = set()
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                if launch.function is not None and launch.kind.startswith("launch") and any(
+                    t is UNRESOLVED for t in self.launch_modules(module, index)
+                ):
+                    unnamed.add(FunctionRef(module, launch.function))
+        return self.reaching(unnamed) if unnamed else set()
 
     def _patched(self, warp_name: str) -> FunctionRef | None:
         """The project function installed as a Warp API (``wp.sim.collide = collide``)."""
@@ -1224,7 +1315,7 @@ class Program:
                     if call.callee.startswith("warp.") or self.resolve_call(module, caller, call.callee) is None:
                         continue
                     for arg in (*call.args, *call.kwargs.values()):
-                        if arg.kind not in ("name", "local") or (module, function, id(arg)) in asked:
+                        if arg.kind not in ("name", "local", "sub") or (module, function, id(arg)) in asked:
                             continue
                         asked.add((module, function, id(arg)))
                         for ref in self.kernels_of_value(module, function, arg):

@@ -458,14 +458,28 @@ class Project:
         return list(seen.values())
 
     def defines_kernels_transitively(self, summary: FileSummary, _seen: set[str] | None = None) -> bool:
-        """True when importing this module creates kernels (itself or its project imports)."""
+        """True when importing this module creates kernels (itself or the project modules
+        its import runs)."""
         seen = _seen if _seen is not None else set()
         if summary.module_name in seen:
             return False
         seen.add(summary.module_name)
         if summary.defines_kernels:
             return True
-        return any(self.defines_kernels_transitively(dep, seen) for dep in self.imported_project_modules(summary))
+        return any(self.defines_kernels_transitively(dep, seen) for dep in self.imported_at_import_time(summary))
+
+    def imported_at_import_time(self, summary: FileSummary) -> list[FileSummary]:
+        """Project modules that importing ``summary``'s module imports: its module-level
+        imports (in ``if``/``try`` blocks too), not those inside functions, which run only
+        when called (a package ``__init__`` whose ``def main(): from .cli import run``)."""
+        seen: dict[str, FileSummary] = {}
+        for imp, _line, top in self.facts(summary).imports:
+            if not top:
+                continue
+            target = self.by_module.get(imp) or self.by_module.get(imp.rsplit(".", 1)[0])
+            if target is not None and target.module_name != summary.module_name:
+                seen.setdefault(target.module_name, target)
+        return list(seen.values())
 
 
 # One process-wide hook; it asks whichever project is active.

@@ -261,6 +261,13 @@ def _check_spread(group: _WarpModule, ctx: QueryContext, severity: Severity | No
             break
     seen = {first[1]} if first else set()
     reported: set[tuple[int, int]] = set()
+    # A kernel launched at a run-time block_dim from several places of this file (a
+    # backward pass that recomputes the forward's statistics) is one problem, with one
+    # fix at the kernel: reported at its first launch, naming the others.
+    varying: dict[str, list[_Launch]] = {}
+    for launch in group.launches:
+        if not launch.values and launch.varies and launch.module == ctx.module_name:
+            varying.setdefault(launch.kernel, []).append(launch)
     for launch in group.launches:
         here = launch.module == ctx.module_name
         if not launch.values:
@@ -271,14 +278,21 @@ def _check_spread(group: _WarpModule, ctx: QueryContext, severity: Severity | No
                     reported.add(launch.launch.span[:2])
                     _check_chosen(group, launch, ctx)
                 continue
+            same_kernel = varying.get(launch.kernel, [])
+            if same_kernel and same_kernel[0] is not launch:
+                continue
             others = ""
             if first is not None:
                 others = (f" and other kernels of it at block_dim {first[1]} "
                           f"({where(first[0].module, first[0].launch.span, ctx.module_name)})")  # fmt: skip
+            also = ""
+            if len(same_kernel) > 1:
+                lines = ", ".join(str(other.launch.span[0]) for other in same_kernel[1:])
+                also = f" (here and at line{'s' if len(same_kernel) > 2 else ''} {lines})"
             ctx.report(
                 launch.launch.span,
-                f"block_dim is chosen at run time for `{launch.kernel}`, which shares module {group.label} with "
-                f"{group.kernels - 1} other kernel(s){others}: every distinct value compiles the whole module "
+                f"block_dim is chosen at run time for `{launch.kernel}`{also}, which shares module {group.label} "
+                f"with {group.kernels - 1} other kernel(s){others}: every distinct value compiles the whole module "
                 'again; give this kernel a module of its own (module="unique")',
                 severity=Severity.INFO,
             )

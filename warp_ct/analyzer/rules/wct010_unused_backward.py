@@ -414,7 +414,7 @@ def project_verdict(project: "Project") -> _Verdict:
 
 
 def _consumers(project: "Project", summary: "FileSummary", verdict: _Verdict) -> list["FileSummary"]:
-    """Project files that launch a kernel of ``summary``'s module by name."""
+    """Project files that launch a kernel of ``summary``'s module: by name, or as the model resolves it."""
     candidates: dict[str, FileSummary] = {}
     for name in summary.kernel_names:
         for other in verdict.launchers.get(name, ()):
@@ -422,6 +422,13 @@ def _consumers(project: "Project", summary: "FileSummary", verdict: _Verdict) ->
     out = []
     for other in candidates.values():
         if other is summary or any(dep.module_name == summary.module_name for dep in project.imported_project_modules(other)):
+            out.append(other)
+    # Launches of kernels the text cannot name: picked from a dict or a named tuple, or
+    # handed to a helper as ``kernel=``; the model follows those values.
+    named = {other.module_name for other in out}
+    for module in sorted(project.program().launchers_of(summary.module_name) - named):
+        other = project.module(module)
+        if other is not None:
             out.append(other)
     return out
 
@@ -446,6 +453,12 @@ class UnusedBackward(Rule):
     A tape over one module says nothing about another: a training script that records
     `physics.py` on a tape but only renders with `render.py` differentiates the first,
     not the second.
+
+    Launches are followed to the kernels they run: picked from a dict or a list
+    (`KERNELS[order]`), handed to a helper that launches its `kernel` argument, or
+    imported through a package's `from .ops import *`. A tape around a method of an
+    object of unknown type (`self.policy.act(x)`) counts for every project method of
+    that name.
 
     ## Why it costs compile time
     With backward enabled (Warp's default) every kernel is compiled twice over: the
