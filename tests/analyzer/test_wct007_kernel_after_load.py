@@ -169,3 +169,30 @@ def test_reading_a_plain_method_or_attribute_is_no_call(tmp_path):
         "    def run(self):\n        wp.launch(self.kernel, dim=1, inputs=[self.x])\n        k = self.make\n"
     )
     assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_overload_made_by_a_dispatcher_that_receives_the_kernel_after_a_load(tmp_path):
+    # Isaac Lab's IndexKernelDispatcher: ``wp.overload(kernel, sig)`` in ``__init__``, built by
+    # a ``functools.cache`` factory on the first wrapper call per dtype (probe of this shape:
+    # 3 hashes, 3 builds of the module).
+    kernels_py = (
+        "from functools import cache\nfrom typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef concrete(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "@wp.kernel\ndef generic(x: wp.array(dtype=Any)):\n    x[wp.tid()] = x.dtype(1)\n\n"
+        "class Dispatcher:\n    def __init__(self, kernel, dtype):\n"
+        "        self.kernel = wp.overload(kernel, {\"x\": wp.array(dtype=dtype)})\n\n"
+        "@cache\ndef _dispatcher(dtype):\n    return Dispatcher(generic, dtype)\n\n"
+        "def write(x, dtype):\n    wp.launch(_dispatcher(dtype).kernel, dim=x.shape, inputs=[x])\n"
+    )
+    run = (
+        "import warp as wp\nfrom pkg import kernels\n\n"
+        "x = wp.zeros(4)\nwp.launch(kernels.concrete, dim=4, inputs=[x])\nkernels.write(x, wp.float32)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/kernels.py": kernels_py, "run.py": run}
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT007"]
+    assert [(f.path, f.line) for f in found] == [("pkg/kernels.py", 15)]
+    assert "This overload of `generic`" in found[0].message and "`run` line 5" in found[0].message
+    # Dispatchers made at import, before anything is launched: nothing joins late.
+    files["pkg/kernels.py"] = kernels_py + "\nDISPATCH = {wp.float32: _dispatcher(wp.float32)}\n"
+    files["run.py"] = run.replace("kernels.write(x, wp.float32)", "wp.launch(kernels.DISPATCH[wp.float32].kernel, dim=4, inputs=[x])")
+    assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT007"] == []

@@ -1445,7 +1445,14 @@ class Program:
         for name, span, function in facts.overloads:
             if not name:
                 continue
-            for kref in self.kernels_of_value(module, function, Value("name", name)):
+            fact = facts.functions.get(function) if function is not None else None
+            if fact is not None and name in fact.params:
+                # ``wp.overload(kernel, sig)`` in a helper (a dispatcher's ``__init__``): the
+                # kernels its callers hand it.
+                krefs = self._kernels_passed_for(module, function, name)
+            else:
+                krefs = self.kernels_of_value(module, function, Value("name", name))
+            for kref in krefs:
                 if not isinstance(kref, KernelRef):
                     continue
                 modules = frozenset(_module_key(m) for m in self.kernel_modules(kref) if m is not UNRESOLVED)

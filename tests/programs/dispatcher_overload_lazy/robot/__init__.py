@@ -1,0 +1,1 @@
+"""A robot's state buffers, written through dtype-specific kernel overloads."""
