@@ -810,20 +810,13 @@ class Program:
             )
         if kind == "param" and function is not None:
             ref = FunctionRef(module, function)
-            fact = self.function(ref)
-            if fact is None:
+            if self.function(ref) is None:
                 return False
-            index = _positional_index(fact, value.data)
-            sites = self.callers(ref)
-            if not sites:
+            if not self.callers(ref):
                 return True  # callers outside the linted code may pass anything
-            for caller, caller_module, call in sites:
-                arg = call.kwargs.get(value.data)
-                if arg is None and 0 <= index < len(call.args):
-                    arg = call.args[index]
+            for caller_module, caller_name, call, arg in self.arguments_for(ref, value.data):
                 if arg is None:
                     continue
-                caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
                 if call.loop_depth and arg.kind != "const" or self.varies(caller_module, caller_name, arg, depth + 1):
                     return True
             return False
@@ -894,14 +887,8 @@ class Program:
             fact = self.function(ref)
             if fact is None or value.data not in fact.params:
                 return {"?"}
-            index = _positional_index(fact, value.data)
             out = set()
-            sites = self.callers(ref)
-            for caller, caller_module, call in sites:
-                caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
-                arg = call.kwargs.get(value.data)
-                if arg is None and 0 <= index < len(call.args):
-                    arg = call.args[index]
+            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
                 out |= self.array_dtypes(caller_module, caller_name, arg, depth + 1) if arg is not None else {"?"}
             return out or {"?"}
         if kind == "call":
@@ -1140,24 +1127,29 @@ class Program:
                         found.setdefault(ref.module, set()).add(module)
         return {kernel_module: frozenset(modules) for kernel_module, modules in found.items()}
 
+    def arguments_for(self, ref: FunctionRef, param: str) -> Iterator[tuple[str, str | None, CallFact, Value | None]]:
+        """(caller module, caller qualname or None at module level, call, the argument it
+        passes for ``param`` or None) for each call site of ``ref``."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.params:
+            return
+        index = _positional_index(fact, param)
+        for caller, caller_module, call in self.callers(ref):
+            arg = call.kwargs.get(param)
+            if arg is None and 0 <= index < len(call.args):
+                arg = call.args[index]
+            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+            yield caller_module, caller_name, call, arg
+
     def _kernels_passed_for(self, module: str, function: str | None, param: str, depth: int = 0) -> list[Any]:
         """The kernels the callers of ``function`` pass for its parameter ``param``, through
         helpers that hand it on (a few levels)."""
         if function is None or depth > 3:
             return []
-        ref = FunctionRef(module, function)
-        fact = self.function(ref)
-        if fact is None or param not in fact.params:
-            return []
-        index = _positional_index(fact, param)
         out: list[Any] = []
-        for caller, caller_module, call in self.callers(ref):
-            arg = call.kwargs.get(param)
-            if arg is None and 0 <= index < len(call.args):
-                arg = call.args[index]
+        for caller_module, caller_name, _call, arg in self.arguments_for(FunctionRef(module, function), param):
             if arg is None:
                 continue
-            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
             if arg.kind == "param":
                 out.extend(self._kernels_passed_for(caller_module, caller_name, arg.data, depth + 1))
             else:
