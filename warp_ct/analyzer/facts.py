@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warp_ct.analyzer.exports import Export, module_exports
+from warp_ct.analyzer.skeleton import restore_ends, skeleton
 from warp_ct.analyzer.syntax import absolute_module, parse_text
 
 # ----------------------------------------------------------------------------- values
@@ -329,10 +330,23 @@ def _newer_syntax_hint(text: str, line: int) -> str:
     return ""
 
 
+def parse_for_facts(text: str, path: str) -> tuple[ast.Module | None, tuple[str, int, int] | None, frozenset[int]]:
+    """``parse_source`` of the text with its module-level Warp function bodies left out
+    (``skeleton``), and the ``def`` lines of the definitions left out; the whole text when
+    nothing was, or when what is left does not parse (the error is then the text's own)."""
+    cut = skeleton(text)
+    if cut is not None:
+        tree, _problem = parse_source(cut[0], path)
+        if tree is not None and len(restore_ends(tree, cut[1])) == len(cut[1]):
+            return tree, None, frozenset(cut[1])
+    return (*parse_source(text, path), frozenset())
+
+
 def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None,
-            problem: tuple[str, int, int] | None = None) -> FileFacts:  # fmt: skip
+            problem: tuple[str, int, int] | None = None, blanked: frozenset[int] = frozenset()) -> FileFacts:  # fmt: skip
     """The facts of one file (a file that does not parse gets empty facts and its error).
-    ``tree``/``problem``: what ``parse_source`` gave for ``text``, when the caller parsed it."""
+    ``tree``/``problem``: what ``parse_source`` (or ``parse_for_facts``, with ``blanked``)
+    gave for ``text``, when the caller parsed it."""
     facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False, False)
     if tree is None and problem is None:
         tree, problem = parse_source(text, path)
@@ -341,17 +355,24 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.syntax_error, facts.syntax_error_at = message, (line, col)
         return facts
     facts.exports = module_exports(tree, module, is_package)
-    extractor = _Extractor(facts)
+    extractor = _Extractor(facts, blanked)
     try:
         extractor.run(tree)
     except RecursionError:
         facts.syntax_error = "could not parse: the file is nested too deeply"
+    except _BodyNeeded:  # a blanked definition is no Warp function after all: read it whole
+        return extract(path, text, module, is_package)
     return facts
 
 
+class _BodyNeeded(Exception):
+    """A definition whose body ``skeleton`` left out turned out to need it."""
+
+
 class _Extractor:
-    def __init__(self, facts: FileFacts) -> None:
+    def __init__(self, facts: FileFacts, blanked: frozenset[int] = frozenset()) -> None:
         self.facts = facts
+        self.blanked = blanked  # ``def`` lines whose bodies the tree lacks (``parse_for_facts``)
         self.scopes: list[_Scope] = [_Scope(None, None, ())]
         self._branch_ids: dict[int, int] = {}  # id(if/match node) -> branch id within the file
         self.class_stack: list[str] = []
@@ -583,6 +604,8 @@ class _Extractor:
             if default is not None:
                 self.expr(default)
         warp_decorator = self.warp_decorator(node)
+        if node.lineno in self.blanked and (warp_decorator is None or warp_decorator[0] == "overload"):
+            raise _BodyNeeded
         if warp_decorator is not None:
             self.warp_definition(node, warp_decorator)
             return

@@ -21,7 +21,7 @@ from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan, warp_stub
 from warp_ct.analyzer.exports import Export, resolve_export
-from warp_ct.analyzer.facts import FileFacts, extract, parse_source
+from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
 from warp_ct.analyzer.program import Program
 from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, parse_text, set_module_of
 
@@ -308,9 +308,15 @@ class Project:
             return cached[1]
         text = summary.text
         with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
-            tree, problem = parse_source(text, summary.path)
+            # A batch parses module-level kernel bodies only where a tree rule reads the file;
+            # an editor parses the edited text whole (WCT900 for any syntax error in it) and
+            # hands the tree on to the tree rules.
+            if self._frozen:
+                tree, problem, blanked = parse_for_facts(text, summary.path)
+            else:
+                (tree, problem), blanked = parse_source(text, summary.path), frozenset()
             facts = extract(summary.path, text, summary.module_name, Path(summary.path).stem == "__init__",
-                            tree=tree, problem=problem)  # fmt: skip
+                            tree=tree, problem=problem, blanked=blanked)  # fmt: skip
         self._facts[summary.path] = (summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
