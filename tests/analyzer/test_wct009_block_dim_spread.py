@@ -249,3 +249,32 @@ def test_one_kernel_launched_at_a_run_time_block_dim_from_two_places_is_one_find
     found = _only(lint_snippet(tmp_path, text, name="norm.py"))
     assert [f.line for f in found] == [12]
     assert "for `b` (here and at line 14)" in found[0].message
+
+
+def test_a_launching_helper_in_another_file_is_read_at_each_call_site(tmp_path):
+    # ``run_tiled(kernel, n, inputs, block_dim)`` launches what its callers pass: each call
+    # is a launch with that call's kernel and block_dim, paired (a at 64 with b at 64 in
+    # another module is no spread; a at 64 and at 128 in one module is).
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": KERNELS,
+        "pkg/other.py": "import warp as wp\n@wp.kernel\ndef c(x: wp.array(dtype=float)):\n    x[wp.tid()] = 3.0\n",
+        "pkg/launch.py": (
+            "import warp as wp\n"
+            "def run_tiled(kernel, n, inputs, block_dim):\n"
+            "    wp.launch_tiled(kernel, dim=n, inputs=inputs, block_dim=block_dim)\n"
+        ),
+        "pkg/app.py": (
+            "from pkg.kernels import a, b\n"
+            "from pkg.other import c\n"
+            "from pkg.launch import run_tiled\n"
+            "def main(x):\n"
+            "    run_tiled(a, 4, [x], 64)\n"
+            "    run_tiled(c, 4, [x], 128)\n"  # another module: its own build
+            "    run_tiled(b, 4, [x], 128)\n"  # a's module again, at another block_dim
+            "    run_tiled(lookup(), 4, [x], 32)\n"  # a kernel the model cannot name: no launch of its own
+        ),
+    }
+    found = _only(lint_files(tmp_path, files))
+    assert [(f.path.rsplit("/", 1)[-1], f.line) for f in found] == [("app.py", 7)]
+    assert "block_dim 128" in found[0].message and "64" in found[0].message

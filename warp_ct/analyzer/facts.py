@@ -151,6 +151,7 @@ class LaunchFact:
     inputs: tuple[Value, ...] = ()  # the ``inputs=[...]`` values (their dtypes instantiate generic kernels)
     path: tuple[tuple[int, int], ...] = ()
     kernel_span: Span | None = None  # the kernel expression, for messages
+    inputs_param: str | None = None  # ``inputs=inputs``: the parameter of ``function`` the list comes from
 
 
 @dataclass(slots=True)
@@ -1016,6 +1017,7 @@ class _Extractor:
                     inputs=tuple(self.value(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else (),
                     path=tuple(scope.path),
                     kernel_span=span_of(kernel, self._numbers) if kernel is not None else None,
+                    inputs_param=inputs.id if isinstance(inputs, ast.Name) and inputs.id in scope.params else None,
                 )
             )
             adjoint = call_argument(node, "adjoint")

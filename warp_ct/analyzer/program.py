@@ -15,7 +15,7 @@ Everything is memoized per ``Program`` (built once per set of file facts).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Iterator, Sequence
 
 from warp_ct.analyzer.facts import (
@@ -24,7 +24,9 @@ from warp_ct.analyzer.facts import (
     FileFacts,
     FunctionFact,
     KernelFact,
+    LaunchFact,
     OptionFact,
+    UNKNOWN,
     Value,
 )
 
@@ -172,6 +174,75 @@ class Program:
         # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
         # the events are held so that their id is not reused.
         self._thinned: dict[tuple[int, bool], tuple[tuple, tuple]] = {}
+        self._add_helper_launches()
+
+    # ------------------------------------------------------------------ launching helpers
+    def _add_helper_launches(self) -> None:
+        """A launch of a kernel the function receives (``def run(kernel, n, inputs):
+        wp.launch(kernel, ...)``) is, for every rule, a launch at each of its call sites:
+        with the kernel, ``block_dim``, device and inputs that call passes, in the caller's
+        flow. Those launches are added to the callers' modules (a copy of their facts: the
+        files' own stay as extracted). Through helpers handing the kernel on, 3 levels."""
+        added: dict[str, list[LaunchFact]] = {}
+        for module, facts in self.modules.items():
+            for launch in facts.launches:
+                if launch.kind in ("launch", "launch_tiled") and launch.kernel.kind == "param" and launch.function:
+                    self._launches_at_call_sites(module, launch, added, 0)
+        for module, launches in added.items():
+            facts = self.modules[module]
+            self.modules[module] = replace(facts, launches=[*facts.launches, *launches])
+
+    def _launches_at_call_sites(self, module: str, launch: LaunchFact, added: dict[str, list[LaunchFact]], depth: int) -> None:
+        ref = FunctionRef(module, launch.function or "")
+        fact = self.function(ref)
+        if fact is None or depth > 2:
+            return
+        index_of = {param: _positional_index(fact, param) for param in fact.params}
+        for caller, caller_module, call in self.callers(ref):
+            if call.passes_star or caller is not None and caller.qualname == "<atexit>":
+                continue
+            function = caller.qualname if caller is not None and caller.qualname != "<main>" else None
+
+            def passed(value: Value | None) -> Value | None:
+                """``value`` of the helper as the call site gives it (UNKNOWN: not here)."""
+                if value is None or value.kind == "const":
+                    return value
+                if value.kind != "param":
+                    return UNKNOWN
+                argument = call.kwargs.get(value.data)
+                if argument is None and 0 <= index_of.get(value.data, -1) < len(call.args):
+                    argument = call.args[index_of[value.data]]
+                if argument is None:
+                    default = fact.defaults.get(value.data)
+                    return default if default is not None and default.kind == "const" else UNKNOWN
+                return argument
+
+            kernel = passed(launch.kernel)
+            block_dim = passed(launch.block_dim)
+            if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
+                continue  # a block_dim the helper computes: what it is at this site is not known
+            inputs = tuple(passed(item) or UNKNOWN for item in launch.inputs)
+            inputs_param = None
+            if launch.inputs_param is not None:
+                listed = passed(Value("param", launch.inputs_param))
+                if listed is not None and listed.kind == "tuple":
+                    inputs = listed.items
+                elif listed is not None and listed.kind == "param":
+                    inputs_param = listed.data
+            device = passed(launch.device)
+            at_site = replace(
+                launch, kernel=kernel, block_dim=block_dim, inputs=inputs, inputs_param=inputs_param, dtypes=(),
+                device=None if device is UNKNOWN else device, adjoint=passed(launch.adjoint),
+                max_workers=passed(launch.max_workers), span=call.span, function=function, order=call.order,
+                loop_depth=call.loop_depth + launch.loop_depth, guarded=call.guarded or launch.guarded,
+                taped=call.taped or launch.taped, path=call.path, kernel_span=None,
+            )  # fmt: skip
+            if kernel.kind == "param":
+                if function is not None:
+                    self._launches_at_call_sites(caller_module, at_site, added, depth + 1)
+                continue
+            if all(isinstance(k, KernelRef) for k in self.kernels_of_value(caller_module, function, kernel)):
+                added.setdefault(caller_module, []).append(at_site)
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
         """The functions whose run can reach one of ``targets`` (themselves included), and

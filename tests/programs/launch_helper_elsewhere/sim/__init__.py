@@ -1,0 +1,1 @@
+"""A tiny simulation whose launches all go through one helper."""
