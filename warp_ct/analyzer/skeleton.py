@@ -122,9 +122,9 @@ def _definition(text: str, decorator: int) -> tuple[int, int, str, int, int] | N
 
 
 def restore_ends(tree: ast.Module, ends: dict[int, tuple[int, int]]) -> list[ast.AST]:
-    """Give each blanked definition of ``tree`` the end its body had; returns those
-    definitions (None entries never: a definition not found means the text was cut wrong,
-    and the caller parses it whole)."""
+    """Give each blanked definition of ``tree`` the end its body had, and return the
+    definitions found: fewer than ``ends`` means the text was cut wrong (the caller then
+    parses it whole)."""
     found: list[ast.AST] = []
     for node in tree.body:
         if node.__class__ in (ast.FunctionDef, ast.AsyncFunctionDef):
