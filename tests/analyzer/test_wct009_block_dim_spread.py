@@ -253,8 +253,8 @@ def test_one_kernel_launched_at_a_run_time_block_dim_from_two_places_is_one_find
 
 def test_a_launching_helper_in_another_file_is_read_at_each_call_site(tmp_path):
     # ``run_tiled(kernel, n, inputs, block_dim)`` launches what its callers pass: each call
-    # is a launch with that call's kernel and block_dim, paired (a at 64 with b at 64 in
-    # another module is no spread; a at 64 and at 128 in one module is).
+    # is a launch with that call's kernel and block_dim, paired (c at 128 in another module
+    # is no spread; a at 64 and b at 128 in one module is).
     files = {
         "pkg/__init__.py": "",
         "pkg/kernels.py": KERNELS,

@@ -197,7 +197,6 @@ class Program:
         fact = self.function(ref)
         if fact is None or depth > 2:
             return
-        index_of = {param: _positional_index(fact, param) for param in fact.params}
         for caller, caller_module, call in self.callers(ref):
             if call.passes_star or caller is not None and caller.qualname == "<atexit>":
                 continue
@@ -209,9 +208,7 @@ class Program:
                     return value
                 if value.kind != "param":
                     return UNKNOWN
-                argument = call.kwargs.get(value.data)
-                if argument is None and 0 <= index_of.get(value.data, -1) < len(call.args):
-                    argument = call.args[index_of[value.data]]
+                argument = argument_passed(fact, call, value.data)
                 if argument is None:
                     default = fact.defaults.get(value.data)
                     return default if default is not None and default.kind == "const" else UNKNOWN
@@ -220,7 +217,7 @@ class Program:
             kernel = passed(launch.kernel)
             block_dim = passed(launch.block_dim)
             if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
-                continue  # a block_dim the helper computes: what it is at this site is not known
+                continue  # not passed here, or a block_dim the helper computes: unknown at this site
             inputs = tuple(passed(item) or UNKNOWN for item in launch.inputs)
             inputs_param = None
             if launch.inputs_param is not None:
@@ -1207,11 +1204,8 @@ class Program:
         fact = self.function(ref)
         if fact is None or param not in fact.params:
             return
-        index = _positional_index(fact, param)
         for caller, caller_module, call in self.callers(ref):
-            arg = call.kwargs.get(param)
-            if arg is None and 0 <= index < len(call.args):
-                arg = call.args[index]
+            arg = argument_passed(fact, call, param)
             caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
             yield caller_module, caller_name, call, arg
 
@@ -1611,6 +1605,16 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
     positional = [item for item in call.items if item.kind != "kw"]
     index = _positional_index(fact, param)
     return positional[index] if 0 <= index < len(positional) else None
+
+
+def argument_passed(fact: FunctionFact, call: CallFact, param: str) -> Value | None:
+    """The argument ``call`` passes for ``fact``'s parameter ``param`` (None: not passed)."""
+    argument = call.kwargs.get(param)
+    if argument is None:
+        index = _positional_index(fact, param)
+        if 0 <= index < len(call.args):
+            argument = call.args[index]
+    return argument
 
 
 def _positional_index(fact: FunctionFact, param: str) -> int:
