@@ -137,3 +137,24 @@ def test_two_sources_of_one_module_name_each_keep_a_module(tmp_path):
     names = sorted(s.module_name for s in linter.project.files.values())
     assert names == ["ant", "gym.ant"]
     assert {m: f.path.rsplit("/", 2)[-2] for m, f in linter.project.program().modules.items()} == {"ant": "dflex", "gym.ant": "gym"}
+
+
+def test_a_call_resolved_through_its_own_loop_variable_ends(tmp_path):
+    # ``for name, module in module.named_children()`` resolves ``module.named_children``
+    # through the loop's table, whose rows are that same call (warpconvnet 1.8.2 recursed
+    # until Python's limit and the whole lint stopped).
+    write_files(tmp_path, {"net.py": (
+        "import warp as wp\n\n"
+        "@wp.kernel\n"
+        "def scale(x: wp.array(dtype=float)):\n"
+        "    x[wp.tid()] = 2.0 * x[wp.tid()]\n\n"
+        "def first_channel(module):\n"
+        "    for name, module in module.named_children():\n"
+        "        return first_channel(module)\n\n"
+        "def run(x):\n"
+        "    first_channel(x)\n"
+        "    wp.launch(scale, dim=1, inputs=[x])\n"
+    )})  # fmt: skip
+    results = batch.run_lint([str(tmp_path)], load_config(tmp_path))
+    assert [f.rule for r in results for f in r.findings if f.rule.startswith("WCT9")] == []
+    assert [r.path for r in results] == [str(tmp_path / "net.py")]

@@ -417,6 +417,9 @@ class Program:
         try:
             return self._resolved_calls[key]
         except KeyError:
+            # Answered None while it is being resolved: ``for name, module in module.children()``
+            # resolves ``module.children`` through the loop's own table, which asks again.
+            self._resolved_calls[key] = None
             found = self._resolved_calls[key] = self._resolve_call(module, caller, callee)
             return found
 
