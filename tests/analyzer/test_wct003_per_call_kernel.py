@@ -253,3 +253,60 @@ def test_module_global_cache_in_project_decorator_two_space_indent(tmp_path):
         ),
     }
     assert _wct003(lint_files(tmp_path, files)) == []
+
+
+def test_a_captured_local_follows_the_parameter_it_is_computed_from(tmp_path):
+    text = (
+        "import warp as wp\n\n"
+        "def make_blur(radius: int):\n"
+        "    taps = 2 * radius + 1\n\n"
+        "    @wp.kernel\n"
+        "    def blur(x: wp.array(dtype=float)):\n"
+        "        x[wp.tid()] = x[wp.tid()] / float(taps)\n\n"
+        "    return blur\n\n"
+        "def main(x):\n"
+        "    radius = 1\n"
+        "    for frame in range(10):\n"
+        "        wp.launch(make_blur(radius), dim=1, inputs=[x])\n"
+        "        radius += 1  # read by the call above on the next pass\n"
+    )
+    found = _wct003(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [7]
+    assert "captures `taps`: each new value" in found[0].message
+
+
+def test_a_local_fixed_before_the_loop_keeps_one_value(tmp_path):
+    text = (
+        "import warp as wp\n\n"
+        "def make_blur(radius: int):\n"
+        "    taps = 2 * radius + 1\n\n"
+        "    @wp.kernel\n"
+        "    def blur(x: wp.array(dtype=float)):\n"
+        "        x[wp.tid()] = x[wp.tid()] / float(taps)\n\n"
+        "    return blur\n\n"
+        "def main(x):\n"
+        "    radius = 1\n"
+        "    for frame in range(10):\n"
+        "        wp.launch(make_blur(radius), dim=1, inputs=[x])\n"
+        "        shown = radius + 1  # another name: radius stays 1\n"
+    )
+    found = _wct003(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [7]
+    assert "with the same captured values Warp reuses the build" in found[0].message
+
+
+def test_a_kernel_defined_in_a_loop_names_the_loop_variable_it_captures(tmp_path):
+    text = (
+        "import warp as wp\n\n"
+        "def check(x, ops):\n"
+        "    fixed = wp.zeros(1)\n"
+        "    for op in ops:\n\n"
+        "        @wp.kernel\n"
+        "        def apply(x: wp.array(dtype=float), y: wp.array(dtype=fixed.dtype)):\n"
+        "            x[wp.tid()] = wp.static(op)(x[wp.tid()])\n\n"
+        "        wp.launch(apply, dim=1, inputs=[x, fixed])\n"
+    )
+    found = _wct003(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [8]
+    assert "(defined in a loop) and captures `op`:" in found[0].message  # not `fixed`: one value per call
+    assert found[0].message.endswith("Create the kernels once, before the loop.")

@@ -59,6 +59,7 @@ class Value:
 
 
 UNKNOWN = Value("unknown")
+CHANGED = Value("changed")  # a value that moves each time its line runs (``x *= 0.95``)
 _SELF = Value("self")
 _NO_KWARGS: dict[str, Value] = {}  # shared by calls without keywords: facts are never mutated
 
@@ -278,6 +279,10 @@ class _Scope:
         # paths hold the same branch with different arms never run in one pass.
         self.path: list[tuple[int, int]] = []
         self._local_reads: dict[str, Value] = {}
+        # The loops around the current statement: (locals their bodies assign, how many
+        # values each of those held when the loop began).
+        self.loops: list[tuple[frozenset[str], dict[str, int]]] = []
+        self._loop_reads: dict[str, Value] = {}
         self.names_read_later: set[str] = set()  # locals the model looks up by name (see stmt_FunctionDef)
         self.finally_depth = 0
         self.handler_depth = 0  # inside ``except:`` blocks (they may not run)
@@ -291,10 +296,28 @@ class _Scope:
         self.order += 1
         return self.order
 
+    def enter_loop(self, body: list[ast.stmt]) -> None:
+        names = _assigned_names(body) if self.fact is not None else frozenset()
+        locals_ = self.fact.locals if self.fact is not None else {}
+        self.loops.append((names, {name: len(locals_.get(name, ())) for name in names}))
+
+    def _assigned_later_in_loop(self, name: str, count: int) -> bool:
+        """Some loop around the read assigns ``name`` in its body, not yet in this pass."""
+        for names, at_entry in self.loops:
+            if name in names and at_entry[name] == count:
+                return True
+        return False
+
     def local_value(self, name: str) -> Value:
         """The local ``name`` as read here: the values assigned to it so far. Reads between
         two assignments share one value (assignments only append)."""
         assigned = self.fact.locals[name]  # type: ignore[union-attr]
+        if self.loops and self._assigned_later_in_loop(name, len(assigned)):
+            # ``for ...: step(radius); radius += 1``: the next pass reads what this one assigns.
+            known = self._loop_reads.get(name)
+            if known is None or len(known.items) != len(assigned) + 1:
+                known = self._loop_reads[name] = Value("local", name, (*assigned, CHANGED))
+            return known
         known = self._local_reads.get(name)
         if known is not None and len(known.items) == len(assigned):
             return known
@@ -738,22 +761,26 @@ class _Extractor:
         elif not self.class_stack:
             _bind_targets(node.target, element, self.facts.globals)
         scope.loop_depth += 1
+        scope.enter_loop(node.body)
         try:
             self.block(node.body)
         finally:
             scope.loop_depth -= 1
+            scope.loops.pop()
         self.block(node.orelse)
 
     stmt_AsyncFor = stmt_For
 
     def stmt_While(self, node: ast.While) -> None:
         scope = self.scopes[-1]
+        scope.enter_loop(node.body)  # the test reads what the body assigned on the pass before
         self.expr(node.test)
         scope.loop_depth += 1
         try:
             self.block(node.body)
         finally:
             scope.loop_depth -= 1
+            scope.loops.pop()
         self.block(node.orelse)
 
     def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
@@ -805,7 +832,7 @@ class _Extractor:
             self.attribute_read(value_node)
         value = self.value(value_node) if value_node is not None else UNKNOWN
         if isinstance(node, ast.AugAssign):
-            value = Value("changed")  # ``x *= 0.95``: a value that moves on every run of this line
+            value = CHANGED  # ``x *= 0.95``
         scope = self.scopes[-1]
         for target in targets:
             if isinstance(target, ast.Attribute):
@@ -888,8 +915,15 @@ class _Extractor:
         options_kw = keywords.get("module_options")
         backward_kw = keywords.get("enable_backward")
         generic = _is_generic(node, self)
-        # Only a kernel made inside a function can capture that function's values.
-        captures = tuple(sorted(_free_names(node) & scope.bound)) if scope.qualname is not None else ()
+        # Only a kernel made inside a function can capture that function's values: its
+        # parameters, nested definitions, the locals assigned before it (``TILE_M = tile_m``)
+        # and the variables of the loops around it.
+        if scope.qualname is not None:
+            fact = scope.fact
+            captures = tuple(sorted(n for n in _free_names(node)
+                                    if n in scope.bound or n in fact.locals or n in fact.loop_tables))  # type: ignore[union-attr]  # fmt: skip
+        else:
+            captures = ()
         scope.names_read_later.update(captures)
         guarded = bool(scope.guards)
         self.facts.kernels.append(
@@ -1337,6 +1371,38 @@ def _bind_targets(target: ast.AST, value: Value, table: dict[str, Any], single: 
             _bind_targets(element, part, table, single)
     elif isinstance(target, ast.Starred):
         _bind_targets(target.value, UNKNOWN, table, single)
+
+
+def _assigned_names(body: list[ast.stmt]) -> frozenset[str]:
+    """The plain names the statements assign (nested definitions left out)."""
+    names: set[str] = set()
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        cls = stmt.__class__
+        if cls is ast.Assign:
+            targets = stmt.targets  # type: ignore[attr-defined]
+        elif cls is ast.AugAssign or cls is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
+            targets = [stmt.target]  # type: ignore[attr-defined]
+        elif cls in _BLOCK_STATEMENTS:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(stmt, field, ()))
+            continue
+        elif cls is ast.ExceptHandler or cls is ast.match_case:
+            stack.extend(stmt.body)  # type: ignore[attr-defined]
+            continue
+        else:
+            continue
+        for target in targets:
+            if target.__class__ is ast.Name:
+                names.add(target.id)  # type: ignore[attr-defined]
+            elif target.__class__ is ast.Tuple or target.__class__ is ast.List:
+                names.update(e.id for e in target.elts if e.__class__ is ast.Name)  # type: ignore[attr-defined]
+    return frozenset(names)
+
+
+_BLOCK_STATEMENTS = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                               getattr(ast, "TryStar", ast.Try), ast.Match})  # fmt: skip
 
 
 def _terminates(body: list[ast.stmt]) -> bool:

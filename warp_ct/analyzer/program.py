@@ -860,6 +860,20 @@ class Program:
                 out.append(UNRESOLVED)
         return out
 
+    def capture_varies(self, ref: FunctionRef, name: str) -> bool:
+        """Whether the value a kernel defined in ``ref`` captures as ``name`` (a parameter, a
+        loop variable, a local) can differ from one definition to the next: each new value
+        is a new kernel hash. A helper ``@wp.func`` defined beside it is source, not data."""
+        fact = self.function(ref)
+        if fact is None:
+            return False
+        if name in fact.params:
+            return self.varies(ref.module, ref.qualname, Value("param", name))
+        if name in fact.loop_tables:
+            return self.varies(ref.module, ref.qualname, fact.loop_tables[name])
+        values = [v for v in fact.locals.get(name, ()) if v.kind not in ("kernel", "function")]
+        return any(self.varies(ref.module, ref.qualname, v) for v in values)
+
     def varies(self, module: str, function: str | None, value: Value, depth: int = 0) -> bool:
         """Whether an expression can take different values between calls: two known values,
         or an unknown one that comes from a loop variable or a call result. An attribute of

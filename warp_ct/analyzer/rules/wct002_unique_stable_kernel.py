@@ -216,20 +216,8 @@ def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[
 
 
 def _captures_vary(program: Program, ref: FunctionRef, kernel: KernelFact) -> bool:
-    fact = program.function(ref)
-    if fact is None:
-        return False
-    for name in kernel.captures:
-        if name == (kernel.module.data if kernel.module else None):
-            continue
-        if name in fact.params:
-            if program.varies(ref.module, ref.qualname, Value("param", name)):
-                return True
-        elif name in fact.locals:
-            values = [v for v in fact.locals[name] if v.kind not in ("kernel", "function")]
-            if any(program.varies(ref.module, ref.qualname, v) for v in values):
-                return True
-    return False
+    module_param = kernel.module.data if kernel.module else None
+    return any(program.capture_varies(ref, name) for name in kernel.captures if name != module_param)
 
 
 def _launched_unique_kernels(program: Program, module: str) -> set[KernelRef]:

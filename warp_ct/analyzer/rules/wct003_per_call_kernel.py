@@ -175,25 +175,16 @@ def _hot_definition(program: Program, module: str, kernel: KernelFact) -> Freque
     frequency = program.frequency(ref)
     if frequency.freq != Freq.HOT and not kernel.loop_depth:
         return None
-    return frequency if frequency.freq == Freq.HOT else Frequency(Freq.HOT, "defined in a loop")
+    return frequency if frequency.freq == Freq.HOT else Frequency(Freq.HOT, _IN_A_LOOP)
 
 
-def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple[list[str], bool]:
-    """(captured names, whether their values differ between calls)."""
+_IN_A_LOOP = "defined in a loop"  # hot only by the loop around the definition
+
+
+def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple[list[str], list[str]]:
+    """(captured names, those whose values differ between definitions)."""
     ref = FunctionRef(module, kernel.function)
-    function = program.function(ref)
-    names = list(kernel.captures)
-    if function is None or not names:
-        return names, False
-    varying = False
-    for name in names:
-        if name in function.params:
-            varying |= program.varies(module, kernel.function, Value("param", name))
-        elif name in function.locals:
-            # A helper @wp.func defined beside it is part of the kernel's source, not data.
-            values = [v for v in function.locals[name] if v.kind not in ("kernel", "function")]
-            varying |= any(program.varies(module, kernel.function, v) for v in values)
-    return names, varying
+    return list(kernel.captures), [name for name in kernel.captures if program.capture_varies(ref, name)]
 
 
 def _message(program: Program, module: str, kernel: KernelFact, factory: str, hot: Frequency) -> str:
@@ -201,14 +192,20 @@ def _message(program: Program, module: str, kernel: KernelFact, factory: str, ho
     data_names = [n for n in names if n in (program.function(FunctionRef(module, kernel.function)) or _NO_FN).params
                   or not _is_definition(program, module, kernel, n)]  # fmt: skip
     own_module = kernel.module is not None
-    if data_names and varying:
-        listed = ", ".join(f"`{n}`" for n in data_names[:3])
+    varying_data = [n for n in data_names if n in varying]
+    in_loop_only = hot.why == _IN_A_LOOP
+    if in_loop_only:  # what changes from one pass of the loop to the next: its variables
+        function = program.function(FunctionRef(module, kernel.function)) or _NO_FN
+        varying_data = [n for n in varying_data if n in function.loop_tables]
+    if varying_data:
+        listed = ", ".join(f"`{n}`" for n in varying_data[:3])
         effect = ("builds a new module for it" if own_module
                   else "gives this file's Warp module a new hash and builds it again, whole")  # fmt: skip
+        advice = ("Create the kernels once, before the loop" if in_loop_only
+                  else f"Memoize `{factory}` (e.g. `@functools.cache`) or create the kernels once, up front")  # fmt: skip
         return (
             f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}) and captures "
-            f"{listed}: each new value {effect}. Memoize `{factory}` (e.g. `@functools.cache`) or create the "
-            "kernels once, up front."
+            f"{listed}: each new value {effect}. {advice}."
         )
     after = _loaded_before(program, module, kernel)
     rebuild = (f" It also joins this file's module after the launch on line {after}, so the first call builds "
@@ -239,6 +236,7 @@ def _loaded_before(program: Program, module: str, kernel: KernelFact) -> int | N
 
 class _NoFunction:
     params: tuple[str, ...] = ()
+    loop_tables: tuple[str, ...] = ()
 
 
 _NO_FN = _NoFunction()

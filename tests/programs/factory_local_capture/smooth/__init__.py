@@ -1,0 +1,1 @@
+"""Box filters whose width is chosen per call."""
