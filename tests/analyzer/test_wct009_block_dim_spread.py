@@ -278,3 +278,29 @@ def test_a_launching_helper_in_another_file_is_read_at_each_call_site(tmp_path):
     found = _only(lint_files(tmp_path, files))
     assert [(f.path.rsplit("/", 1)[-1], f.line) for f in found] == [("app.py", 7)]
     assert "block_dim 128" in found[0].message and "64" in found[0].message
+
+
+def test_kernels_remade_per_configuration_with_their_block_dim_are_not_a_spread(tmp_path):
+    # Shaped like warp-lang's tile matmul benchmark: each configuration (read at run time)
+    # makes its kernels anew with its tile sizes, so each is a new build whatever its block_dim.
+    factory = (
+        "import warp as wp\n"
+        "def make_gemm(tile_m):\n"
+        "    TILE_M = tile_m\n"
+        "    @wp.kernel\n"
+        "    def gemm(x: wp.array(dtype=float)):\n"
+        "        x[wp.tid()] = float(TILE_M)\n"
+        "    return gemm\n"
+        "@wp.kernel\n"
+        "def clear(x: wp.array(dtype=float)):\n"
+        "    x[wp.tid()] = 0.0\n"
+        "def launch(kernel, x, block_dim):\n"
+        "    wp.launch(kernel, dim=4, inputs=[x], block_dim=block_dim)\n"
+    )
+    sweep = "def main(x, configs):\n    wp.launch(clear, dim=4, inputs=[x])\n    for tile_m, block_dim in configs:\n"
+    remade = factory + sweep + "        launch(make_gemm(tile_m), x, block_dim)\n"
+    assert _only(lint_snippet(tmp_path / "remade", remade, name="bench.py")) == []
+    # The same kernel for every configuration: each block_dim is a build of its own.
+    fixed = factory + sweep + "        launch(make_gemm(16), x, block_dim)\n"
+    found = _only(lint_snippet(tmp_path / "fixed", fixed, name="bench.py"))
+    assert found and all("gemm" in f.message for f in found)

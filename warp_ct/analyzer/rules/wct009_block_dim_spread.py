@@ -7,7 +7,7 @@ from typing import Any
 
 from warp_ct.analyzer.facts import LaunchFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import UNRESOLVED, KernelRef, Program, module_key
+from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, module_key
 from warp_ct.analyzer.query import QueryContext, where
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
@@ -121,7 +121,9 @@ class BlockDimSpread(Rule):
     purpose (a benchmark) builds the module once per value by
     design; in test code (`test_*.py`, files under `tests/`) findings are information
     only, since tests exercise block_dims on purpose; a module with a single kernel is not reported, since every build is needed
-    anyway. CPU launches never matter:
+    anyway. Nor is a kernel that its factory makes anew, with other captured values, for
+    each block_dim picked at run time (a benchmark's configurations): every definition is
+    a new build whatever its block_dim. CPU launches never matter:
     ```python
     import warp as wp
 
@@ -188,6 +190,8 @@ def _group_launches(program: Program) -> dict[str, _WarpModule]:
                 continue
             values, varies = _block_dims(program, module, launch)
             for ref in kernels:
+                if values == () and _remade_with_new_values(program, ref):
+                    continue  # block_dim and kernel chosen together (a benchmark's configurations)
                 for target in program.kernel_modules(ref):
                     if target is UNRESOLVED or isinstance(target, tuple):
                         continue  # unknown, or a unique module: one kernel, each build needed
@@ -200,6 +204,17 @@ def _group_launches(program: Program) -> dict[str, _WarpModule]:
                     chosen = _per_device(launch.block_dim) if values == () else None  # type: ignore[arg-type]
                     group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies, chosen))
     return groups
+
+
+def _remade_with_new_values(program: Program, ref: KernelRef) -> bool:
+    """A kernel its factory defines again with other captured values (a tile size per
+    benchmark configuration): each definition builds its module anew, so a block_dim picked
+    at run time along with those values costs no build more."""
+    kernel = program.kernel(ref)
+    if kernel.function is None:
+        return False
+    factory = FunctionRef(ref.module, kernel.function)
+    return any(program.capture_varies(factory, name) for name in kernel.captures)
 
 
 def _module_defaults(program: Program) -> dict[str, int]:
