@@ -1385,8 +1385,8 @@ def _assigned_names(body: list[ast.stmt]) -> frozenset[str]:
         elif cls is ast.AugAssign or cls is ast.AnnAssign and stmt.value is not None:  # type: ignore[attr-defined]
             targets = [stmt.target]  # type: ignore[attr-defined]
         elif cls in _BLOCK_STATEMENTS:
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                stack.extend(getattr(stmt, field, ()))
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(stmt, name, ()))
             continue
         elif cls is ast.ExceptHandler or cls is ast.match_case:
             stack.extend(stmt.body)  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import FileFacts, KernelFact, Value, const
+from warp_ct.analyzer.facts import FileFacts, KernelFact, const
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
 from warp_ct.analyzer.program import UNIQUE, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit

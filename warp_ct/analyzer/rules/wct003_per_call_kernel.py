@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import KernelFact, Value, exclusive
+from warp_ct.analyzer.facts import KernelFact, exclusive
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.program import Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
