@@ -196,3 +196,42 @@ def test_overload_made_by_a_dispatcher_that_receives_the_kernel_after_a_load(tmp
     files["pkg/kernels.py"] = kernels_py + "\nDISPATCH = {wp.float32: _dispatcher(wp.float32)}\n"
     files["run.py"] = run.replace("kernels.write(x, wp.float32)", "wp.launch(kernels.DISPATCH[wp.float32].kernel, dim=4, inputs=[x])")
     assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT007"] == []
+
+
+def test_a_lazy_factory_asked_for_in_a_method_that_runs_after_a_launch(tmp_path):
+    # Shaped like a trainer: step() calls model.forward(), which loads model's module, then
+    # model.regularize(), which asks a memoized factory for a kernel of the same module.
+    files = {
+        "fit/__init__.py": "",
+        "fit/model.py": (
+            "import functools\nimport warp as wp\n\n"
+            "@wp.kernel\ndef forward_k(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+            "@functools.cache\ndef _penalty_kernel():\n"
+            "    @wp.kernel\n    def penalty(x: wp.array(dtype=float)):\n        x[wp.tid()] = 2.0\n\n"
+            "    return penalty\n\n"
+            "class Model:\n"
+            "    def forward(self, x):\n        wp.launch(forward_k, dim=1, inputs=[x])\n\n"
+            "    def regularize(self, x):\n        wp.launch(_penalty_kernel(), dim=1, inputs=[x])\n"
+        ),
+        "fit/trainer.py": (
+            "from fit.model import Model\n\n"
+            "def step(x):\n    model = Model()\n    model.forward(x)\n    model.regularize(x)\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT007"]
+    assert [(f.path, f.line) for f in found] == [("fit/model.py", 21)]
+    assert "`_penalty_kernel()` defines the kernel `penalty`" in found[0].message
+
+
+def test_a_branch_that_ends_in_sys_exit_is_not_followed_by_the_rest(tmp_path):
+    text = (
+        "import sys\nimport warp as wp\n\n"
+        "@wp.kernel\ndef fill(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "def make():\n"
+        "    @wp.kernel\n    def late(x: wp.array(dtype=float)):\n        x[wp.tid()] = 2.0\n\n"
+        "    return late\n\n"
+        "def main(x, capture):\n"
+        "    if capture:\n        wp.launch(fill, dim=1, inputs=[x])\n        sys.exit(0)\n"
+        "    k = make()\n    wp.launch(k, dim=1, inputs=[x])\n"
+    )
+    assert [f for f in lint_snippet(tmp_path, text) if f.rule == "WCT007"] == []

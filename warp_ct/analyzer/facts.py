@@ -1406,8 +1406,22 @@ _BLOCK_STATEMENTS = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.Wit
 
 
 def _terminates(body: list[ast.stmt]) -> bool:
-    """The block always leaves: it ends in return/raise/continue/break."""
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+    """The block always leaves: it ends in return/raise/continue/break or ``sys.exit()``."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and _EXIT_CALL_TEXT.get(
+        last.value.func.__class__, lambda f: False)(last.value.func)
+
+
+# ``sys.exit(0)``, ``exit()``, ``quit()``, ``os._exit(1)`` (by their written names: an alias of
+# ``sys`` is rare in an entry point, and a miss only keeps the rest of the block on both arms).
+_EXIT_CALL_TEXT: dict[type, Any] = {
+    ast.Name: lambda f: f.id in ("exit", "quit"),
+    ast.Attribute: lambda f: isinstance(f.value, ast.Name) and (f.value.id, f.attr) in (("sys", "exit"), ("os", "_exit")),
+}
 
 
 def exclusive(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> bool:

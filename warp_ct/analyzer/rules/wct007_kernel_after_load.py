@@ -237,7 +237,7 @@ class KernelAfterLoad(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         program, facts = project.program(), project.facts(summary)
-        if (_late_generic_instantiations(program, facts) or list(_late_definitions_through_calls(program, facts))
+        if (_late_generic_instantiations(program, facts) or _late_definitions_through_calls(program, facts)
                 or _late_overloads(program, facts) or _late_property_kernels(program, facts)):  # fmt: skip
             return True
         # A finding needs a load and, later in the same flow, a definition. Library files
@@ -321,11 +321,11 @@ class KernelAfterLoad(Rule):
                 f"`{innermost_call(overload.via)[2]}()` runs this): the module gets a new hash and is built again, whole, at "
                 "its next launch. Declare the overload at import, beside the kernel.",
             )
-        for site, define, load in _late_definitions_through_calls(program, facts):
+        for site, factory, define, load in _late_definitions_through_calls(program, facts):
             kernel = program.kernel(define.detail)
             ctx.report(
                 ctx._range(*site),
-                f"`{define.via[0][2] if define.via else kernel.name}()` defines the kernel `{kernel.name}` "
+                f"`{factory}()` defines the kernel `{kernel.name}` "
                 f"({where(define.site_module, define.span, ctx.module_name)}) in a module that "
                 f"{_launched_kernel_name(program, load)} already loaded "
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
@@ -352,19 +352,16 @@ def _defined_after_a_load(program: Program, facts: FileFacts) -> bool:
     return any(function in first_any and first_any[function] < span[:2] for _name, span, function in facts.overloads)
 
 
-def _returns_kernel(program: Program, ref: FunctionRef, event: Event) -> bool:
-    """The call here hands back the kernel it defines (a factory, or a memoized dispatcher
-    over one): the line that asks for the kernel is the one to move. A call of a wrapper
-    that defines and launches inside, several frames above the definition, is not."""
-    _module, _span, qualname, module = event.via[0]
-    key = (module, qualname, event.detail)
+def _returns_kernel(program: Program, link: tuple, kernel: KernelRef) -> bool:
+    """The call of ``link`` (one step of a call chain) hands back ``kernel``."""
+    _module, _span, qualname, module = link
+    key = (module, qualname, kernel)
     memo = program.memo("WCT007.returns", dict)
     if key not in memo:
         target = FunctionRef(module, qualname)
         fact = program.function(target)
         memo[key] = fact is not None and any(
-            event.detail in program.kernels_of_value(target.module, target.qualname, returned)
-            for returned in fact.returns
+            kernel in program.kernels_of_value(target.module, target.qualname, returned) for returned in fact.returns
         )
     return memo[key]
 
@@ -581,35 +578,68 @@ def _input_dtypes(program: Program, load: Event) -> list[frozenset[str]]:
     return memo[key]
 
 
-def _late_definitions_through_calls(program: Program, facts: FileFacts) -> Iterator[tuple[tuple, Event, Event]]:
-    """(call site in this file, definition, earlier load) where a function of this file calls
-    a factory that defines a kernel into a module this flow already loaded. Definitions
-    directly in the function are the tree check's; factories on a hot path are WCT003's."""
-    seen: set[tuple] = set()
+def _late_definitions_through_calls(program: Program, facts: FileFacts) -> list[tuple[tuple, str, Event, Event]]:
+    """(call site in this file, the factory it calls, definition, earlier load) where some
+    flow calls a factory that defines a kernel into a module the flow already loaded, at
+    the call that asks for the kernel: ``wp.launch(make_k(), ...)`` in a method that a step
+    calls after another method launched a kernel of that module. Definitions directly in
+    the function are the tree check's; factories on a hot path are WCT003's."""
+    found = program.memo("WCT007.through_calls", lambda: _all_late_definitions_through_calls(program))
+    return found.get(facts.module, [])
+
+
+def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tuple[tuple, str, Event, Event]]]:
     reaching = program.memo("WCT007.factories", lambda: program.reaching(
         FunctionRef(module, kernel.function) for module, f in program.modules.items() for kernel in f.kernels
         if kernel.function is not None and kernel.decorator == "kernel"))  # fmt: skip
-    for qualname in [*facts.functions, "<module>"]:
-        ref = FunctionRef(facts.module, qualname)
-        if ref not in reaching:
-            continue  # calls no factory: defines nothing through a call
-        history = LoadHistory()
-        for event in program.effects(ref, shallow=True):
-            if event.kind == "load":
-                history.add(event)
-            elif event.kind == "define" and event.via:
-                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
-                if load is None or not _returns_kernel(program, ref, event):
+    # (site module, site) -> (depth of the site in the chain, entry): a call the flow makes
+    # itself wins over one found deeper in another flow's chain.
+    best: dict[tuple[str, tuple], tuple[int, tuple[tuple, str, Event, Event]]] = {}
+    for module, facts in program.modules.items():
+        for qualname in [*facts.functions, "<module>"]:
+            ref = FunctionRef(module, qualname)
+            if ref not in reaching:
+                continue  # calls no factory: defines nothing through a call
+            history = LoadHistory()
+            for event in program.effects(ref, shallow=True):
+                if event.kind == "load":
+                    history.add(event)
                     continue
+                if event.kind != "define" or not event.via:
+                    continue
+                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
+                if load is None:
+                    continue
+                asking = _asking_call(program, event)
+                if asking is None:
+                    continue
+                depth, (site_module, site, factory_name, _callee_module) = asking
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
                 if factory and program.frequency(factory).freq == Freq.HOT and not program.memoized(factory):
                     continue  # WCT003 reports the factory itself
-                site = event.via[0][1]
-                if site in seen:
-                    continue
-                seen.add(site)
-                yield site, event, load
+                key = (site_module, site)
+                if key not in best or depth < best[key][0]:
+                    best[key] = (depth, (site, factory_name, event, load))
+    found: dict[str, list[tuple[tuple, str, Event, Event]]] = {}
+    for (site_module, _site), (_depth, entry) in best.items():
+        found.setdefault(site_module, []).append(entry)
+    return found
+
+
+def _asking_call(program: Program, event: Event) -> tuple[int, tuple] | None:
+    """(depth, link) of the first call in the definition's chain that hands the kernel back
+    (a factory, or a memoized dispatcher over one): the line that asks for the kernel is the
+    one to move. Wrappers above it that define and launch inside are not."""
+    depth, chain = 0, event.via
+    while chain:
+        link, chain = chain
+        if _returns_kernel(program, link, event.detail):
+            if program.is_property(FunctionRef(link[3], link[2])):
+                return None  # a kernel made on a property's first read: _late_property_kernels
+            return depth, link
+        depth += 1
+    return None
 
 
 def _additions(ctx: FileContext, owner: ast.AST, items: list[ast.AST]) -> Iterator[tuple[ast.AST, str, str]]:
