@@ -143,3 +143,31 @@ def test_launch_through_a_kernel_table_is_named_as_written(tmp_path):
     found = _wct006(lint_snippet(tmp_path, text))
     assert [f.line for f in found] == [12]
     assert "`KERNELS['step']` was launched on line 11" in found[0].message
+
+
+def test_a_stage_table_handed_to_a_library_loop_is_followed_to_its_kernels(tmp_path):
+    # Shaped like a pipeline: warmup() hands self.stages (from filters.default_stages()) to
+    # a library loop ``for kernel, scale in stages:``; tune() then retargets that module.
+    files = {
+        "lib/__init__.py": "",
+        "lib/filters.py": (
+            "import warp as wp\n\n"
+            "@wp.kernel\ndef box(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+            "def default_stages():\n    return [(box, 1)]\n\n"
+            "def run_stages(x, stages=None):\n"
+            "    if stages is None:\n        stages = default_stages()\n"
+            "    for kernel, scale in stages:\n        wp.launch(kernel, dim=x.shape[0] * scale, inputs=[x])\n"
+        ),
+        "app/__init__.py": "",
+        "app/pipeline.py": (
+            "import warp as wp\nfrom lib import filters\n\n"
+            "class Pipeline:\n"
+            "    def __init__(self):\n        self.stages = filters.default_stages()\n\n"
+            "    def warmup(self, x):\n        filters.run_stages(x, self.stages)\n\n"
+            "    def tune(self):\n        wp.set_module_options({'max_unroll': 4}, module='lib.filters')\n\n"
+            "def main(x):\n    p = Pipeline()\n    p.warmup(x)\n    p.tune()\n"
+        ),
+    }
+    found = _wct006(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("app/pipeline.py", 17)]
+    assert "`lib.filters`" in found[0].message

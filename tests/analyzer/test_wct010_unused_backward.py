@@ -224,3 +224,36 @@ def test_tape_over_a_method_of_unknown_type_differentiates_what_methods_of_that_
     # Without the tape the same launches waste their backward code.
     files["rl/agent.py"] = "class DDPG:\n    def update(self, x):\n        self.policy.act(x)\n"
     assert _only(lint_files(tmp_path, files)) == [("rl/framework/ops.py", 3)]
+
+
+def test_a_tape_over_a_copied_table_of_kernels_differentiates_only_those(tmp_path):
+    # ``self.terms = list(TERMS)`` looped inside the tape: the model reads the copy as the
+    # table, so the forward-only telemetry module is still reported.
+    files = {
+        "fit/__init__.py": "",
+        "fit/terms.py": (
+            "import warp as wp\n\n"
+            "@wp.kernel\ndef l2(x: wp.array(dtype=float), loss: wp.array(dtype=float)):\n"
+            "    wp.atomic_add(loss, 0, x[wp.tid()] * x[wp.tid()])\n\n"
+            "TERMS = [(l2, 1.0)]\n"
+        ),
+        "fit/telemetry.py": (
+            "import warp as wp\n\n"
+            "@wp.kernel\ndef moments(x: wp.array(dtype=float), out: wp.array(dtype=float)):\n"
+            "    wp.atomic_add(out, 0, x[wp.tid()])\n\n"
+            "def log(x, out):\n    wp.launch(moments, dim=x.shape[0], inputs=[x, out])\n"
+        ),
+        "fit/trainer.py": (
+            "import warp as wp\nfrom fit import telemetry\nfrom fit.terms import TERMS\n\n"
+            "class Trainer:\n"
+            "    def __init__(self):\n        self.terms = list(TERMS)\n\n"
+            "    def step(self, x, loss, out):\n"
+            "        tape = wp.Tape()\n        with tape:\n"
+            "            for kernel, weight in self.terms:\n"
+            "                wp.launch(kernel, dim=x.shape[0], inputs=[x, loss])\n"
+            "        tape.backward(loss)\n"
+            "        telemetry.log(x, out)\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [f.path for f in found] == ["fit/telemetry.py"]

@@ -1134,6 +1134,8 @@ class Program:
                     return None
                 out.extend(found)
             return out or None
+        if value.kind == "call" and value.data in ("list", "tuple") and len(value.items) == 1 and value.items[0].kind != "kw":
+            return self._elements(module, function, value.items[0], depth + 1)  # ``list(DEFAULT_TERMS)``: a copy
         if value.kind == "call":  # ``a, b = make()``: what the one return statement builds
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             fact = self.function(target) if target is not None else None
@@ -1145,6 +1147,17 @@ class Program:
             fact = self.function(ref)
             if fact is not None and self.default_decides(ref, value.data):
                 return self._elements(module, None, fact.defaults[value.data], depth + 1)
+            # ``run_stages(field, self.stages)``: what every call site passes, when each says.
+            out = []
+            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
+                passed = fact.defaults.get(value.data) if arg is None else arg  # type: ignore[union-attr]
+                found = (self._elements(caller_module if arg is not None else module,
+                                        caller_name if arg is not None else None, passed, depth + 1)
+                         if passed is not None else None)  # fmt: skip
+                if found is None:
+                    return None
+                out.extend(found)
+            return out or None
         return None
 
     def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
