@@ -114,3 +114,22 @@ def test_factory_default_unique_is_fine_when_a_caller_passes_it_or_captures_vary
         "def run(x):\n    wp.launch(make_pow(2), dim=1, inputs=[x])\n    wp.launch(make_pow(3), dim=1, inputs=[x])\n"
     )
     assert [f for f in lint_files(tmp_path / "b", {"m.py": varying}) if f.rule == "WCT002"] == []
+
+
+def test_unique_kernels_launched_together_from_a_table_in_another_file(tmp_path):
+    # Shaped like a trainer: regularizer kernels, each module="unique", listed in a table
+    # that the trainer copies and loops over in one launch.
+    kernel = "@wp.kernel(module='unique')\ndef {0}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+    files = {
+        "fit/__init__.py": "",
+        "fit/terms.py": "import warp as wp\n\n" + kernel.format("l2") + kernel.format("smooth") + "TERMS = [(l2, 1.0), (smooth, 0.5)]\n",
+        "fit/trainer.py": (
+            "import warp as wp\nfrom fit.terms import TERMS\n\n"
+            "class Trainer:\n    def __init__(self):\n        self.terms = list(TERMS)\n\n"
+            "    def step(self, x):\n"
+            "        for kernel, weight in self.terms:\n            wp.launch(kernel, dim=1, inputs=[x])\n"
+        ),
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT002"]
+    assert [(f.path, f.line) for f in found] == [("fit/terms.py", 3), ("fit/terms.py", 7)]
+    assert "`Trainer.step()` (`fit.trainer` line 10) launches it with `smooth` from one launch" in found[0].message

@@ -133,7 +133,8 @@ class UniqueStableKernel(Rule):
         for launch in facts.launches:
             if launch.kind.startswith("launch") and isinstance(launch.kernel.data, str):
                 launched.setdefault(launch.function, set()).add(launch.kernel.data.rsplit(".", 1)[-1])
-        return any(stable.keys() <= names for names in launched.values())
+        return any(stable.keys() <= names for names in launched.values()) or bool(
+            _launched_together_elsewhere(project.program(), facts))
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         program = ctx.program
@@ -187,6 +188,48 @@ class UniqueStableKernel(Rule):
                     )
                     fix = _drop_unique_fix(dec, ctx)
                     ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+        # One launch in another file that runs them all: a table of (kernel, weight) rows
+        # looped in a trainer, ``KERNELS[name]`` picked per call.
+        for (module, function, line), names in _launched_together_elsewhere(ctx.program, ctx.facts).items():
+            if set(stable) - set(names):
+                continue
+            for name in sorted(names):
+                dec = stable[name]
+                if name in reported or not dec.is_unique or dec.call is None:
+                    continue
+                if any(key in dec.keywords for key in _NEEDS_OWN_MODULE):
+                    continue
+                reported.add(name)
+                others = ", ".join(f"`{n}`" for n in sorted(names) if n != name)
+                message = (
+                    f'`module="unique"` gives `{name}` a module of its own, but `{function}()` (`{module}` line '
+                    f"{line}) launches it with {others} from one launch: each module is a separate build. Without "
+                    "`module=\"unique\"` they share this file's module and build once."
+                )
+                fix = _drop_unique_fix(dec, ctx)
+                ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+
+
+def _launched_together_elsewhere(program: Program, facts: FileFacts) -> dict[tuple[str, str, int], set[str]]:
+    """(launching module, function, line) -> the names of this file's module-scope
+    ``module="unique"`` kernels one launch in another file can run (two or more)."""
+    own = {i for i, k in enumerate(facts.kernels)
+           if k.function is None and k.decorator == "kernel" and k.module == const(UNIQUE)}  # fmt: skip
+    if len(own) < 2:
+        return {}
+    found: dict[tuple[str, str, int], set[str]] = {}
+    for module, launch_facts in program.modules.items():
+        if module == facts.module:
+            continue  # this file's own flows: the tree check above reads them
+        for index, launch in enumerate(launch_facts.launches):
+            if not launch.kind.startswith("launch"):
+                continue
+            refs = program.launch_kernels(module, index)
+            names = {facts.kernels[r.index].name for r in refs
+                     if isinstance(r, KernelRef) and r.module == facts.module and r.index in own}  # fmt: skip
+            if len(names) >= 2:
+                found.setdefault((module, launch.function or "<module>", launch.span[0]), set()).update(names)
+    return found
 
 
 def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[FunctionRef, str, list[KernelFact]]]:
