@@ -255,41 +255,31 @@ def test_module_global_cache_in_project_decorator_two_space_indent(tmp_path):
     assert _wct003(lint_files(tmp_path, files)) == []
 
 
+# A factory whose kernel captures a local computed from its parameter, called in a loop.
+BLUR_LOOP = (
+    "import warp as wp\n\n"
+    "def make_blur(radius: int):\n"
+    "    taps = 2 * radius + 1\n\n"
+    "    @wp.kernel\n"
+    "    def blur(x: wp.array(dtype=float)):\n"
+    "        x[wp.tid()] = x[wp.tid()] / float(taps)\n\n"
+    "    return blur\n\n"
+    "def main(x):\n"
+    "    radius = 1\n"
+    "    for frame in range(10):\n"
+    "        wp.launch(make_blur(radius), dim=1, inputs=[x])\n"
+)
+
+
 def test_a_captured_local_follows_the_parameter_it_is_computed_from(tmp_path):
-    text = (
-        "import warp as wp\n\n"
-        "def make_blur(radius: int):\n"
-        "    taps = 2 * radius + 1\n\n"
-        "    @wp.kernel\n"
-        "    def blur(x: wp.array(dtype=float)):\n"
-        "        x[wp.tid()] = x[wp.tid()] / float(taps)\n\n"
-        "    return blur\n\n"
-        "def main(x):\n"
-        "    radius = 1\n"
-        "    for frame in range(10):\n"
-        "        wp.launch(make_blur(radius), dim=1, inputs=[x])\n"
-        "        radius += 1  # read by the call above on the next pass\n"
-    )
+    text = BLUR_LOOP + "        radius += 1  # read by the call above on the next pass\n"
     found = _wct003(lint_snippet(tmp_path, text))
     assert [f.line for f in found] == [7]
     assert "captures `taps`: each new value" in found[0].message
 
 
 def test_a_local_fixed_before_the_loop_keeps_one_value(tmp_path):
-    text = (
-        "import warp as wp\n\n"
-        "def make_blur(radius: int):\n"
-        "    taps = 2 * radius + 1\n\n"
-        "    @wp.kernel\n"
-        "    def blur(x: wp.array(dtype=float)):\n"
-        "        x[wp.tid()] = x[wp.tid()] / float(taps)\n\n"
-        "    return blur\n\n"
-        "def main(x):\n"
-        "    radius = 1\n"
-        "    for frame in range(10):\n"
-        "        wp.launch(make_blur(radius), dim=1, inputs=[x])\n"
-        "        shown = radius + 1  # another name: radius stays 1\n"
-    )
+    text = BLUR_LOOP + "        shown = radius + 1  # another name: radius stays 1\n"
     found = _wct003(lint_snippet(tmp_path, text))
     assert [f.line for f in found] == [7]
     assert "with the same captured values Warp reuses the build" in found[0].message

@@ -172,42 +172,35 @@ class UniqueStableKernel(Rule):
                 # A shared module must not build kernels this flow never uses.
                 if set(stable) - set(names):
                     continue
-                for name in names:
-                    dec = stable[name]
-                    if name in reported or not dec.is_unique or dec.call is None:
-                        continue
-                    if any(key in dec.keywords for key in _NEEDS_OWN_MODULE):
-                        continue
-                    reported.add(name)
-                    others = ", ".join(f"`{n}`" for n in names if n != name)
-                    where = f"`{owner.name}()`" if isinstance(owner, syntax.FUNCTION_TYPES) else "this file"
-                    message = (
-                        f'`module="unique"` gives `{name}` a module of its own, but {where} launches it together '
-                        f"with {others} (same block size): each module is a separate build. Without "
-                        "`module=\"unique\"` they share this file's module and build once."
-                    )
-                    fix = _drop_unique_fix(dec, ctx)
-                    ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+                where = f"`{owner.name}()`" if isinstance(owner, syntax.FUNCTION_TYPES) else "this file"
+                _report_group(ctx, stable, names, reported, f"{where} launches it together with {{others}} (same block size)")
         # One launch in another file that runs them all: a table of (kernel, weight) rows
         # looped in a trainer, ``KERNELS[name]`` picked per call.
         for (module, function, line), names in _launched_together_elsewhere(ctx.program, ctx.facts).items():
             if set(stable) - set(names):
                 continue
-            for name in sorted(names):
-                dec = stable[name]
-                if name in reported or not dec.is_unique or dec.call is None:
-                    continue
-                if any(key in dec.keywords for key in _NEEDS_OWN_MODULE):
-                    continue
-                reported.add(name)
-                others = ", ".join(f"`{n}`" for n in sorted(names) if n != name)
-                message = (
-                    f'`module="unique"` gives `{name}` a module of its own, but `{function}()` (`{module}` line '
-                    f"{line}) launches it with {others} from one launch: each module is a separate build. Without "
-                    "`module=\"unique\"` they share this file's module and build once."
-                )
-                fix = _drop_unique_fix(dec, ctx)
-                ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
+            _report_group(ctx, stable, sorted(names), reported,
+                          f"`{function}()` (`{module}` line {line}) launches it with {{others}} from one launch")
+
+
+def _report_group(ctx: FileContext, stable: dict[str, KernelDecorator], names: list[str], reported: set[str],
+                  together: str) -> None:
+    """Report each ``module="unique"`` kernel of a group launched together (``together``
+    says how, with ``{others}`` for the rest of the group), once per kernel."""
+    for name in names:
+        dec = stable[name]
+        if name in reported or not dec.is_unique or dec.call is None:
+            continue
+        if any(key in dec.keywords for key in _NEEDS_OWN_MODULE):
+            continue
+        reported.add(name)
+        others = ", ".join(f"`{n}`" for n in names if n != name)
+        message = (
+            f'`module="unique"` gives `{name}` a module of its own, but {together.format(others=others)}: each module '
+            "is a separate build. Without `module=\"unique\"` they share this file's module and build once."
+        )
+        fix = _drop_unique_fix(dec, ctx)
+        ctx.report(dec.decorator, message, fixes=[fix] if fix else [])
 
 
 def _launched_together_elsewhere(program: Program, facts: FileFacts) -> dict[tuple[str, str, int], set[str]]:
