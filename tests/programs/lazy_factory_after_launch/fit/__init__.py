@@ -1,0 +1,1 @@
+"""A model whose penalty kernel is made on first use."""
