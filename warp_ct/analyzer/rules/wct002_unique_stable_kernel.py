@@ -206,22 +206,29 @@ def _report_group(ctx: FileContext, stable: dict[str, KernelDecorator], names: l
 def _launched_together_elsewhere(program: Program, facts: FileFacts) -> dict[tuple[str, str, int], set[str]]:
     """(launching module, function, line) -> the names of this file's module-scope
     ``module="unique"`` kernels one launch in another file can run (two or more)."""
-    own = {i for i, k in enumerate(facts.kernels)
-           if k.function is None and k.decorator == "kernel" and k.module == const(UNIQUE)}  # fmt: skip
-    if len(own) < 2:
-        return {}
-    found: dict[tuple[str, str, int], set[str]] = {}
+    return program.memo("WCT002.together", lambda: _all_launched_together(program)).get(facts.module, {})
+
+
+def _all_launched_together(program: Program) -> dict[str, dict[tuple[str, str, int], set[str]]]:
+    """``_launched_together_elsewhere`` for every module, from one scan of the launches."""
+    unique = {ref for ref, k in program.kernels()
+              if k.function is None and k.decorator == "kernel" and k.module == const(UNIQUE)}  # fmt: skip
+    found: dict[str, dict[tuple[str, str, int], set[str]]] = {}
+    if len(unique) < 2:
+        return found
     for module, launch_facts in program.modules.items():
-        if module == facts.module:
-            continue  # this file's own flows: the tree check above reads them
         for index, launch in enumerate(launch_facts.launches):
             if not launch.kind.startswith("launch"):
                 continue
-            refs = program.launch_kernels(module, index)
-            names = {facts.kernels[r.index].name for r in refs
-                     if isinstance(r, KernelRef) and r.module == facts.module and r.index in own}  # fmt: skip
-            if len(names) >= 2:
-                found.setdefault((module, launch.function or "<module>", launch.span[0]), set()).update(names)
+            by_module: dict[str, set[str]] = {}
+            for ref in program.launch_kernels(module, index):
+                # Launches in the kernels' own file are the tree check's (it reads their flows).
+                if isinstance(ref, KernelRef) and ref in unique and ref.module != module:
+                    by_module.setdefault(ref.module, set()).add(program.kernel(ref).name)
+            for kernel_module, names in by_module.items():
+                if len(names) >= 2:
+                    site = (module, launch.function or "<module>", launch.span[0])
+                    found.setdefault(kernel_module, {}).setdefault(site, set()).update(names)
     return found
 
 
