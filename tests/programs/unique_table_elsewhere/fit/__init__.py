@@ -1,0 +1,1 @@
+"""Penalty terms kept in a table and applied by a trainer."""
