@@ -474,6 +474,9 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
         FunctionRef(module, program.modules[module].launches[index].function or "<module>")
         for module, index in generic_at
     ]
+    # (kernel, earlier launch site, later launch site) -> whether the later one instantiates
+    # the kernel anew: flows meet the same pairs of sites again and again.
+    instantiates: dict[tuple, bool] = {}
     for _ref, events in _flows_reaching(program, launchers):
         loads: list[Event] = []
         loads_of: dict[Any, list[int]] = {}  # Warp module -> positions in ``loads`` of its loads
@@ -488,11 +491,15 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
                 # The earlier loads of a module this launch loads too, in flow order.
                 shared = sorted({i for module in own.warp_modules for i in loads_of.get(module, ())})
                 for earlier in map(loads.__getitem__, shared):
-                    if earlier.exclusive_with(event):
-                        continue
-                    # Another kernel loaded the module first, or this one with other dtypes.
-                    if (kref not in program.launch_kernels(earlier.site_module, earlier.detail[1])
-                            or _other_dtypes(program, earlier, event)):  # fmt: skip
+                    pair = (kref, earlier.site_module, earlier.detail[1], own.site_module, index)
+                    anew = instantiates.get(pair)
+                    if anew is None:
+                        # Another kernel loaded the module first, or this one with other dtypes.
+                        anew = instantiates[pair] = (
+                            kref not in program.launch_kernels(earlier.site_module, earlier.detail[1])
+                            or _other_dtypes(program, earlier, event)
+                        )
+                    if anew and not earlier.exclusive_with(event):
                         found[kref] = (generic[kref], earlier, event)
                         break
             for module in own.warp_modules:

@@ -12,7 +12,7 @@ import operator
 import re
 from itertools import accumulate, count
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
@@ -697,19 +697,29 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
-    if any(_may_reach(program, source, module) for source in opaque_from):
+    if module in _reached_from(program, "opaque", opaque_from):
         return True
     # Gradients asked for without a tape in view: a caller's tape may record those modules,
     # unless an application of the linted code runs them (and shows no tape).
-    return any(_may_reach(program, source, module) for source in verdict.wants_grad) and (
+    return module in _reached_from(program, "wants_grad", verdict.wants_grad) and (
         _application_entry(program, module) is None
     )
 
 
-def _may_reach(program: Program, source: str, module: str) -> bool:
-    return module in program.imported_directly(source) or (
-        module in program.imported_closure(source) and module in program.escaped_kernel_modules()
-    )
+def _reached_from(program: Program, label: str, sources: Iterable[str]) -> frozenset[str]:
+    """The modules a differentiating source may reach: those it imports itself, and those
+    further down its imports whose kernels are handed to other code as values. One answer
+    per program and label (the gate asks once per kernel file)."""
+
+    def compute() -> frozenset[str]:
+        escaped = program.escaped_kernel_modules()
+        reached: set[str] = set()
+        for source in sources:
+            reached |= program.imported_directly(source)
+            reached |= program.imported_closure(source) & escaped
+        return frozenset(reached)
+
+    return program.memo(f"WCT010.reached_from.{label}", compute)
 
 
 def _gradient_api(program: Program, module: str) -> bool:
