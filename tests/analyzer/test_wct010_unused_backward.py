@@ -141,6 +141,24 @@ def test_library_that_speaks_of_gradients_gets_information_pointing_to_the_entry
     assert found[0].fixes == ()
 
 
+def test_the_word_gradient_promises_callers_nothing_in_a_project_that_never_differentiates(tmp_path):
+    # SPH code speaks of "the pressure gradient": calculus, not autodiff. Only where some code
+    # of the project differentiates (a tape) may the word mean gradients callers take.
+    lib = {
+        "sph/__init__.py": "",
+        "sph/pressure.py": '"""Least-squares pressure gradient of the neighbours."""\n' + kernels("grad_p")
+        + "\ndef apply(x):\n    wp.launch(grad_p, dim=x.shape, inputs=[x])\n",
+        "main.py": "import warp as wp\nfrom sph.pressure import apply\n\napply(wp.zeros(4))\n",
+    }
+    found = [f for f in lint_files(tmp_path / "a", lib) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("sph/pressure.py", Severity.WARNING)]
+    taping = dict(lib, **{"sph/fit.py": kernels("loss") + (
+        "\ndef fit(x):\n    tape = wp.Tape()\n    with tape:\n        wp.launch(loss, dim=x.shape, inputs=[x])\n"
+        "    tape.backward()\n")})  # fmt: skip
+    found = [f for f in lint_files(tmp_path / "b", taping) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("sph/pressure.py", Severity.INFO)]
+
+
 def test_torch_autograd_function_with_hand_written_backward_does_not_differentiate(tmp_path):
     files = {
         "app/__init__.py": "",

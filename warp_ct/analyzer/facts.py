@@ -208,7 +208,8 @@ class FunctionFact:
     loop_tables: dict[str, Value] = field(default_factory=dict)  # for-target name -> element of iterated value
     returns: list[Value] = field(default_factory=list)
     differentiates: bool = False  # Tape / .backward() / requires_grad=True / adjoint launches
-    speaks_of_gradients: bool = False  # docstring or parameters mention gradients
+    speaks_of_gradients: bool = False  # docstring or parameters mention gradients (any word)
+    speaks_of_autodiff: bool = False  # ... in words only autodiff uses (not "gradient": also calculus)
 
 
 @dataclass(slots=True)
@@ -240,6 +241,7 @@ class FileFacts:
     structs: list[tuple[str, str | None, int]] = field(default_factory=list)
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
+    speaks_of_autodiff: bool = False  # some docstring or parameter uses autodiff's own words
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -247,7 +249,7 @@ class FileFacts:
 
 WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
 CONFIG_PREFIX = "warp.config."
-_GRADIENT_WORDS = ("gradient", "requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")
+_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")
 _MEMO_DECORATORS = {
     "functools.cache", "functools.lru_cache", "functools.cached_property", "cachetools.cached",
     "cachetools.func.lru_cache", "cachetools.func.ttl_cache", "methodtools.lru_cache",
@@ -510,7 +512,7 @@ class _Extractor:
     # ------------------------------------------------------------------ walk
     def run(self, tree: ast.Module) -> None:
         docstring = ast.get_docstring(tree) or ""
-        self.facts.speaks_of_gradients = _mentions_gradients(docstring)
+        self._speaks(_gradient_talk(docstring))
         self.block(tree.body)
 
     def block(self, body: list[ast.stmt]) -> None:
@@ -640,6 +642,7 @@ class _Extractor:
             qualname = f"{scope.qualname}.<locals>.{node.name}"
         decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
         defaults = _defaults(node)
+        talk = max(_gradient_talk(ast.get_docstring(node) or ""), *map(_gradient_talk, params), 0)
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
@@ -652,8 +655,8 @@ class _Extractor:
             decorators=decorators,
             memoizes=any(d in _MEMO_DECORATORS for d in decorators),
             is_kernel=False,
-            speaks_of_gradients=_mentions_gradients(ast.get_docstring(node) or "")
-            or any(_mentions_gradients(p) for p in params),
+            speaks_of_gradients=talk > 0,
+            speaks_of_autodiff=talk == _AUTODIFF_TALK,
         )
         self.facts.functions[qualname] = fact
         if scope.qualname is not None:
@@ -684,8 +687,7 @@ class _Extractor:
         _share_empty_containers(fact)
         if fact.differentiates:
             self.facts.differentiates = True
-        if fact.speaks_of_gradients:
-            self.facts.speaks_of_gradients = True
+        self._speaks(_AUTODIFF_TALK if fact.speaks_of_autodiff else int(fact.speaks_of_gradients))
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
@@ -704,8 +706,7 @@ class _Extractor:
         qualname = ".".join([*self.class_stack, node.name])
         self.facts.classes[qualname] = tuple(self.dotted(b) or "" for b in node.bases)
         self.facts.globals.setdefault(node.name, []).append(Value("class", qualname))
-        if _mentions_gradients(ast.get_docstring(node) or ""):
-            self.facts.speaks_of_gradients = True
+        self._speaks(_gradient_talk(ast.get_docstring(node) or ""))
         self.class_stack.append(node.name)
         try:
             self.block(node.body)
@@ -1186,6 +1187,13 @@ class _Extractor:
         scope = self.scopes[-1]
         self.facts.caches.append(CacheFact(kind, target, span_of(node, self._numbers), scope.qualname, scope.next_order(), bool(scope.guards)))
 
+    def _speaks(self, talk: int) -> None:
+        """Note what a docstring or parameter of the file says about gradients (``_gradient_talk``)."""
+        if talk:
+            self.facts.speaks_of_gradients = True
+        if talk == _AUTODIFF_TALK:
+            self.facts.speaks_of_autodiff = True
+
     def mark_differentiates(self) -> None:
         self.facts.differentiates = True
         scope = self.scopes[-1]
@@ -1532,9 +1540,16 @@ def _names_any(node: ast.AST, extractor: _Extractor) -> bool:
     return False
 
 
-def _mentions_gradients(text: str) -> bool:
+_AUTODIFF_TALK = 2
+
+
+def _gradient_talk(text: str) -> int:
+    """2: words only automatic differentiation uses ("requires_grad", "differentiable",
+    "tape"...); 1: "gradient" alone (also a spatial operator, a colour ramp); 0: neither."""
     lowered = text.lower()
-    return any(word in lowered for word in _GRADIENT_WORDS)
+    if any(word in lowered for word in _AUTODIFF_WORDS):
+        return _AUTODIFF_TALK
+    return 1 if "gradient" in lowered else 0
 
 
 __all__ = [

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
 from warp_ct.analyzer.flows import launch_calls
-from warp_ct.analyzer.facts import const
+from warp_ct.analyzer.facts import FileFacts, const
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
 from warp_ct.analyzer.program import FunctionRef, KernelRef, Program, is_demo_path
 from warp_ct.analyzer.rules.base import Rule
@@ -551,6 +551,14 @@ class UnusedBackward(Rule):
             ops.apply(x, y)
         tape.backward(loss)
     ```
+    A library whose documentation promises gradients to its callers (docstrings or
+    parameters that speak of `requires_grad`, tapes, differentiable operators; the word
+    "gradient" alone only in a project whose code differentiates somewhere, since an SPH
+    kernel's gradient is calculus) gets information pointing to the application's entry
+    point instead: turning backward code off in the library would change every caller. An
+    application in view that records tapes itself and runs the module's kernels outside
+    them gets the warning: it chose what to differentiate.
+
     If the module's kernels are differentiated by code outside the project, keep the
     default and suppress with `# noqa: WCT010`.
     '''
@@ -620,7 +628,7 @@ class UnusedBackward(Rule):
         if not consumers:
             return  # nobody in view launches these kernels: callers elsewhere may differentiate them
         where = ", ".join(sorted({c.module_name for c in consumers})[:3])
-        if _gradient_api(ctx.program, ctx.module_name):
+        if _gradient_api(ctx.program, ctx.module_name) and not _runs_in_taping_application(ctx.program, ctx.module_name):
             # A library API that callers may differentiate through: turning backward code
             # off here would change every caller; the choice belongs to an application.
             why = "its API speaks of gradients, so callers may differentiate through it"
@@ -725,19 +733,28 @@ def _reached_from(program: Program, label: str, sources: Iterable[str]) -> froze
 def _gradient_api(program: Program, module: str) -> bool:
     """The module, or a file that launches its kernels, speaks of gradients (docstrings,
     ``requires_grad`` or ``*_grad`` parameters, "differentiable"): its callers may
-    differentiate through it."""
+    differentiate through it. The word "gradient" alone counts only in a project whose code
+    differentiates somewhere: elsewhere it is the calculus (an SPH kernel's gradient, a
+    pressure gradient), not a promise to callers."""
     facts = program.modules.get(module)
     if facts is None:
         return False
-    if facts.speaks_of_gradients:
+    autodiff_in_code = program.memo(
+        "WCT010.autodiff_in_code", lambda: any(f.differentiates for f in program.modules.values())
+    )
+
+    def speaks(f: FileFacts) -> bool:
+        return f.speaks_of_autodiff or (f.speaks_of_gradients and autodiff_in_code)
+
+    if speaks(facts):
         return True
     parts = module.split(".")
     for cut in range(1, len(parts)):  # a package's documented contract covers its modules
         package = program.modules.get(".".join(parts[:cut]))
-        if package is not None and package.is_package and package.speaks_of_gradients:
+        if package is not None and package.is_package and speaks(package):
             return True
     for launch_module, launch_facts in program.modules.items():
-        if not launch_facts.speaks_of_gradients:
+        if not speaks(launch_facts):
             continue
         for index, launch in enumerate(launch_facts.launches):
             if not launch.kind.startswith("launch"):
@@ -751,6 +768,25 @@ def _application_entry(program: Program, module: str) -> str | None:
     """An application entry point (not a test, example or benchmark) whose run launches a
     kernel of ``module``'s own Warp module."""
     return program.memo("WCT010.application_entries", lambda: _application_entries(program)).get(module)
+
+
+def _runs_in_taping_application(program: Program, module: str) -> bool:
+    """An application in view runs ``module``'s kernels and records tapes itself: it chose
+    what to differentiate, and left these kernels off its tapes (a library's forward smoke
+    test records none, and its callers may)."""
+    entry = _application_entry(program, module)
+    if entry is None:
+        return False
+
+    def compute() -> bool:
+        facts = program.modules[entry]
+        if any(call.taped for call in (*facts.main_calls, *facts.module_calls)):
+            return True  # a tape in the entry's own top-level code
+        return any(
+            (fact := program.function(ref)) is not None and fact.differentiates for ref in program.reached_from(entry)
+        )
+
+    return program.memo(f"WCT010.taping_application.{entry}", compute)
 
 
 def _application_entries(program: Program) -> dict[str, str]:

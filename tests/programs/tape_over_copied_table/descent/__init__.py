@@ -1,0 +1,1 @@
+"""Fits weights under penalty terms recorded on a tape; reports metrics outside it."""
