@@ -458,3 +458,33 @@ def test_scope_tables_match_symtable_on_generated_python(source: str):
         return
     syntax.attach_parents(tree)
     assert _our_local_names(tree) == expected
+
+
+def test_type_parameters_and_aliases_become_what_an_older_python_parses():
+    text = (
+        "type Vector = list[float]  # alias\n"
+        "type Pair[T] = tuple[T, T]\n"
+        "type = 3\n"
+        "x = type(3)\n"
+        "class Energy[T: (int, float)](Base):\n"
+        "    def fun[S](self, x: S) -> S:\n"
+        "        return 'def f[T](x)'\n"
+        "def g[*Ts, **P](a): pass\n"
+    )
+    older = syntax.without_type_params(text)
+    assert older is not None
+    assert older.splitlines() == [
+        "Vector      = list[float]  # alias",
+        "Pair         = tuple[T, T]",
+        "type = 3",
+        "x = type(3)",
+        "class Energy                 (Base):",
+        "    def fun   (self, x: S) -> S:",
+        "        return 'def f[T](x)'",
+        "def g          (a): pass",
+    ]
+    tree = ast.parse(older)  # every other node keeps its line and column
+    assert sorted((n.name, n.lineno, n.col_offset) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)) == [
+        ("fun", 6, 4), ("g", 8, 0)]  # fmt: skip
+    assert syntax.without_type_params("x = [1]\ndef f(a): pass\n") is None
+    assert syntax.without_type_params("def f[\n    T,\n](a): pass\n") is None  # over several lines: not rewritten

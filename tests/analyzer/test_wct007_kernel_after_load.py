@@ -235,3 +235,34 @@ def test_a_branch_that_ends_in_sys_exit_is_not_followed_by_the_rest(tmp_path):
         "    k = make()\n    wp.launch(k, dim=1, inputs=[x])\n"
     )
     assert [f for f in lint_snippet(tmp_path, text) if f.rule == "WCT007"] == []
+
+
+def test_generic_property_kernels_are_told_that_reading_them_early_does_not_help(tmp_path):
+    # liblaf-apple: ``vec3 = Any`` at module scope, kernels typed ``wp.array(dtype=vec3)``. Their
+    # types are made concrete at the first launch, so a property read up front still joins the
+    # loaded module later (measured: 2 builds of the forward step with every property read first).
+    generic = "from typing import Any\n" + _energy().replace("dtype=float", "dtype=vec3").replace(
+        "class Energy:", "vec3 = Any\n\nclass Energy:"
+    )
+    main = "import warp as wp\nfrom energy import Energy\n\ne = Energy(wp.zeros(1))\ne.fun()\ne.grad()\n"
+    (found,) = _wct007(lint_files(tmp_path, {"energy.py": generic, "main.py": main}))
+    assert "made concrete at its first launch, so reading the properties early does not help" in found.message
+    assert "or read every kernel property" not in found.message
+    (plain,) = _wct007(lint_files(tmp_path / "plain", {"energy.py": _energy(), "main.py": main}))
+    assert "or read every kernel property before the first launch" in plain.message
+
+
+def test_a_module_level_alias_of_any_makes_a_kernel_generic(tmp_path):
+    # ``scalar = Any`` then ``wp.array(dtype=scalar)``: the same open parameter as ``dtype=Any``;
+    # a name rebound to a concrete type is not an alias of Any any more.
+    text = (
+        "from typing import Any\nimport warp as wp\n\nscalar = Any\n\n"
+        "@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[0] = 1.0\n\n"
+        "@wp.kernel\ndef scale(x: wp.array(dtype=scalar)):\n    x[0] = x[0] * x[0]\n\n"
+        "def run():\n    wp.launch(first, dim=1, inputs=[wp.zeros(1)])\n"
+        "    wp.launch(scale, dim=1, inputs=[wp.zeros(1, dtype=wp.float64)])\n"
+    )
+    found = _wct007(lint_snippet(tmp_path / "alias", text))
+    assert [f.line for f in found] == [11] and "generic kernel `scale`" in found[0].message
+    concrete = text.replace("scalar = Any\n", "scalar = Any\nscalar = wp.float64\n")
+    assert _wct007(lint_snippet(tmp_path / "concrete", concrete)) == []

@@ -40,10 +40,19 @@ def test_syntax_error_is_a_finding_and_other_files_are_still_linted(cli, project
     assert "Traceback" not in concise.err
 
 
+def test_python_312_type_parameters_and_aliases_are_linted(cli, project):
+    # liblaf-apple 0.7.0 and mujoco-warp-pbr 0.2.0 (``type Vector = ...``, ``def f[T](...)``):
+    # packages for Python 3.12+, linted by a warp-ct on an older Python all the same.
+    project.write("aliases.py", "import warp as wp\n\ntype Vector[T] = wp.array\n\n"
+                  "def first[T](items: list[T]) -> T:\n    return items[0]\n\n" + WCT005_SOURCE)  # fmt: skip
+    findings = json.loads(cli("lint", "--output-format", "json", ".").out)["findings"]
+    assert [(f["code"], f["location"]["line"]) for f in findings] == [("WCT005", 10)]
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="this Python reads PEP 695 syntax")
 def test_newer_python_syntax_says_which_python_reads_it(cli, project):
-    # liblaf-apple 0.7.0: ``type Vector = ...`` aliases in a package for Python 3.12+.
-    project.write("aliases.py", "import warp as wp\n\ntype Vector = wp.array\n")
+    # Type parameters over several lines are left to the syntax error, which says why.
+    project.write("aliases.py", "import warp as wp\n\ndef first[\n    T,\n](items: list[T]) -> T:\n    return items[0]\n")
     run = cli("lint", "--output-format", "json", ".")
     (finding,) = json.loads(run.out)["findings"]
     assert finding["code"] == "WCT900" and finding["location"]["line"] == 3

@@ -409,6 +409,7 @@ class _Extractor:
         self._names: dict[str, str] = {}
         self._numbers: dict[int, int] = {}
         self._call_values: dict[int, Value] = {}  # id(ast.Call) -> its value (the tree outlives the walk)
+        self.any_aliases: set[str] = set()  # module-level ``vec3 = Any``: kernels typed with them are generic
 
     def shared(self, kind: str, data: Any = None, items: tuple[Value, ...] = ()) -> Value:
         """``Value(kind, data, items)``, one object per distinct value in the file. The items
@@ -873,6 +874,11 @@ class _Extractor:
                             scope.fact.self_attrs.setdefault(element.attr, []).append(part)
             elif not self.class_stack:
                 _bind_targets(target, value, self.facts.globals)
+                if isinstance(target, ast.Name) and value_node is not None:
+                    if _names_any(value_node, self) and isinstance(value_node, (ast.Name, ast.Attribute)):
+                        self.any_aliases.add(target.id)
+                    else:
+                        self.any_aliases.discard(target.id)
             if isinstance(value_node, ast.Call) and isinstance(target, ast.Name):
                 self.note_cache_dir_value(target.id, value_node)
 
@@ -1526,6 +1532,8 @@ def _names_any(node: ast.AST, extractor: _Extractor) -> bool:
     if isinstance(node, (ast.Name, ast.Attribute)):
         if extractor.dotted(node) in ("typing.Any", "warp.Any", "Any", "warp.types.Any"):
             return True
+        if isinstance(node, ast.Name) and node.id in extractor.any_aliases:
+            return True  # ``vec3 = Any`` at module scope, then ``wp.array(dtype=vec3)``
         return isinstance(node, ast.Attribute) and _names_any(node.value, extractor)
     if isinstance(node, ast.Call):
         return any(_names_any(a, extractor) for a in node.args) or any(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,9 @@ from warp_ct.analyzer import textscan, warp_stub
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
 from warp_ct.analyzer.program import Program
-from warp_ct.analyzer.syntax import absolute_module, attach_parents, gc_paused, parse_text, set_module_of
+from warp_ct.analyzer.syntax import (
+    absolute_module, attach_parents, gc_paused, parse_text, set_module_of, without_type_params,
+)
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -61,7 +64,13 @@ BRAIN_TRANSFORMS = False
 
 def build_astroid(text: str, module_name: str, path: str):
     """The astroid tree of one project file, built the same way for every use."""
-    return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
+    try:
+        return astroid.parse(text, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
+    except astroid.AstroidSyntaxError:
+        older = without_type_params(text) if sys.version_info < (3, 12) else None
+        if older is None:
+            raise
+        return astroid.parse(older, module_name=module_name, path=path, apply_transforms=BRAIN_TRANSFORMS)
 
 
 def module_name_for(path: Path) -> str:

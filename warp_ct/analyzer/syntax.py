@@ -11,7 +11,8 @@ kept for the few questions that need inference (``FileContext.infer``). This mod
   dropping bindings a later unconditional one overrides, which is what astroid answers for
   straight-line code;
 - ``nodes_of_class``, ``split_dotted``, ``as_string``, ``absolute_module``;
-- ``parse_text``: ``ast.parse`` that leaves the text as small as it was.
+- ``parse_text``: ``ast.parse`` that leaves the text as small as it was;
+- ``without_type_params``: a Python 3.12 text (PEP 695) as an older Python can parse it.
 
 Binding nodes are: ``ast.Import`` / ``ast.ImportFrom`` statements, ``ast.Name`` in a store
 context (its parent says how: Assign, For, With, ...), ``ast.FunctionDef`` /
@@ -22,6 +23,9 @@ from __future__ import annotations
 
 import ast
 import gc
+import io
+import sys
+import tokenize
 from contextlib import contextmanager
 from itertools import chain
 from typing import Iterator, TypeVar
@@ -44,7 +48,79 @@ def parse_text(text: str, filename: str = "<unknown>") -> ast.Module:
     ``ValueError``, as from ``ast.parse``."""
     if not text.isascii():
         text = text.encode("utf-8").decode("utf-8")
-    return ast.parse(text, filename)
+    try:
+        return ast.parse(text, filename)
+    except SyntaxError as error:
+        older = without_type_params(text) if sys.version_info < (3, 12) else None
+        if older is None:
+            raise
+        try:
+            return ast.parse(older, filename)
+        except SyntaxError:
+            raise error from None  # the text's own error, not the rewrite's
+
+
+def without_type_params(text: str) -> str | None:
+    """The text with its PEP 695 syntax (Python 3.12) rewritten so that Python 3.11 parses
+    it, every other node at its own line and column; None when it has none or cannot be.
+
+    ``def f[T](x)`` and ``class C[T](B)`` lose their type parameters to spaces (``def f   (x)``
+    is the same function to the analyzer); ``type X[T] = V`` becomes ``X = V`` padded to its
+    length (only the alias name moves). A package written for 3.12 is then linted, not
+    skipped, by a warp-ct running on an older Python. Type parameters that span lines, and
+    other 3.12 syntax (f-strings nesting their own quotes), are left to the syntax error.
+    """
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type != tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    edits: list[tuple[int, int, int, str]] = []  # (row, start col, end col, replacement), one line each
+    statement_start = True
+    for i, token in enumerate(tokens):
+        starts = statement_start
+        if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT) or token.string == ";":
+            statement_start = True
+        elif token.type != tokenize.NL:  # a blank line keeps the next token a statement's first
+            statement_start = False
+        if token.type != tokenize.NAME or i + 2 >= len(tokens) or tokens[i + 1].type != tokenize.NAME:
+            continue
+        name, after = tokens[i + 1], tokens[i + 2]
+        if token.string in ("def", "class") and after.string == "[":
+            close = _closing_bracket(tokens, i + 2)
+            if close is None or tokens[close].end[0] != after.start[0]:
+                return None
+            edits.append((after.start[0], after.start[1], tokens[close].end[1], ""))
+        elif token.string == "type" and starts and after.string in ("[", "="):
+            equals = i + 2
+            if after.string == "[":
+                close = _closing_bracket(tokens, i + 2)
+                if close is None or close + 1 >= len(tokens) or tokens[close + 1].string != "=":
+                    continue
+                equals = close + 1
+            if tokens[equals].start[0] != token.start[0]:
+                return None
+            edits.append((token.start[0], token.start[1], tokens[equals].start[1], name.string))
+    if not edits:
+        return None
+    lines = text.splitlines(keepends=True)
+    for row, start, end, replacement in reversed(edits):
+        line = lines[row - 1]
+        if not line[start:end].isascii():
+            return None  # spaces for non-ASCII would move the byte columns of the rest of the line
+        lines[row - 1] = line[:start] + replacement.ljust(end - start) + line[end:]
+    return "".join(lines)
+
+
+def _closing_bracket(tokens: list[tokenize.TokenInfo], opening: int) -> int | None:
+    depth = 0
+    for j in range(opening, len(tokens)):
+        if tokens[j].string in ("[", "(", "{"):
+            depth += 1
+        elif tokens[j].string in ("]", ")", "}"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 _INDEX = "_wct_index"  # on a root: its ``_TreeIndex`` (attach_parents)

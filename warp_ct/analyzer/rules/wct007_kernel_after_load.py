@@ -27,8 +27,15 @@ if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
 
-# What to do about a kernel a property makes on first use.
+# What to do about a kernel a property makes on first use. A generic one joins its module
+# again at its first launch (its `Any` types are made concrete then), so reading the
+# properties early does not help it (measured: liblaf-apple's seven generic property kernels,
+# all read up front, still built their module twice in one forward step).
 _PROPERTY_ADVICE = 'Give the kernel its own module with `@wp.kernel(module="unique")`, or read every kernel property before the first launch.'
+_GENERIC_PROPERTY_ADVICE = (
+    'Give the kernel its own module with `@wp.kernel(module="unique")`: its `Any` parameters are made concrete '
+    "at its first launch, so reading the properties early does not help."
+)
 # Definitions that join the file's Warp module (and mark it modified).
 _JOINS_FILE_MODULE = ("kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload")
 
@@ -172,7 +179,8 @@ class KernelAfterLoad(Rule):
         wp.launch(axpy, dim=16, inputs=[x, y, 2.0])
     ```
     Give a kernel made on first use a module of its own (or read every such property
-    before the first launch):
+    before the first launch; that does not help a generic kernel, whose `Any` parameters
+    join the module again at its first launch):
     ```python
     import functools
 
@@ -271,7 +279,12 @@ class KernelAfterLoad(Rule):
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         program, facts = ctx.program, ctx.facts
         defs = {(d.funcdef.name, d.funcdef.lineno): d.funcdef for d in ctx.kernel_decorators()}
+        late_properties = _late_property_kernels(program, facts)
+        # A generic kernel a property makes late is told once, by the property's message.
+        told = {id(kernel) for kernel, *_ in late_properties}
         for kernel, load, launch in _late_generic_instantiations(program, facts):
+            if id(kernel) in told:
+                continue
             funcdef = defs.get((kernel.name, kernel.span[0]))
             if load is launch:
                 ctx.report(
@@ -292,7 +305,7 @@ class KernelAfterLoad(Rule):
                 "module, which is built again, whole. Declare the concrete types up front with `wp.overload` "
                 "beside the kernel.",
             )
-        for kernel, load, define, siblings in _late_property_kernels(program, facts):
+        for kernel, load, define, siblings in late_properties:
             funcdef = defs.get((kernel.name, kernel.span[0]))
             if load is None or define is None:
                 ctx.report(
@@ -301,7 +314,7 @@ class KernelAfterLoad(Rule):
                     f"into the same module as {len(siblings) - 1} other kernel(s) made the same way "
                     f"({', '.join(f'`{n}`' for n in siblings if n != kernel.function.rsplit('.', 1)[-1])}), each "  # type: ignore[union-attr]
                     "launched from its own method: whichever is read after another was launched joins the loaded "
-                    "module, which is built again, whole. " + _PROPERTY_ADVICE,
+                    "module, which is built again, whole. " + _property_advice(kernel),
                 )
                 continue
             read = innermost_call(define.via)
@@ -310,7 +323,7 @@ class KernelAfterLoad(Rule):
                 f"The property `{kernel.function}` defines the kernel `{kernel.name}` when it is first read "
                 f"({where(read[0], read[1], ctx.module_name)}), after {_launched_kernel_name(program, load, made_in=True)} "
                 f"loaded its module ({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and "
-                "is built again, whole, once per kernel made this late. " + _PROPERTY_ADVICE,
+                "is built again, whole, once per kernel made this late. " + _property_advice(kernel),
             )
         for overload, load in _late_overloads(program, facts):
             kernel = program.kernel(overload.detail)
@@ -331,6 +344,10 @@ class KernelAfterLoad(Rule):
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
                 "again, whole, at its next launch. Create the kernel before the first launch.",
             )
+
+
+def _property_advice(kernel: KernelFact) -> str:
+    return _GENERIC_PROPERTY_ADVICE if kernel.generic else _PROPERTY_ADVICE
 
 
 def _defined_after_a_load(program: Program, facts: FileFacts) -> bool:
