@@ -300,3 +300,18 @@ def test_a_kernel_defined_in_a_loop_names_the_loop_variable_it_captures(tmp_path
     assert [f.line for f in found] == [8]
     assert "(defined in a loop) and captures `op`:" in found[0].message  # not `fixed`: one value per call
     assert found[0].message.endswith("Create the kernels once, before the loop.")
+
+
+def test_a_method_that_launches_the_kernel_it_makes_is_told_to_keep_the_kernel_not_to_memoize(tmp_path):
+    # ``Damper.__call__`` defines and launches: a cache on it would skip the launch (and arrays
+    # are not hashable). The kernel belongs in ``__init__`` or at module scope.
+    text = (
+        "import warp as wp\n\nclass Damper:\n    def __init__(self, factor):\n        self.factor = factor\n\n"
+        "    def __call__(self, v):\n        factor = self.factor\n\n"
+        "        @wp.kernel\n        def damp(v: wp.array(dtype=float)):\n            v[wp.tid()] = v[wp.tid()] * factor\n\n"
+        "        wp.launch(damp, dim=v.shape, inputs=[v])\n\n"
+        "def run(v):\n    d = Damper(0.9)\n    for _ in range(10):\n        d(v)\n"
+    )
+    (found,) = _wct003(lint_snippet(tmp_path, text))
+    assert "Create the kernel once (in `__init__`" in found.message and "Memoize" not in found.message
+    assert found.fixes == ()

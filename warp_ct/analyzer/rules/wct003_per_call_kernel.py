@@ -152,7 +152,10 @@ class PerCallKernel(Rule):
         if any(is_memoized(func, ctx) for func in chain):
             return
         factory = chain[0]
-        message = _message(program, ctx.module_name, kernel, factory.name, hot)
+        # A function that launches the kernel it makes, rather than returning it, is no
+        # factory to memoize (the cache would skip the launch): the kernel moves out of it.
+        keep = None if _returns_name(factory, node.name) else _launch_here_advice(factory)
+        message = _message(program, ctx.module_name, kernel, factory.name, hot, keep)
         fix = _memoize_fix(dec, factory, ctx)
         ctx.report(node, message, fixes=[fix] if fix else [])
 
@@ -187,7 +190,16 @@ def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple
     return list(kernel.captures), [name for name in kernel.captures if program.capture_varies(ref, name)]
 
 
-def _message(program: Program, module: str, kernel: KernelFact, factory: str, hot: Frequency) -> str:
+def _launch_here_advice(function: _Function) -> str:
+    if isinstance(function.parent, ast.ClassDef):
+        return ("Create the kernel once (in `__init__`, or at module scope with what it captures passed as kernel "
+                "arguments) and launch that one here")  # fmt: skip
+    return "Create the kernel once at module scope, with what it captures passed as kernel arguments, and launch that one here"
+
+
+def _message(program: Program, module: str, kernel: KernelFact, factory: str, hot: Frequency,
+             keep: str | None = None) -> str:  # fmt: skip
+    """``keep``: what to do instead of memoizing, for a function that launches the kernel it makes."""
     names, varying = _captured_values(program, module, kernel)
     data_names = [n for n in names if n in (program.function(FunctionRef(module, kernel.function)) or _NO_FN).params
                   or not _is_definition(program, module, kernel, n)]  # fmt: skip
@@ -202,7 +214,7 @@ def _message(program: Program, module: str, kernel: KernelFact, factory: str, ho
         effect = ("builds a new module for it" if own_module
                   else "gives this file's Warp module a new hash and builds it again, whole")  # fmt: skip
         advice = ("Create the kernels once, before the loop" if in_loop_only
-                  else f"Memoize `{factory}` (e.g. `@functools.cache`) or create the kernels once, up front")  # fmt: skip
+                  else keep or f"Memoize `{factory}` (e.g. `@functools.cache`) or create the kernels once, up front")  # fmt: skip
         return (
             f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}) and captures "
             f"{listed}: each new value {effect}. {advice}."
@@ -214,7 +226,8 @@ def _message(program: Program, module: str, kernel: KernelFact, factory: str, ho
         f"The kernel `{kernel.name}` is defined again on every call of `{factory}` ({hot.why}): with the same "
         "captured values Warp reuses the build, but each re-declaration costs about 0.1-3 ms, 15-200x the "
         f"launch itself.{rebuild} "
-        + ("Define it once at module scope." if not data_names else f"Memoize `{factory}` (e.g. `@functools.cache`).")
+        + ("Define it once at module scope." if not data_names
+           else f"{keep}." if keep else f"Memoize `{factory}` (e.g. `@functools.cache`).")  # fmt: skip
     )
 
 
