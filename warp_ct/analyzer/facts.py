@@ -875,7 +875,7 @@ class _Extractor:
             elif not self.class_stack:
                 _bind_targets(target, value, self.facts.globals)
                 if isinstance(target, ast.Name) and value_node is not None:
-                    if _names_any(value_node, self) and isinstance(value_node, (ast.Name, ast.Attribute)):
+                    if isinstance(value_node, (ast.Name, ast.Attribute)) and _names_any(value_node, self):
                         self.any_aliases.add(target.id)
                     else:
                         self.any_aliases.discard(target.id)
