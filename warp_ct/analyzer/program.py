@@ -892,10 +892,11 @@ class Program:
             return True
         if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
             class_name = self.class_of(FunctionRef(module, function))
-            return any(
-                self.varies(where.module, where.qualname, item, depth + 1)
-                for where, item in (self.self_attr_values(module, class_name, value.data) if class_name else ())
-            )
+            assigned = self.self_attr_values(module, class_name, value.data) if class_name else []
+            # ``self.scale = self.scale * 0.5`` in a method: each call moves the value on.
+            if any(_reads_self_attr(item, value.data) for _where, item in assigned):
+                return True
+            return any(self.varies(where.module, where.qualname, item, depth + 1) for where, item in assigned)
         if kind == "param" and function is not None:
             ref = FunctionRef(module, function)
             if self.function(ref) is None:
@@ -1815,6 +1816,13 @@ class LoadHistory:
 
 def module_key(module: Any) -> str:
     return _module_key(module)
+
+
+def _reads_self_attr(value: Value, attr: str, depth: int = 0) -> bool:
+    """``value`` reads ``self.<attr>`` (an update computed from the attribute's own value)."""
+    if value.kind == "attr" and value.data == attr and value.items and value.items[0].kind == "self":
+        return True
+    return depth < MAX_DEPTH and any(_reads_self_attr(item, attr, depth + 1) for item in value.items)
 
 
 def _binds(program: Program, module: str, caller: FunctionFact, name: str) -> bool:

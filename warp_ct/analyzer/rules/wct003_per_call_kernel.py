@@ -191,10 +191,13 @@ def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple
 
 
 def _launch_here_advice(function: _Function) -> str:
+    # What it captures may be a number (it can become a kernel argument) or a function or
+    # type (it cannot): a dict keyed by the captured value serves both.
     if isinstance(function.parent, ast.ClassDef):
-        return ("Create the kernel once (in `__init__`, or at module scope with what it captures passed as kernel "
-                "arguments) and launch that one here")  # fmt: skip
-    return "Create the kernel once at module scope, with what it captures passed as kernel arguments, and launch that one here"
+        return ("Create the kernel once (in `__init__`, or in a dict keyed by what it captures) and launch that one "
+                "here")  # fmt: skip
+    return ("Keep one kernel per captured value (in a dict keyed by it, or one kernel at module scope taking a "
+            "number as an argument) and launch that one here")  # fmt: skip
 
 
 def _message(program: Program, module: str, kernel: KernelFact, factory: str, hot: Frequency,
