@@ -106,13 +106,24 @@ class Config:
     def _relative(self, path: str) -> str:
         """``path`` relative to the config root (globs in the config are written that way)."""
         absolute = os.path.abspath(path)
-        for root in (os.path.abspath(self.root), os.path.realpath(self.root)):
-            for candidate in (absolute, os.path.realpath(absolute)):
+        roots = self._roots()
+        for candidate in (absolute, None):
+            if candidate is None:  # resolving links costs a system call per folder: only when needed
+                candidate = os.path.realpath(absolute)
+            for root in roots:
                 try:
                     return Path(candidate).relative_to(root).as_posix()
                 except ValueError:
                     continue
         return Path(path).as_posix()
+
+    def _roots(self) -> tuple[str, str]:
+        """The config root as written (absolute) and with its links resolved, once per config."""
+        roots = self.__dict__.get("_root_forms")
+        if roots is None:
+            roots = (os.path.abspath(self.root), os.path.realpath(self.root))
+            object.__setattr__(self, "_root_forms", roots)  # a cache on a frozen dataclass
+        return roots
 
     def with_cli_selection(
         self,

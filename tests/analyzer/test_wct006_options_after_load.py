@@ -171,3 +171,19 @@ def test_a_stage_table_handed_to_a_library_loop_is_followed_to_its_kernels(tmp_p
     found = _wct006(lint_files(tmp_path, files))
     assert [(f.path, f.line) for f in found] == [("app/pipeline.py", 17)]
     assert "`lib.filters`" in found[0].message
+
+
+def test_an_object_called_through_a_call_alias_runs_the_aliased_method(tmp_path):
+    # wavelab-like filters: ``__call__ = forward`` in the class body; the pipeline calls
+    # ``self.lowpass(x)``, then a tuning helper changes the filters module's options.
+    files = {
+        "lab/__init__.py": "",
+        "lab/filters.py": "import warp as wp\n\n@wp.kernel\ndef fir(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\n"
+        "class FIR:\n    def forward(self, x):\n        wp.launch(fir, dim=1, inputs=[x])\n        return x\n\n"
+        "    __call__ = forward\n",
+        "lab/tuning.py": "import warp as wp\n\ndef fast():\n    wp.set_module_options({'fast_math': True}, module='lab.filters')\n",
+        "main.py": "import warp as wp\nfrom lab.filters import FIR\nfrom lab import tuning\n\n"
+        "f = FIR()\nx = wp.zeros(4)\nf(x)\ntuning.fast()\nf(x)\n",
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"]
+    assert [(f.path, f.line) for f in found] == [("main.py", 8)]

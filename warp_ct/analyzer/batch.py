@@ -18,7 +18,7 @@ from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, SourceFile, discover, read_source
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
-from warp_ct.analyzer.project import deactivate
+from warp_ct.analyzer.project import deactivate, package_layout_fixed
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.config import Config
 
@@ -55,15 +55,16 @@ def run_lint(
     stats = LintStats()
     last_stats = stats
     linter = Linter(config)
-    files = [read_source(p) for p in discover(list(paths), config)]
-    linter.add_to_project(files)
-    linter.project.freeze()  # the file set of a batch is final
-    stats.files = len(files)
-    try:
-        with collector_ignores_existing():
-            return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
-    finally:
-        deactivate(linter.project)
+    with package_layout_fixed():  # a batch's folders do not change under it
+        files = [read_source(p) for p in discover(list(paths), config)]
+        linter.add_to_project(files)
+        linter.project.freeze()  # the file set of a batch is final
+        stats.files = len(files)
+        try:
+            with collector_ignores_existing():
+                return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
+        finally:
+            deactivate(linter.project)
 
 
 def _lint_files(

@@ -242,6 +242,7 @@ class FileFacts:
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
     speaks_of_autodiff: bool = False  # some docstring or parameter uses autodiff's own words
+    method_aliases: dict[str, str] = field(default_factory=dict)  # "C.__call__" -> "C.forward" (``__call__ = forward``)
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -872,7 +873,14 @@ class _Extractor:
                             part = (value.items[index] if value.kind == "tuple" and len(value.items) == len(target.elts)
                                     else Value("sub", None, (value, const(index))))  # fmt: skip
                             scope.fact.self_attrs.setdefault(element.attr, []).append(part)
-            elif not self.class_stack:
+            elif self.class_stack:
+                # ``__call__ = forward`` in a class body: calling the object runs ``forward``.
+                if isinstance(target, ast.Name) and isinstance(value_node, ast.Name):
+                    prefix = ".".join(self.class_stack) + "."
+                    method = self.facts.method_aliases.get(prefix + value_node.id, prefix + value_node.id)
+                    if method in self.facts.functions:
+                        self.facts.method_aliases[prefix + target.id] = method
+            else:
                 _bind_targets(target, value, self.facts.globals)
                 if isinstance(target, ast.Name) and value_node is not None:
                     if isinstance(value_node, (ast.Name, ast.Attribute)) and _names_any(value_node, self):

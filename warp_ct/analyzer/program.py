@@ -386,6 +386,9 @@ class Program:
         qualname = f"{class_name}.{method}"
         if qualname in facts.functions:
             return FunctionRef(module, qualname)
+        alias = facts.method_aliases.get(qualname)
+        if alias is not None and alias in facts.functions:
+            return FunctionRef(module, alias)
         for base in facts.classes.get(class_name, ()):
             if not base:
                 continue
@@ -480,12 +483,15 @@ class Program:
                 scope = self.function(FunctionRef(module, scope.parent)) if scope.parent else None
         if len(parts) == 1 or parts[0] in facts.classes or parts[0] in facts.functions:
             if parts[0] not in facts.aliases:
-                return self.function_named(module, callee)
-        if len(parts) == 2 and parts[0] in facts.globals and parts[0] not in facts.aliases:
+                found = self.function_named(module, callee)
+                if found is not None or len(parts) != 1 or parts[0] not in facts.globals:
+                    return found
+        if len(parts) <= 2 and parts[0] in facts.globals and parts[0] not in facts.aliases:
+            # An object built at module level: ``f = FIR()``, then ``f(x)`` or ``f.forward(x)``.
             for value in facts.globals[parts[0]]:
                 cls = self._class_of_value(module, value)
                 if cls is not None:
-                    return self.method(cls[0], cls[1], parts[1])
+                    return self.method(cls[0], cls[1], parts[1] if len(parts) == 2 else "__call__")
         resolved = self.resolve_dotted(callee)
         if resolved is not None:
             return self.function_named(*resolved)

@@ -12,9 +12,10 @@ import ast
 import re
 import sys
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import astroid
 from astroid import MANAGER
@@ -77,7 +78,7 @@ def module_name_for(path: Path) -> str:
     """The dotted module name Python would give ``path``: walking up ``__init__.py`` dirs,
     and through a folder without one that sits inside a package (a namespace portion such
     as ``rewarped/warp/collide.py`` -> ``rewarped.warp.collide``)."""
-    path = path.resolve()
+    path = _resolved(path)
     parts = [] if path.stem == "__init__" else [path.stem]
     parent = path.parent
     while _package_part(parent):
@@ -91,10 +92,54 @@ def module_name_for(path: Path) -> str:
 _PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
+@dataclass
+class _Layout:
+    """What the disk says of folders, read once while a batch holds the file tree still."""
+
+    package_parts: dict[Path, bool] = field(default_factory=dict)  # folder -> _package_part
+    resolved: dict[Path, Path] = field(default_factory=dict)  # folder -> folder.resolve()
+
+
+# None in an editor, where an ``__init__.py`` or a link may appear at any time.
+_layout: _Layout | None = None
+
+
+@contextmanager
+def package_layout_fixed() -> Iterator[None]:
+    """Within: each folder's place in the package layout is read from disk once (a batch
+    names 1,500 files from a few hundred folders, each name walking up to the root)."""
+    global _layout
+    outer = _layout
+    _layout = outer or _Layout()
+    try:
+        yield
+    finally:
+        _layout = outer
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, its folder resolved once within ``package_layout_fixed``."""
+    if _layout is None:
+        return path.resolve()
+    folder = _layout.resolved.get(path.parent)
+    if folder is None:
+        folder = _layout.resolved[path.parent] = path.parent.resolve()
+    return folder / path.name
+
+
 def _package_part(directory: Path) -> bool:
     """A directory that is part of the dotted name: a package, or a folder without
     ``__init__.py`` inside one (a namespace portion), unless it is a project's own root (a
     pyproject/setup file: a project vendored or kept as a test fixture inside a package)."""
+    if _layout is None:
+        return _reads_as_package_part(directory)
+    known = _layout.package_parts.get(directory)
+    if known is None:
+        known = _layout.package_parts[directory] = _reads_as_package_part(directory)
+    return known
+
+
+def _reads_as_package_part(directory: Path) -> bool:
     if (directory / "__init__.py").is_file():
         return True
     if directory.parent == directory or not (directory.parent / "__init__.py").is_file():
@@ -262,9 +307,9 @@ class Project:
                     self._claim_module_name(other)
         self._changed()
 
-    def _free_module_name(self, path: str, previous: FileSummary | None) -> str | None:
-        """None (the name Python gives the file), or, when another source already holds that
-        name (two top-level ``ant.py`` in sibling folders, as in rewarped's envs), that name
+    def _free_module_name(self, path: str, previous: FileSummary | None) -> str:
+        """The name Python gives the file, or, when another source already holds that name
+        (two top-level ``ant.py`` in sibling folders, as in rewarped's envs), that name
         qualified by the file's folders until no file holds it: each source keeps a module
         of its own in the model."""
         if previous is not None:
@@ -272,7 +317,7 @@ class Project:
         name = module_name_for(Path(path))
         held = self.by_module.get(name)
         if held is None or held.path == path or is_stub(path) or is_stub(held.path):
-            return None
+            return name
         folders = Path(path).resolve().parent
         while name in self.by_module and folders.name:
             name, folders = f"{folders.name}.{name}", folders.parent
