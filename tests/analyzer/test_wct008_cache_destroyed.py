@@ -195,3 +195,23 @@ def test_cache_directory_deleted_at_exit(tmp_path):
     found = [f for f in lint_snippet(tmp_path, text, name="app.py") if f.rule == "WCT008"]
     assert [(f.line, f.severity.label) for f in found] == [(9, "warning"), (17, "warning")]
     assert "when the program exits" in found[0].message
+
+
+def test_a_temporary_directory_the_entry_point_passes_to_a_setup_helper(tmp_path):
+    # A fresh-eyes app: ``setup_runtime(cfg, cache_dir=args.kernel_cache or scratch.name)`` with
+    # ``scratch = tempfile.TemporaryDirectory()``; the helper sets the cache under ``if cache_dir:``,
+    # a check that a path was given, not an opt-in to rebuilding (measured: the warm run
+    # compiled all 17 loads again).
+    files = {
+        "drape/__init__.py": "",
+        "drape/config.py": "import warp as wp\n\ndef setup_runtime(cache_dir=None):\n    if cache_dir:\n"
+        "        wp.config.kernel_cache_dir = cache_dir\n    wp.init()\n",
+        "drape/__main__.py": "import argparse\nimport tempfile\nfrom drape.config import setup_runtime\n\n"
+        "def main():\n    args = argparse.ArgumentParser().parse_args()\n"
+        "    scratch = tempfile.TemporaryDirectory()\n    setup_runtime(cache_dir=args.kernel_cache or scratch.name)\n\nmain()\n",
+    }
+    found = [f for f in lint_files(tmp_path / "temp", files) if f.rule == "WCT008"]
+    assert [(f.path, f.line, f.severity) for f in found] == [("drape/config.py", 5, Severity.WARNING)]
+    assert "what the call at `drape.__main__` line 8 passes for `cache_dir`" in found[0].message
+    kept = dict(files, **{"drape/__main__.py": files["drape/__main__.py"].replace(" or scratch.name", "")})
+    assert [f for f in lint_files(tmp_path / "kept", kept) if f.rule == "WCT008"] == []

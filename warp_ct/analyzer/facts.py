@@ -499,6 +499,8 @@ class _Extractor:
             return Value("binop", type(node.op).__name__, (self.value(node.left), self.value(node.right)))  # type: ignore[attr-defined]
         if kind is ast.IfExp:
             return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))  # type: ignore[attr-defined]
+        if kind is ast.BoolOp:  # ``args.cache or scratch.name``: one of its operands
+            return Value("choice", None, tuple(self.value(v) for v in node.values))  # type: ignore[attr-defined]
         if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
             # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
             return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[attr-defined]

@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, imported_qname
 from warp_ct.analyzer.model import Applicability, Fix, Severity
+from warp_ct.analyzer.program import FunctionRef
+from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
-    from warp_ct.analyzer.facts import Value
+    from warp_ct.analyzer.facts import CallFact, Value
+    from warp_ct.analyzer.program import Program
     from warp_ct.analyzer.project import FileSummary, Project
 
 # The config options whose change the check reads (``"*"``: ``setattr`` with a computed name).
@@ -40,6 +43,9 @@ def is_test_harness(path: str) -> bool:
 _MAINTENANCE_WORD = r"(?:clear|clean|reset|purge|wipe|flush|invalidat|nuke|fresh|cold|rebuild|recompil)"
 _MAINTENANCE_NAME_RE = re.compile(rf"{_MAINTENANCE_WORD}|(?:^|_)(?:rm|delete|remove)_?\w*cache", re.IGNORECASE)
 _CONDITION_RE = re.compile(rf"{_MAINTENANCE_WORD}|cache", re.IGNORECASE)
+# ``if cache_dir:`` / ``if args.cache_path is not None:``: a path was given, not a choice to
+# rebuild (``if args.no_cache:`` / ``if fresh_cache:`` are such choices).
+_PATH_IS_SET_RE = re.compile(r"(?:not\s+)?[\w.]*(?:dir|path|root|folder|location)\w*(?:\s+is(?:\s+not)?\s+None)?", re.IGNORECASE)
 # A comment that gives a reason (not one that only names the action, like "# clear cache").
 _EXPLAINING_COMMENT_RE = re.compile(
     r"\bso (?:that|we|the|every|each|it)\b|\bto (?:measure|test|force|ensure|make sure|start|exercise|avoid|isolate)\b"
@@ -67,7 +73,7 @@ def deliberate_reason(node: ast.AST, ctx: FileContext, conditions_only: bool = F
                 return f"it runs inside `{name}()`"
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             test = ctx.source_of(parent.test)
-            if _CONDITION_RE.search(test):
+            if _CONDITION_RE.search(test) and not _PATH_IS_SET_RE.fullmatch(test.strip()):
                 return f"it only runs when `{test.strip()}`"
         child = parent
     if not conditions_only and _explaining_comment(node, ctx):
@@ -258,6 +264,59 @@ def _temporary_reason(value: ast.AST, ctx: FileContext) -> str | None:
                 return _TEMP_CALLS[name]
             if name and (name.startswith("random.") or name.startswith("secrets.")):
                 return "a path that changes every run (a random value)"
+    return None
+
+
+def _temporary_from_callers(value: ast.AST, ctx: FileContext) -> str | None:
+    """``wp.config.kernel_cache_dir = cache_dir`` where ``cache_dir`` is a parameter: what
+    the callers pass, through the model (``setup(cfg, cache_dir=args.cache or scratch.name)``
+    with ``scratch = tempfile.TemporaryDirectory()`` in another file)."""
+    if not isinstance(value, ast.Name):
+        return None
+    functions = syntax.enclosing_functions(value)
+    if not functions:
+        return None
+    line = functions[0].lineno
+    fact = next((f for f in ctx.facts.functions.values() if f.span[0] == line and f.name == functions[0].name), None)
+    if fact is None or value.id not in fact.params:
+        return None
+    found = _temporary_passed(ctx.program, FunctionRef(ctx.module_name, fact.qualname), value.id, 0)
+    if found is None:
+        return None
+    reason, caller_module, call = found
+    return f"{reason} (what the call at {where(caller_module, call.span, ctx.module_name)} passes for `{value.id}`)"
+
+
+def _temporary_passed(program: Program, ref: FunctionRef, param: str, depth: int) -> tuple[str, str, CallFact] | None:
+    for caller_module, caller_name, call, arg in program.arguments_for(ref, param):
+        if arg is None:
+            continue
+        if arg.kind == "param" and caller_name is not None and depth < 3:
+            found = _temporary_passed(program, FunctionRef(caller_module, caller_name), arg.data, depth + 1)
+            if found is not None:
+                return found
+            continue
+        facts = program.modules.get(caller_module)
+        temporary_names = {n[4:] for n in facts.cache_dir_names if n.startswith("tmp:")} if facts is not None else set()
+        reason = _temporary_call_in(arg, temporary_names, 0)
+        if reason is not None:
+            return reason, caller_module, call
+    return None
+
+
+def _temporary_call_in(value: Value, temporary_names: set[str], depth: int) -> str | None:
+    """A call of ``_TEMP_CALLS`` in the value, or a name the caller's file binds to a
+    temporary directory (``scratch.name`` after ``scratch = tempfile.TemporaryDirectory()``)."""
+    if value.kind == "call" and value.data in _TEMP_CALLS:
+        return _TEMP_CALLS[value.data]
+    if value.kind in ("name", "local") and isinstance(value.data, str) and value.data.partition(".")[0] in temporary_names:
+        return "a temporary directory"
+    if depth > 6:
+        return None
+    for item in value.items:
+        found = _temporary_call_in(item, temporary_names, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
@@ -498,7 +557,7 @@ class CacheDestroyed(Rule):
                         restorable=target,
                     )  # fmt: skip
             elif name == "warp.config.kernel_cache_dir":
-                reason = _temporary_reason(node.value, ctx)
+                reason = _temporary_reason(node.value, ctx) or _temporary_from_callers(node.value, ctx)
                 if reason is None:
                     continue
                 if is_test_harness(ctx.path):
