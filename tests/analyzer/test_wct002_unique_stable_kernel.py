@@ -133,3 +133,21 @@ def test_unique_kernels_launched_together_from_a_table_in_another_file(tmp_path)
     found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT002"]
     assert [(f.path, f.line) for f in found] == [("fit/terms.py", 3), ("fit/terms.py", 7)]
     assert "`Trainer.step()` (`fit.trainer` line 10) launches it with `smooth` from one launch" in found[0].message
+
+
+def test_unique_kernels_of_a_table_launched_from_one_launch_in_their_own_file(tmp_path):
+    # A fresh-eyes library: ``WINDOWS = {"hann": hann_window, ...}`` of module="unique"
+    # kernels, applied by ``WindowBank.__call__`` in a loop over the names (measured: 4
+    # one-kernel modules, 1.86 s for the first call vs 1.16 s as one module).
+    kernels = "".join(
+        f'@wp.kernel(module="unique")\ndef {n}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\n'
+        for n in ("hann", "rect")
+    )
+    text = (
+        "import warp as wp\n\n" + kernels + 'WINDOWS = {"hann": hann, "rect": rect}\n\n'
+        "class Bank:\n    def __call__(self, x):\n        for name in WINDOWS:\n"
+        "            wp.launch(WINDOWS[name], dim=1, inputs=[x])\n"
+    )
+    found = [f for f in lint_files(tmp_path, {"bank.py": text}) if f.rule == "WCT002"]
+    assert [f.line for f in found] == [3, 7]
+    assert "`Bank.__call__()` (line 16) launches it with `rect` from one launch" in found[0].message

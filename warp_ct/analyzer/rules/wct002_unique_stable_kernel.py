@@ -179,8 +179,9 @@ class UniqueStableKernel(Rule):
         for (module, function, line), names in _launched_together_elsewhere(ctx.program, ctx.facts).items():
             if set(stable) - set(names):
                 continue
+            site = f"line {line}" if module == ctx.module_name else f"`{module}` line {line}"
             _report_group(ctx, stable, sorted(names), reported,
-                          f"`{function}()` (`{module}` line {line}) launches it with {{others}} from one launch")
+                          f"`{function}()` ({site}) launches it with {{others}} from one launch")
 
 
 def _report_group(ctx: FileContext, stable: dict[str, KernelDecorator], names: list[str], reported: set[str],
@@ -222,8 +223,10 @@ def _all_launched_together(program: Program) -> dict[str, dict[tuple[str, str, i
                 continue
             by_module: dict[str, set[str]] = {}
             for ref in program.launch_kernels(module, index):
-                # Launches in the kernels' own file are the tree check's (it reads their flows).
-                if isinstance(ref, KernelRef) and ref in unique and ref.module != module:
+                # One launch that runs several kernels picks them from a table (``WINDOWS[name]``,
+                # ``for kernel, w in TERMS``), in the kernels' own file or another: the tree
+                # check reads launches of plain names only.
+                if isinstance(ref, KernelRef) and ref in unique:
                     by_module.setdefault(ref.module, set()).add(program.kernel(ref).name)
             for kernel_module, names in by_module.items():
                 if len(names) >= 2:
