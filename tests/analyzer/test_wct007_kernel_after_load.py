@@ -266,3 +266,21 @@ def test_a_module_level_alias_of_any_makes_a_kernel_generic(tmp_path):
     assert [f.line for f in found] == [11] and "generic kernel `scale`" in found[0].message
     concrete = text.replace("scalar = Any\n", "scalar = Any\nscalar = wp.float64\n")
     assert _wct007(lint_snippet(tmp_path / "concrete", concrete)) == []
+
+
+def test_python_float_is_the_float32_dtype_of_a_generic_launch(tmp_path):
+    # A fresh-eyes library: ``apply_gain(x)`` launches a generic kernel; the pipeline passes
+    # ``wp.array(..., dtype=float)`` every step, a final check ``dtype=wp.float64`` (measured:
+    # wavelab.ops 2 hashes, the float64 build after the float32 one).
+    files = {
+        "lab/__init__.py": "",
+        "lab/ops.py": "from typing import Any\nimport warp as wp\n\n@wp.kernel\n"
+        "def gain(x: wp.array(dtype=Any), y: wp.array(dtype=Any)):\n    y[wp.tid()] = x[wp.tid()]\n\n"
+        "def apply_gain(x):\n    out = wp.empty_like(x)\n    wp.launch(gain, dim=1, inputs=[x, out])\n    return out\n",
+        "main.py": "import warp as wp\nfrom lab.ops import apply_gain\n\n"
+        "for _ in range(3):\n    apply_gain(wp.zeros(4, dtype=float))\napply_gain(wp.zeros(4, dtype=wp.float64))\n",
+    }
+    found = _wct007(lint_files(tmp_path / "two", files))
+    assert [(f.path, f.line) for f in found] == [("lab/ops.py", 5)] and "several dtypes" in found[0].message
+    one = dict(files, **{"main.py": files["main.py"].replace("dtype=wp.float64", "dtype=wp.float32")})
+    assert _wct007(lint_files(tmp_path / "one", one)) == []

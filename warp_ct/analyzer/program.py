@@ -954,6 +954,8 @@ class Program:
         if kind == "name":
             if value.data.startswith(("warp.", "numpy.")):
                 return {_canonical_dtype(value.data)}
+            if value.data in _PYTHON_DTYPES:  # ``wp.array(..., dtype=float)``
+                return {_PYTHON_DTYPES[value.data]}
             facts = self.modules.get(module)
             if facts is not None and len(facts.globals.get(value.data, ())) == 1:
                 return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
@@ -1714,6 +1716,8 @@ _DTYPE_ALIASES = {
     "numpy.int8": "warp.int8", "numpy.uint8": "warp.uint8", "numpy.int16": "warp.int16", "numpy.bool_": "warp.bool",
     "warp.types.float32": "warp.float32", "warp.types.float64": "warp.float64", "warp.types.int32": "warp.int32",
 }  # fmt: skip
+# Python's types as array dtypes: Warp stores ``dtype=float`` as float32, ``int`` as int32.
+_PYTHON_DTYPES = {"float": "warp.float32", "int": "warp.int32", "bool": "warp.bool"}
 _FLOAT_SUFFIXED = ("warp.vec", "warp.mat", "warp.quat", "warp.transform", "warp.spatial_vector", "warp.spatial_matrix")
 
 
