@@ -187,3 +187,31 @@ def test_an_object_called_through_a_call_alias_runs_the_aliased_method(tmp_path)
     }
     found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"]
     assert [(f.path, f.line) for f in found] == [("main.py", 8)]
+
+
+LOOP_FILES = {
+    "lab/__init__.py": "",
+    "lab/filters.py": "import warp as wp\n\n@wp.kernel\ndef fir(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\n"
+    "def apply(x):\n    wp.launch(fir, dim=1, inputs=[x])\n",
+    "lab/tuning.py": "import warp as wp\n\ndef fast():\n    wp.set_module_options({'fast_math': True}, module='lab.filters')\n",
+    "main.py": "import warp as wp\nfrom lab import filters, tuning\n\ndef main(warmup=2):\n    x = wp.zeros(4)\n"
+    "    for step in range(10):\n        if GUARD:\n            tuning.fast()\n        filters.apply(x)\n\nmain()\n",
+}
+
+
+def test_options_changed_on_a_later_pass_of_the_loop_that_launches_the_module(tmp_path):
+    # A fresh-eyes app: ``if step == args.warmup: use_fast_math(True)`` before ``pipe.step()``
+    # in the main loop (measured: wavelab.filters 2 hashes, the second load with fast_math).
+    files = dict(LOOP_FILES, **{"main.py": LOOP_FILES["main.py"].replace("GUARD", "step == warmup")})
+    found = [f for f in lint_files(tmp_path / "later", files) if f.rule == "WCT006"]
+    assert [(f.path, f.line) for f in found] == [("main.py", 8)]
+    assert "on a later pass of this loop" in found[0].message
+
+
+def test_options_changed_on_the_first_pass_or_on_every_pass_before_the_launch_are_fine(tmp_path):
+    for name, guard in (("first", "step == 0"), ("flag", "not step"), ("always", "True")):
+        main = LOOP_FILES["main.py"].replace("GUARD", guard)
+        if name == "always":
+            main = main.replace("        if True:\n            tuning.fast()\n", "        tuning.fast()\n")
+        files = dict(LOOP_FILES, **{"main.py": main})
+        assert [f for f in lint_files(tmp_path / name, files) if f.rule == "WCT006"] == [], name

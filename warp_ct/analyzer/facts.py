@@ -207,6 +207,7 @@ class FunctionFact:
     self_attrs: dict[str, list[Value]] = field(default_factory=dict)  # self.x = ... in this method
     loop_tables: dict[str, Value] = field(default_factory=dict)  # for-target name -> element of iterated value
     returns: list[Value] = field(default_factory=list)
+    loops: list[tuple[int, int]] = field(default_factory=list)  # (first, last line) of each for/while in its body
     differentiates: bool = False  # Tape / .backward() / requires_grad=True / adjoint launches
     speaks_of_gradients: bool = False  # docstring or parameters mention gradients (any word)
     speaks_of_autodiff: bool = False  # ... in words only autodiff uses (not "gradient": also calculus)
@@ -243,6 +244,8 @@ class FileFacts:
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
     speaks_of_autodiff: bool = False  # some docstring or parameter uses autodiff's own words
     method_aliases: dict[str, str] = field(default_factory=dict)  # "C.__call__" -> "C.forward" (``__call__ = forward``)
+    module_loops: list[tuple[int, int]] = field(default_factory=list)  # ``loops`` of the module body
+    first_pass_branches: set[int] = field(default_factory=set)  # ``if i == 0:`` / ``if first:``: taken on a loop's first pass
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -730,6 +733,8 @@ class _Extractor:
             return
         self.expr(node.test)
         branch = self._branch_ids[id(node)] = len(self._branch_ids) + 1
+        if _first_pass_test(node.test):
+            self.facts.first_pass_branches.add(branch)
         scope.guards.append(node)
         cache_guard = _is_cache_guard(node.test)
         scope.cache_guards += cache_guard
@@ -756,7 +761,16 @@ class _Extractor:
             finally:
                 scope.path.pop()
 
+    def note_loop(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+        scope = self.scopes[-1]
+        span = (node.lineno, node.end_lineno or node.lineno)
+        if scope.fact is not None:
+            scope.fact.loops.append(span)
+        elif not self.class_stack:
+            self.facts.module_loops.append(span)
+
     def stmt_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.note_loop(node)
         scope = self.scopes[-1]
         self.expr(node.iter)
         iterated = self.value(node.iter)
@@ -777,6 +791,7 @@ class _Extractor:
     stmt_AsyncFor = stmt_For
 
     def stmt_While(self, node: ast.While) -> None:
+        self.note_loop(node)
         scope = self.scopes[-1]
         scope.enter_loop(node.body)  # the test reads what the body assigned on the pass before
         self.expr(node.test)
@@ -1253,12 +1268,25 @@ class _EmptyTable(dict):
 _EMPTY_TABLE: Any = _EmptyTable()
 
 
+def _first_pass_test(test: ast.expr) -> bool:
+    """``i == 0``, ``not step``, ``first`` / ``self.is_first``: a test a loop passes on its first pass."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        return any(isinstance(side, ast.Constant) and side.value == 0 and not isinstance(side.value, bool)
+                   for side in (test.left, test.comparators[0]))  # fmt: skip
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, (ast.Name, ast.Attribute))
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+    return "first" in name.lower()
+
+
 def _share_empty_containers(fact: FunctionFact) -> None:
     for name in ("defaults", "default_spans", "locals", "self_attrs", "loop_tables"):
         if not getattr(fact, name):
             setattr(fact, name, _EMPTY_TABLE)
     if not fact.returns:
         fact.returns = ()  # type: ignore[assignment]
+    if not fact.loops:
+        fact.loops = ()  # type: ignore[assignment]
 
 
 def call_argument(node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:

@@ -125,6 +125,23 @@ class OptionsAfterLoad(Rule):
                 if (event.kind == "options" and not event.via and event.detail.kind == "module_options"
                         and id(event) not in reported):  # fmt: skip
                     self._report_in_the_flow(ctx, events, event)
+            for change, load in _changes_on_a_later_pass(program, ref, events):
+                self._report_on_a_later_pass(ctx, change, load)
+
+    def _report_on_a_later_pass(self, ctx: QueryContext, change: Event, load: Event) -> None:
+        site = change.via[0][1] if change.via else change.span
+        modules = frozenset(change.warp_modules & load.warp_modules)
+        target = _describe(modules, ctx.module_name)
+        helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) changes the "
+                  f"options of {target}" if change.via else f"The options of {target} change")  # fmt: skip
+        what = _launched(ctx.program, load)
+        loaded = (f"`{load.via[0][2]}()` launched {what} (line {load.via[0][1][0]})" if load.via
+                  else f"{what} was launched (line {load.span[0]})")  # fmt: skip
+        ctx.report(
+            site,
+            f"{helper} on a later pass of this loop, after {loaded} on the passes before: the module gets a new "
+            "hash and is built again at its next launch. Set the options before the loop.",
+        )
 
     def _report_through_calls(self, ctx: QueryContext, load: Event, change: Event, modules: frozenset[str]) -> None:
         site = change.via[0][1] if change.via else change.span
@@ -295,6 +312,44 @@ def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Eve
                 continue
             seen_sites.add(site)
             yield load, event, frozenset(m for m in event.warp_modules if history.loaded(m))
+
+
+def _changes_on_a_later_pass(program: Program, ref: FunctionRef, events: tuple[Event, ...]) -> Iterator[tuple[Event, Event]]:
+    """(change, load) where a guarded option change in a loop of the flow's own code comes
+    before a launch of the same module in that loop: on the pass where the guard holds
+    (``if step == warmup: tune()``), the passes before it have launched the module. A change
+    no load precedes in the flow only (the others are reported above), and not behind a
+    first-pass test (``if i == 0:``)."""
+    facts = program.modules[ref.module]
+    function = program.function(ref)
+    loops = function.loops if function is not None else facts.module_loops if ref.qualname == "<module>" else ()
+    if not loops:
+        return
+    loaded: set[str] = set()
+    for position, change in enumerate(events):
+        if change.kind == "load":
+            loaded.update(change.warp_modules)
+            continue
+        if change.kind != "options" or change.detail.kind != "module_options" or change.detail.restores:
+            continue
+        if not change.path or change.warp_modules & loaded:
+            continue  # unguarded: set on the first pass, before its launches; or loaded before (above)
+        if any(arm == 0 and branch in facts.first_pass_branches for branch, arm in change.path):
+            continue
+        line = _line_in_flow(change)
+        loop = min((span for span in loops if span[0] <= line <= span[1]), key=lambda s: s[1] - s[0], default=None)
+        if loop is None:
+            continue
+        for later in events[position + 1:]:
+            if (later.kind == "load" and later.warp_modules & change.warp_modules
+                    and loop[0] <= _line_in_flow(later) <= loop[1] and not later.exclusive_with(change)):  # fmt: skip
+                yield change, later
+                break
+
+
+def _line_in_flow(event: Event) -> int:
+    """The line of the flow's own code that runs the event (its call, for a callee's)."""
+    return event.via[0][1][0] if event.via else event.span[0]
 
 
 def _describe(modules: frozenset[str], current: str) -> str:
