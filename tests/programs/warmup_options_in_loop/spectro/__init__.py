@@ -1,0 +1,1 @@
+"""A streaming band-energy monitor."""
