@@ -48,7 +48,11 @@ class OptionsAfterLoad(Rule):
     `wp.get_module(name).options[key] = ...` when, earlier in the same function (or the
     same module body), a kernel of that module was launched (`wp.launch`,
     `wp.launch_tiled`, `wp.get_suggested_block_size`) or the module was loaded
-    (`wp.force_load`, `wp.load_module`).
+    (`wp.force_load`, `wp.load_module`). The launch and the change may sit in helpers, in
+    other files, reached from one flow (a pipeline's `step()`, then a `tune()` helper), and
+    a change behind a guard inside a loop counts after the launches of the passes before
+    it (`if step == warmup: use_fast_math()` ahead of `pipeline.step()`); a guard that holds
+    on the first pass only (`if step == 0:`) does not.
 
     ## Why it costs compile time
     A module's options are part of its hash. Changing them after the module was built
