@@ -133,14 +133,7 @@ class OptionsAfterLoad(Rule):
                 self._report_on_a_later_pass(ctx, change, load)
 
     def _report_on_a_later_pass(self, ctx: QueryContext, change: Event, load: Event) -> None:
-        site = change.via[0][1] if change.via else change.span
-        modules = frozenset(change.warp_modules & load.warp_modules)
-        target = _describe(modules, ctx.module_name)
-        helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) changes the "
-                  f"options of {target}" if change.via else f"The options of {target} change")  # fmt: skip
-        what = _launched(ctx.program, load)
-        loaded = (f"`{load.via[0][2]}()` launched {what} (line {load.via[0][1][0]})" if load.via
-                  else f"{what} was launched (line {load.span[0]})")  # fmt: skip
+        site, helper, loaded = _phrases(ctx, load, change, frozenset(change.warp_modules & load.warp_modules))
         ctx.report(
             site,
             f"{helper} on a later pass of this loop, after {loaded} on the passes before: the module gets a new "
@@ -148,18 +141,7 @@ class OptionsAfterLoad(Rule):
         )
 
     def _report_through_calls(self, ctx: QueryContext, load: Event, change: Event, modules: frozenset[str]) -> None:
-        site = change.via[0][1] if change.via else change.span
-        target = _describe(modules, ctx.module_name)
-        if change.via:
-            helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) "
-                      f"changes the options of {target}")  # fmt: skip
-        else:
-            helper = f"The options of {target} change"
-        what = _launched(ctx.program, load)
-        if load.via:
-            loaded = f"`{load.via[0][2]}()` launched {what} ({where(load.via[0][0], load.via[0][1], ctx.module_name)})"
-        else:
-            loaded = f"{what} was launched on line {load.span[0]}"
+        site, helper, loaded = _phrases(ctx, load, change, modules)
         ctx.report(
             site,
             f"{helper} after {loaded}: the module gets a new hash and is built again at its next launch. "
@@ -316,6 +298,24 @@ def _changes_after_loads(events: tuple[Event, ...]) -> Iterator[tuple[Event, Eve
                 continue
             seen_sites.add(site)
             yield load, event, frozenset(m for m in event.warp_modules if history.loaded(m))
+
+
+def _phrases(ctx: QueryContext, load: Event, change: Event, modules: frozenset[str]) -> tuple[tuple, str, str]:
+    """Where to report a change (the flow's own line that runs it), what changes which
+    options, and what loaded the module, for the messages."""
+    site = change.via[0][1] if change.via else change.span
+    target = _describe(modules, ctx.module_name)
+    if change.via:
+        helper = (f"`{change.via[0][2]}()` ({where(change.site_module, change.span, ctx.module_name)}) "
+                  f"changes the options of {target}")  # fmt: skip
+    else:
+        helper = f"The options of {target} change"
+    what = _launched(ctx.program, load)
+    if load.via:
+        loaded = f"`{load.via[0][2]}()` launched {what} ({where(load.via[0][0], load.via[0][1], ctx.module_name)})"
+    else:
+        loaded = f"{what} was launched on line {load.span[0]}"
+    return site, helper, loaded
 
 
 def _changes_on_a_later_pass(program: Program, ref: FunctionRef, events: tuple[Event, ...]) -> Iterator[tuple[Event, Event]]:
