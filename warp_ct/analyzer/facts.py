@@ -392,6 +392,13 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.syntax_error = "could not parse: the file is nested too deeply"
     except _BodyNeeded:  # a blanked definition is no Warp function after all: read it whole
         return extract(path, text, module, is_package)
+    # Most files have none of these: one shared empty container each, not one per file.
+    if not facts.method_aliases:
+        facts.method_aliases = _EMPTY_TABLE
+    if not facts.module_loops:
+        facts.module_loops = ()  # type: ignore[assignment]
+    if not facts.first_pass_branches:
+        facts.first_pass_branches = _NO_BRANCHES  # type: ignore[assignment]
     return facts
 
 
@@ -763,7 +770,8 @@ class _Extractor:
 
     def note_loop(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
         scope = self.scopes[-1]
-        span = (node.lineno, node.end_lineno or node.lineno)
+        first, last = node.lineno, node.end_lineno or node.lineno
+        span = (self._numbers.setdefault(first, first), self._numbers.setdefault(last, last))
         if scope.fact is not None:
             scope.fact.loops.append(span)
         elif not self.class_stack:
@@ -1266,6 +1274,7 @@ class _EmptyTable(dict):
 
 
 _EMPTY_TABLE: Any = _EmptyTable()
+_NO_BRANCHES: frozenset[int] = frozenset()
 
 
 def _first_pass_test(test: ast.expr) -> bool:
@@ -1285,8 +1294,7 @@ def _share_empty_containers(fact: FunctionFact) -> None:
             setattr(fact, name, _EMPTY_TABLE)
     if not fact.returns:
         fact.returns = ()  # type: ignore[assignment]
-    if not fact.loops:
-        fact.loops = ()  # type: ignore[assignment]
+    fact.loops = tuple(fact.loops)  # type: ignore[assignment]  # () is one shared object
 
 
 def call_argument(node: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
