@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from warp_ct.analyzer.fixes import apply_fixes
+from warp_ct.analyzer.model import Severity
 
 from .helpers import lint_files, lint_snippet, rule_filter
 
@@ -206,3 +207,19 @@ def test_imports_inside_a_package_functions_do_not_run_at_import(tmp_path):
     files["pkg/__init__.py"] = "from .cli import run\n"
     found = _wct001(lint_files(tmp_path, files))
     assert [(f.path, f.line) for f in found] == [("pkg/bench.py", 5)]
+
+
+def test_options_applied_by_name_from_a_config_dict_after_the_imports(tmp_path):
+    # A fresh-eyes app: ``for key, value in opts.items(): setattr(wp.config, key, value)`` in
+    # a config helper that ``main()`` calls after importing the kernel modules. No option
+    # name is in the text: the facts decide, not the text trigger.
+    files = {
+        "heat/__init__.py": "",
+        "heat/kernels.py": "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    x[0] = 1.0\n",
+        "heat/config.py": "import warp as wp\n\ndef apply_warp_options(opts):\n    for key, value in opts.items():\n"
+        "        setattr(wp.config, key, value)\n",
+        "heat/__main__.py": "from heat import kernels\nfrom heat.config import apply_warp_options\n\n"
+        "def main():\n    apply_warp_options({'max_unroll': 4})\n\nmain()\n",
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"]
+    assert [(f.path, f.line, f.severity) for f in found] == [("heat/config.py", 5, Severity.INFO)]

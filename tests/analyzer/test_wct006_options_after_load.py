@@ -215,3 +215,14 @@ def test_options_changed_on_the_first_pass_or_on_every_pass_before_the_launch_ar
             main = main.replace("        if True:\n            tuning.fast()\n", "        tuning.fast()\n")
         files = dict(LOOP_FILES, **{"main.py": main})
         assert [f for f in lint_files(tmp_path / name, files) if f.rule == "WCT006"] == [], name
+
+
+def test_a_module_named_by_its_dunder_name(tmp_path):
+    # ``tune_module(diagnostics.__name__, fast_math=True)`` after ``report()`` launched it.
+    files = dict(LOOP_FILES, **{
+        "lab/tuning.py": "import warp as wp\n\ndef tune(name, **options):\n    wp.set_module_options(options, module=name)\n",
+        "main.py": "import warp as wp\nfrom lab import filters, tuning\n\nx = wp.zeros(4)\nfilters.apply(x)\n"
+        "tuning.tune(filters.__name__, fast_math=True)\nfilters.apply(x)\n",
+    })
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT006"]
+    assert [(f.path, f.line) for f in found] == [("main.py", 6)] and "`lab.filters`" in found[0].message

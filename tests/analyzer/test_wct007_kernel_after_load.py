@@ -284,3 +284,25 @@ def test_python_float_is_the_float32_dtype_of_a_generic_launch(tmp_path):
     assert [(f.path, f.line) for f in found] == [("lab/ops.py", 5)] and "several dtypes" in found[0].message
     one = dict(files, **{"main.py": files["main.py"].replace("dtype=wp.float64", "dtype=wp.float32")})
     assert _wct007(lint_files(tmp_path / "one", one)) == []
+
+
+def test_dtypes_through_a_rebound_parameter_and_a_helper_result(tmp_path):
+    # A fresh-eyes app: ``snapshot(src)`` launches a generic copy; ``step()`` passes a float
+    # field, ``report()`` the result of ``gradient(T, g)``, which allocates ``g`` as vec2 when
+    # the caller passes None (measured: heatflow.utils 2 hashes).
+    files = {
+        "heat/__init__.py": "",
+        "heat/utils.py": "from typing import Any\nimport warp as wp\n\n@wp.kernel\n"
+        "def copy_field(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+        "def snapshot(src):\n    dst = wp.empty_like(src)\n    wp.launch(copy_field, dim=1, inputs=[src, dst])\n    return dst\n",
+        "heat/diag.py": "import warp as wp\n\ndef gradient(T, g=None):\n    if g is None:\n"
+        "        g = wp.empty(T.shape, dtype=wp.vec2)\n    return g\n",
+        "heat/solver.py": "import warp as wp\nfrom heat import diag\nfrom heat.utils import snapshot\n\n"
+        "class Solver:\n    def __init__(self):\n        self.T = wp.zeros(8, dtype=float)\n        self.grad = None\n\n"
+        "    def step(self):\n        snapshot(self.T)\n\n    def report(self):\n"
+        "        self.grad = diag.gradient(self.T, self.grad)\n        snapshot(self.grad)\n\n"
+        "    def run(self):\n        for _ in range(3):\n            self.step()\n        self.report()\n",
+        "main.py": "from heat.solver import Solver\n\nSolver().run()\n",
+    }
+    found = _wct007(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("heat/utils.py", 5)] and "several dtypes" in found[0].message

@@ -469,6 +469,12 @@ class _Extractor:
             name = node.id  # type: ignore[union-attr]
             scope = self.scopes[-1]
             if name in scope.params:
+                fact = scope.fact
+                if fact is not None and name in fact.locals:
+                    # Rebound in the body (``if g is None: g = wp.empty(...)``): what the caller
+                    # passed, or what the body assigned.
+                    assigned = scope.local_value(name)
+                    return self.shared("local", name, (self.shared("param", name), *assigned.items))
                 return self.shared("param", name)
             fact = scope.fact
             if fact is not None:

@@ -751,6 +751,8 @@ class Program:
         if kind == "param":
             return self.param_values(FunctionRef(module, function), value.data, depth) if function else [UNRESOLVED]
         if kind == "name":
+            if value.data.endswith(".__name__") and value.data[: -len(".__name__")] in self.modules:
+                return [value.data[: -len(".__name__")]]  # ``diagnostics.__name__`` of an imported module
             return self._global_values(module, value.data, depth)
         if kind == "attr" and value.items and value.items[0].kind == "self" and function:
             class_name = self.class_of(FunctionRef(module, function))
@@ -997,6 +999,14 @@ class Program:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
             if value.data in ("warp.array", "warp.from_numpy") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
+            # A project function's result, when it has one ``return`` (``g = wp.empty(...,
+            # dtype=wp.vec2); return g``). Several returns are a dispatch on the input (Warp's
+            # ``type_scalar_type``): their union is no set of dtypes one call meets.
+            caller = self.function(FunctionRef(module, function)) if function is not None else None
+            target = self.resolve_call(module, caller, value.data) if value.data else None
+            fact = self.function(target) if target is not None else None
+            if fact is not None and len(fact.returns) == 1:
+                return self.array_dtypes(target.module, target.qualname, fact.returns[0], depth + 1)  # type: ignore[union-attr]
         return {"?"}
 
     def default_decides(self, ref: FunctionRef, param: str) -> bool:

@@ -56,7 +56,9 @@ class LateGlobalOption(Rule):
     severity = Severity.WARNING
     summary = "A `wp.config` option that modules copy when they are created is set after kernels already exist"
     fix_applicability = Applicability.UNSAFE
-    triggers = (_OPTION_ASSIGNMENT_TEXT,)
+    # ``setattr(wp.config, key, value)`` names no option in the text (options from a config
+    # file or ``--warp-config``): the facts decide in ``needs_tree``.
+    triggers = (_OPTION_ASSIGNMENT_TEXT, r"\bsetattr\s*\(")
     docs = '''
     ## What it does
     Flags an assignment to `wp.config.enable_backward`, `max_unroll`, `lineinfo`,
