@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import KernelFact, exclusive
+from warp_ct.analyzer.facts import KernelFact, const, exclusive
 from warp_ct.analyzer.memo import is_memoized
 from warp_ct.analyzer.program import Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
@@ -176,9 +176,41 @@ def _hot_definition(program: Program, module: str, kernel: KernelFact) -> Freque
     if program.memoized(ref):
         return None
     frequency = program.frequency(ref)
+    if frequency.freq == Freq.UNCALLED and not kernel.loop_depth:
+        return _public_api_definition(program, ref, kernel)
     if frequency.freq != Freq.HOT and not kernel.loop_depth:
         return None
     return frequency if frequency.freq == Freq.HOT else Frequency(Freq.HOT, _IN_A_LOOP)
+
+
+def _public_api_definition(program: Program, ref: FunctionRef, kernel: KernelFact) -> Frequency | None:
+    """A public function or method no linted code calls, that defines a kernel capturing one
+    of its parameters and launches it there (``PointCloud.clip_above(height)``): each call
+    with a new value is a new kernel, whoever the callers are. A factory that returns its
+    kernel leaves keeping it to the caller; tests and entry points run once."""
+    fact = program.function(ref)
+    if fact is None or "<locals>" in ref.qualname or kernel.module is not None:
+        # A kernel of its own module (``module="unique"``) specialised per call, as
+        # mujoco-warp's ``reset_data(m, d, reset=None)`` is, costs a build per distinct value
+        # only: a design for a few variants. One that joins the file's module rebuilds it all.
+        return None
+    name = fact.name
+    if name.startswith("_") or name.startswith("test") or name in ("main", "run_once", "setUp", "setup"):
+        return None
+    # Data the caller passes each time; an optional object (``= None``) is a switch.
+    params = [p for p in kernel.captures if p in fact.params and p not in ("self", "cls")
+              and fact.defaults.get(p) != const(None)]  # fmt: skip
+    if not params:
+        return None
+    facts = program.modules[ref.module]
+    launched_here = any(
+        launch.function == ref.qualname and launch.kind.startswith("launch")
+        and launch.kernel.kind in ("name", "local") and launch.kernel.data == kernel.name
+        for launch in facts.launches
+    )  # fmt: skip
+    if not launched_here:
+        return None
+    return Frequency(Freq.HOT, "a public API, whose callers decide how often")
 
 
 _IN_A_LOOP = "defined in a loop"  # hot only by the loop around the definition
@@ -194,8 +226,8 @@ def _launch_here_advice(function: _Function) -> str:
     # What it captures may be a number (it can become a kernel argument) or a function or
     # type (it cannot): a dict keyed by the captured value serves both.
     if isinstance(function.parent, ast.ClassDef):
-        return ("Create the kernel once (in `__init__`, or in a dict keyed by what it captures) and launch that one "
-                "here")  # fmt: skip
+        return ("Create the kernel once (at module scope taking a number it captures as an argument, in `__init__`, "
+                "or in a dict keyed by what it captures) and launch that one here")  # fmt: skip
     return ("Keep one kernel per captured value (in a dict keyed by it, or one kernel at module scope taking a "
             "number as an argument) and launch that one here")  # fmt: skip
 
