@@ -215,3 +215,18 @@ def test_a_temporary_directory_the_entry_point_passes_to_a_setup_helper(tmp_path
     assert "what the call at `drape.__main__` line 8 passes for `cache_dir`" in found[0].message
     kept = dict(files, **{"drape/__main__.py": files["drape/__main__.py"].replace(" or scratch.name", "")})
     assert [f for f in lint_files(tmp_path / "kept", kept) if f.rule == "WCT008"] == []
+
+
+def test_a_cleanup_function_registered_at_exit_is_no_maintenance_path(tmp_path):
+    # A fresh-eyes app: ``def _cleanup(workdir): ...; wp.clear_kernel_cache()`` and
+    # ``atexit.register(_cleanup, workdir)`` in main(): every run ends by deleting the cache
+    # (measured: the warm run repeated all 18 builds).
+    text = (
+        "import atexit\nimport warp as wp\n\ndef _cleanup(workdir):\n    wp.clear_kernel_cache()\n\n"
+        "def main():\n    atexit.register(_cleanup, '/tmp/x')\n\nmain()\n"
+    )
+    found = [f for f in lint_files(tmp_path / "atexit", {"app.py": text}) if f.rule == "WCT008"]
+    assert [(f.line, f.severity) for f in found] == [(5, Severity.WARNING)]
+    manual = text.replace("    atexit.register(_cleanup, '/tmp/x')\n", "    pass\n")
+    found = [f for f in lint_files(tmp_path / "manual", {"app.py": manual}) if f.rule == "WCT008"]
+    assert [(f.line, f.severity) for f in found] == [(5, Severity.INFO)]

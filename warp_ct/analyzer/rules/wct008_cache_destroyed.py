@@ -67,9 +67,9 @@ def deliberate_reason(node: ast.AST, ctx: FileContext, conditions_only: bool = F
     for parent in syntax.ancestors(node):
         if isinstance(parent, syntax.FUNCTION_TYPES) and not conditions_only:
             name = parent.name
-            if "cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
+            if ("cache" in name.lower() and _MAINTENANCE_NAME_RE.search(name) or re.fullmatch(
                 rf"_*{_MAINTENANCE_WORD}\w*", name, re.IGNORECASE
-            ):
+            )) and not _registered_at_exit(parent, ctx):  # fmt: skip
                 return f"it runs inside `{name}()`"
         if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
             test = ctx.source_of(parent.test)
@@ -79,6 +79,20 @@ def deliberate_reason(node: ast.AST, ctx: FileContext, conditions_only: bool = F
     if not conditions_only and _explaining_comment(node, ctx):
         return "a comment explains it"
     return None
+
+
+def _registered_at_exit(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: FileContext) -> bool:
+    """``atexit.register(_cleanup, ...)`` in this file: a ``_cleanup()`` that runs at the end of
+    every run, whatever its name says, is no maintenance path someone opts into."""
+    for call in syntax.nodes_of_class(ctx.tree, ast.Call):
+        if imported_qname(call.func) == "atexit.register" and call.args:
+            target = call.args[0]
+            if isinstance(target, ast.Name) and target.id == function.name:
+                return True
+    for decorator in function.decorator_list:  # ``@atexit.register``
+        if imported_qname(decorator) == "atexit.register":
+            return True
+    return False
 
 
 def _explaining_comment(node: ast.AST, ctx: FileContext) -> bool:
