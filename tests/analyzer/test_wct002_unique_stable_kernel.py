@@ -151,3 +151,33 @@ def test_unique_kernels_of_a_table_launched_from_one_launch_in_their_own_file(tm
     found = [f for f in lint_files(tmp_path, {"bank.py": text}) if f.rule == "WCT002"]
     assert [f.line for f in found] == [3, 7]
     assert "`Bank.__call__()` (line 16) launches it with `rect` from one launch" in found[0].message
+
+
+def test_variants_a_default_unique_factory_makes_up_front(tmp_path):
+    # Fresh-eyes library: ``make_axis_filter(axis, module="unique")``, called for axes 0, 1, 2
+    # in a scanner's ``__init__`` (measured: 3 one-kernel modules; in the shared module, 1 hash).
+    files = {
+        "kit/__init__.py": "",
+        "kit/filters.py": 'import warp as wp\n\ndef make_axis_filter(axis, module="unique"):\n'
+        "    @wp.kernel(module=module)\n    def axis_filter(p: wp.array(dtype=wp.vec3), m: wp.array(dtype=int)):\n"
+        "        m[wp.tid()] = int(p[wp.tid()][axis] > 0.0)\n\n    return axis_filter\n",
+        "app.py": "import warp as wp\nfrom kit.filters import make_axis_filter\n\nclass Scan:\n    def __init__(self):\n"
+        "        self.filters = [make_axis_filter(axis) for axis in (0, 1, 2)]\n\n"
+        "    def step(self, p, m):\n        for f in self.filters:\n            wp.launch(f, dim=1, inputs=[p, m])\n\n"
+        "s = Scan()\nfor _ in range(3):\n    s.step(wp.zeros(1, dtype=wp.vec3), wp.zeros(1, dtype=int))\n",
+    }
+    found = [f for f in lint_files(tmp_path / "upfront", files) if f.rule == "WCT002"]
+    assert [(f.path, f.line) for f in found] == [("kit/filters.py", 3)]
+    assert "makes its variants up front (called in a loop in `Scan.__init__()`" in found[0].message
+    # Made per step: each variant would rebuild a shared module; unique modules are right.
+    per_step = dict(files, **{"app.py": files["app.py"].replace(
+        "        for f in self.filters:\n", "        for f in [make_axis_filter(a) for a in (0, 1, 2)]:\n")})
+    assert [f for f in lint_files(tmp_path / "per_step", per_step) if f.rule == "WCT002"] == []
+    # The shared module is rebuilt per step by another factory: keep the variants out of it.
+    churn = dict(files, **{"kit/filters.py": files["kit/filters.py"] + (
+        "\ndef make_wind(w):\n    @wp.kernel\n    def wind(m: wp.array(dtype=int)):\n        m[0] = int(w)\n\n    return wind\n"),
+        "app.py": files["app.py"].replace("from kit.filters import make_axis_filter",
+                                          "from kit.filters import make_axis_filter, make_wind").replace(
+            "            wp.launch(f, dim=1, inputs=[p, m])\n",
+            "            wp.launch(f, dim=1, inputs=[p, m])\n        wp.launch(make_wind(len(self.filters) * 1.5), dim=1, inputs=[m])\n")})  # fmt: skip
+    assert [f for f in lint_files(tmp_path / "churn", churn) if f.rule == "WCT002"] == []

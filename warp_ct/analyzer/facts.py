@@ -520,6 +520,8 @@ class _Extractor:
         if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
             # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
             return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[attr-defined]
+        if kind is ast.DictComp:  # ``{kind: make(kind) for kind in groups}``: a table of what it builds
+            return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[attr-defined]
         if kind is ast.Dict:
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)  # type: ignore[attr-defined]
             values = tuple(self.value(v) for v in node.values)  # type: ignore[attr-defined]

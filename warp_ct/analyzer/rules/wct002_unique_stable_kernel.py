@@ -9,7 +9,7 @@ from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.facts import FileFacts, KernelFact, const
 from warp_ct.analyzer.flows import callee_label, flow_index, is_warp_code
-from warp_ct.analyzer.program import UNIQUE, FunctionRef, KernelRef, Program
+from warp_ct.analyzer.program import UNIQUE, Freq, FunctionRef, KernelRef, Program
 from warp_ct.analyzer.model import Applicability, Range, Severity, TextEdit
 from warp_ct.analyzer.rules.base import Rule
 
@@ -138,17 +138,22 @@ class UniqueStableKernel(Rule):
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         program = ctx.program
-        for factory, param, kernels in _default_unique_factories(program, ctx.facts):
+        for factory, param, kernels, variants in _default_unique_factories(program, ctx.facts):
             fact = program.function(factory)
             assert fact is not None
             names = ", ".join(f"`{k.name}`" for k in kernels[:3])
-            launched = _launched_unique_kernels(program, factory.module)
+            if variants is None:
+                launched = _launched_unique_kernels(program, factory.module)
+                made = (f"gets a module of its own: this file's kernels launch as {len(launched)} one-kernel modules, "
+                        "each a separate build, although nothing they capture differs between calls")  # fmt: skip
+            else:
+                made = (f"gets a module of its own, and it makes its variants up front ({variants}): one build per "
+                        "variant, where the file's shared module, defined before its first launch, builds them all "
+                        "at once")  # fmt: skip
             message = (
                 f'`{param}` defaults to "unique" in `{fact.qualname}()` and no caller passes it, so every kernel it '
-                f"makes ({names}) gets a module of its own: this file's kernels launch as {len(launched)} one-kernel "
-                "modules, each a separate build, although nothing they capture differs between calls. "
-                f"Default `{param}` to None (the file's shared module, one build) and pass \"unique\" where a "
-                "caller needs a variant of its own."
+                f"makes ({names}) {made}. Default `{param}` to None (the file's shared module, one build) and pass "
+                '"unique" where a caller needs a variant of its own.'
             )
             span = fact.default_spans[param]
             fix = ctx.fix(f"Default `{param}` to None", TextEdit(ctx._range(*span), "None"), safe=False)
@@ -235,12 +240,16 @@ def _all_launched_together(program: Program) -> dict[str, dict[tuple[str, str, i
     return found
 
 
-def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[FunctionRef, str, list[KernelFact]]]:
+def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[FunctionRef, str, list[KernelFact], str | None]]:
     """Factories of this file whose ``module`` parameter (passed to ``@wp.kernel(module=...)``)
-    defaults to "unique" with no caller passing it, whose kernels capture nothing that
-    differs between calls, when at least two of this file's one-kernel modules are launched
-    (one shared module would build them together)."""
+    defaults to "unique" with no caller passing it, when at least two one-kernel modules of
+    this file are launched (one shared module would build them together): kernels that
+    capture nothing that differs between calls, or variants that the factory makes up front
+    (``[make_filter(axis) for axis in (0, 1, 2)]`` in ``__init__``, before any launch). The
+    last item says why there are several variants (None: they are all the same kernel)."""
     found: dict[tuple[FunctionRef, str], list[KernelFact]] = {}
+    variants: dict[tuple[FunctionRef, str], str] = {}
+    several = False
     for kernel in facts.kernels:
         if kernel.function is None or kernel.module is None or kernel.module.kind != "param":
             continue
@@ -254,11 +263,39 @@ def _default_unique_factories(program: Program, facts: FileFacts) -> list[tuple[
         if not program.default_decides(ref, param):
             continue
         if _captures_vary(program, ref, kernel):
-            continue
+            # Variants made per request, between launches, would each rebuild a shared
+            # module: only a set made while setting up is one build there.
+            frequency = program.frequency(ref)
+            if frequency.freq not in (Freq.IMPORT, Freq.ONCE, Freq.UP_FRONT) or not _called_several_times(program, ref):
+                continue
+            variants[(ref, param)] = frequency.why
+            several = True
         found.setdefault((ref, param), []).append(kernel)
-    if not found or len(_launched_unique_kernels(program, facts.module)) < 2:
+    # Variants made up front are made to be launched (where the model cannot follow the
+    # table they go into, as ``zip(filters, ranges)`` in another class's method).
+    if not found or not several and len(_launched_unique_kernels(program, facts.module)) < 2:
         return []
-    return [(ref, param, kernels) for (ref, param), kernels in found.items()]
+    if _shared_module_churns(program, facts):
+        return []  # the shared module is rebuilt per step already: unique modules keep out of it
+    return [(ref, param, kernels, variants.get((ref, param))) for (ref, param), kernels in found.items()]
+
+
+def _shared_module_churns(program: Program, facts: FileFacts) -> bool:
+    """Some kernel joins this file's module from a function that runs many times (a per-step
+    factory): that module is rebuilt again and again, and every kernel moved into it with it
+    (a fresh-eyes cloth app measured the limiters worse there, 4.4 s against 3.2 s)."""
+    for kernel in facts.kernels:
+        if kernel.function is not None and kernel.module is None and kernel.decorator == "kernel":
+            ref = FunctionRef(facts.module, kernel.function)
+            if not program.memoized(ref) and program.frequency(ref).freq == Freq.HOT:
+                return True
+    return False
+
+
+def _called_several_times(program: Program, ref: FunctionRef) -> bool:
+    """Two call sites, or one in a loop or comprehension."""
+    sites = program.callers(ref)
+    return len(sites) >= 2 or any(call.loop_depth for _caller, _module, call in sites)
 
 
 def _captures_vary(program: Program, ref: FunctionRef, kernel: KernelFact) -> bool:
