@@ -185,8 +185,11 @@ class UniqueStableKernel(Rule):
             if set(stable) - set(names):
                 continue
             site = f"line {line}" if module == ctx.module_name else f"`{module}` line {line}"
-            _report_group(ctx, stable, sorted(names), reported,
-                          f"`{function}()` ({site}) launches it with {{others}} from one launch")
+            if function.startswith("<"):  # the module body, its ``__main__`` block
+                together = f"one launch ({site}) runs it with {{others}}"
+            else:
+                together = f"`{function}()` ({site}) launches it with {{others}} from one launch"
+            _report_group(ctx, stable, sorted(names), reported, together)
 
 
 def _report_group(ctx: FileContext, stable: dict[str, KernelDecorator], names: list[str], reported: set[str],
