@@ -386,8 +386,8 @@ class Program:
         qualname = f"{class_name}.{method}"
         if qualname in facts.functions:
             return FunctionRef(module, qualname)
-        alias = facts.method_aliases.get(qualname)
-        if alias is not None and alias in facts.functions:
+        alias = facts.method_aliases.get(qualname)  # the facts keep aliases of defined methods only
+        if alias is not None:
             return FunctionRef(module, alias)
         for base in facts.classes.get(class_name, ()):
             if not base:
@@ -751,8 +751,9 @@ class Program:
         if kind == "param":
             return self.param_values(FunctionRef(module, function), value.data, depth) if function else [UNRESOLVED]
         if kind == "name":
-            if value.data.endswith(".__name__") and value.data[: -len(".__name__")] in self.modules:
-                return [value.data[: -len(".__name__")]]  # ``diagnostics.__name__`` of an imported module
+            named = value.data.removesuffix(".__name__")
+            if named != value.data and named in self.modules:
+                return [named]  # ``diagnostics.__name__`` of an imported module
             return self._global_values(module, value.data, depth)
         if kind == "attr" and value.items and value.items[0].kind == "self" and function:
             class_name = self.class_of(FunctionRef(module, function))
