@@ -29,6 +29,7 @@ from warp_ct.analyzer.facts import (
     UNKNOWN,
     Value,
 )
+from warp_ct.analyzer.recursion import QueryMemo
 
 UNIQUE = "unique"
 MAX_DEPTH = 12  # how far values and effects are followed through calls
@@ -63,6 +64,9 @@ class Freq(enum.IntEnum):
 class Frequency:
     freq: Freq
     why: str  # "`Pipeline.run()` runs on every call", "called in a loop in `main()` (line 40)"
+
+
+_RECURSION = Frequency(Freq.ONCE, "recursion")
 
 
 @dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
@@ -143,6 +147,8 @@ class _Unknown:
 
 
 UNRESOLVED = _Unknown()
+_UNRESOLVED_ONLY = (UNRESOLVED,)
+_UNKNOWN_DTYPE = frozenset({"?"})
 
 
 class Program:
@@ -151,13 +157,9 @@ class Program:
         for facts in files:
             self.modules[facts.module] = facts
         self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
-        self._freq: dict[FunctionRef, Frequency] = {}
-        self._values: dict[tuple, tuple] = {}
+        self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
-        self._dtypes: dict[tuple[str, str | None, int], tuple[Value, frozenset[str]]] = {}
-        self._dtypes_open: set[tuple[str, str | None, int]] = set()
-        self._dtypes_cuts = 0
         self._self_attrs: dict[tuple[str, str], dict[str, list[tuple[FunctionRef, Value]]]] = {}
         self._direct_imports: dict[str, frozenset[str]] = {}
         self._own_events_memo: dict[str, dict[str | None, list[tuple[float, list[Event]]]]] = {}
@@ -558,31 +560,27 @@ class Program:
                         self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
         return self._callers.get(ref, [])
 
-    def frequency(self, ref: FunctionRef, _stack: frozenset[FunctionRef] = frozenset()) -> Frequency:
+    def frequency(self, ref: FunctionRef, _depth: int = 0) -> Frequency:
         """How often ``ref``'s body runs, and why (the call path that decides it)."""
         if ref.qualname == "<main>":
             return Frequency(Freq.ONCE, "the script's `__main__` block")
         if ref.qualname == "<atexit>":
             return Frequency(Freq.ONCE, "at exit")
-        cached = self._freq.get(ref)
-        if cached is not None:
-            return cached
-        if ref in _stack or len(_stack) > MAX_DEPTH:
-            return Frequency(Freq.ONCE, "recursion")
+        if _depth > MAX_DEPTH:
+            return self._queries.cut(_RECURSION)
         fact = self.function(ref)
-        result = self._frequency(ref, fact, _stack | {ref}) if fact is not None else Frequency(Freq.UNCALLED, "")
-        if not _stack:
-            self._freq[ref] = result
-        return result
+        if fact is None:
+            return Frequency(Freq.UNCALLED, "")
+        return self._queries.ask(("frequency", ref), None, lambda: self._frequency(ref, fact, _depth + 1), _RECURSION)
 
-    def _frequency(self, ref: FunctionRef, fact: FunctionFact, stack: frozenset[FunctionRef]) -> Frequency:
+    def _frequency(self, ref: FunctionRef, fact: FunctionFact, depth: int) -> Frequency:
         label = f"`{fact.qualname}()`"
         if fact.parent is not None and fact.class_name is None:
             # A nested function runs when its parent runs it (or returns it to a caller).
             parent = FunctionRef(ref.module, fact.parent)
             sites = self.callers(ref)
             if not sites:
-                return self.frequency(parent, stack)
+                return self.frequency(parent, depth)
         best: Frequency | None = None
         in_tests = is_test_path(self.modules[ref.module].path)
         for caller, module, call in self.callers(ref):
@@ -596,7 +594,7 @@ class Program:
                 else:
                     site = Frequency(Freq.IMPORT, f"called at import, {where}")
             else:
-                outer = self.frequency(caller, stack)
+                outer = self.frequency(caller, depth)
                 caller_label = f"`{caller.qualname}()`" if caller.qualname != "<main>" else "the `__main__` block"
                 if call.cache_guarded:
                     site = Frequency(Freq.ONCE, f"called only when its inputs change, in {caller_label}")
@@ -724,20 +722,18 @@ class Program:
         when some path is unknown."""
         if value is None:
             return [UNRESOLVED]
-        key = (module, function, value)
-        cached = self._values.get(key)
-        if cached is not None:
-            return list(cached)
         if depth > MAX_DEPTH:
-            return [UNRESOLVED]
-        self._values[key] = (UNRESOLVED,)  # cycles resolve to unknown
-        out = self._resolve(module, function, value, depth + 1)
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        return list(self._queries.ask(("resolve", module, function, id(value)), value,
+                                      lambda: self._resolve_distinct(module, function, value, depth + 1),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+    def _resolve_distinct(self, module: str, function: str | None, value: Value, depth: int) -> tuple[Any, ...]:
         unique: list[Any] = []
-        for item in out:
+        for item in self._resolve(module, function, value, depth):
             if not any(item is u or (type(item) is type(u) and item == u) for u in unique):
                 unique.append(item)
-        self._values[key] = tuple(unique)
-        return unique
+        return tuple(unique)
 
     def _resolve(self, module: str, function: str | None, value: Value, depth: int) -> list[Any]:
         kind = value.kind
@@ -889,7 +885,11 @@ class Program:
         a settings object (``cfg.gain``) or a name the model cannot follow is taken as
         fixed for the run: such values rarely change between steps."""
         if depth > MAX_DEPTH:
-            return False
+            return self._queries.cut(False)
+        return self._queries.ask(("varies", module, function, id(value)), value,
+                                 lambda: self._varies(module, function, value, depth), False)  # fmt: skip
+
+    def _varies(self, module: str, function: str | None, value: Value, depth: int) -> bool:
         known = self.resolve(module, function, value)
         concrete = [v for v in known if v is not UNRESOLVED]
         if len({repr(v) for v in concrete}) > 1:
@@ -932,25 +932,12 @@ class Program:
         """The dtypes (as dotted names, "?" when unknown) an array argument can have:
         ``wp.zeros(n, dtype=D)``, ``wp.empty_like(x)``, through locals, loop tables and the
         call sites of parameters."""
-        # Memoized where no depth cap or cycle cut the answer short (then it is the same
-        # from anywhere); a parameter's dtypes fan out over every call site, recursively.
-        # Keyed by identity: the entry holds the value, so its id is not reused meanwhile.
-        key = (module, function, id(value))
-        cached = self._dtypes.get(key)
-        if cached is not None and cached[0] is value:
-            return set(cached[1])
-        if depth > MAX_DEPTH or key in self._dtypes_open:
-            self._dtypes_cuts += 1
-            return {"?"}
-        cuts = self._dtypes_cuts
-        self._dtypes_open.add(key)
-        try:
-            out = self._array_dtypes(module, function, value, depth)
-        finally:
-            self._dtypes_open.discard(key)
-        if self._dtypes_cuts == cuts:
-            self._dtypes[key] = (value, frozenset(out))
-        return out
+        # A parameter's dtypes fan out over every call site, recursively: memoized.
+        if depth > MAX_DEPTH:
+            return set(self._queries.cut(_UNKNOWN_DTYPE))
+        return set(self._queries.ask(("dtypes", module, function, id(value)), value,
+                                     lambda: frozenset(self._array_dtypes(module, function, value, depth)),
+                                     _UNKNOWN_DTYPE))  # fmt: skip
 
     def _array_dtypes(self, module: str, function: str | None, value: Value, depth: int) -> set[str]:
         kind = value.kind
@@ -1046,7 +1033,12 @@ class Program:
     def kernels_of_value(self, module: str, function: str | None, value: Value, depth: int = 0) -> list[KernelRef | Any]:
         """The kernels an expression can evaluate to (UNRESOLVED among them when unknown)."""
         if depth > MAX_DEPTH:
-            return [UNRESOLVED]
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        return list(self._queries.ask(("kernels", module, function, id(value)), value,
+                                      lambda: tuple(dict.fromkeys(self._kernels_of_value(module, function, value, depth))),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+    def _kernels_of_value(self, module: str, function: str | None, value: Value, depth: int) -> list[KernelRef | Any]:
         facts = self.modules.get(module)
         if facts is None:
             return [UNRESOLVED]
@@ -1131,7 +1123,16 @@ class Program:
         """The element expressions of a tuple/list/dict expression, through names, with the
         module and function they are written in; None when they cannot be told."""
         if depth > MAX_DEPTH:
-            return None
+            return self._queries.cut(None)
+        found = self._queries.ask(("elements", module, function, id(value)), value,
+                                  lambda: self._elements_of(module, function, value, depth), None)
+        return list(found) if found is not None else None
+
+    def _elements_of(self, module: str, function: str | None, value: Value, depth: int) -> tuple[tuple[str, str | None, Value], ...] | None:
+        found = self._table_elements(module, function, value, depth)
+        return tuple(found) if found is not None else None
+
+    def _table_elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         facts = self.modules.get(module)
         if value.kind == "tuple":
             return [(module, function, item) for item in value.items]
@@ -1262,8 +1263,14 @@ class Program:
     def _kernels_passed_for(self, module: str, function: str | None, param: str, depth: int = 0) -> list[Any]:
         """The kernels the callers of ``function`` pass for its parameter ``param``, through
         helpers that hand it on (a few levels)."""
-        if function is None or depth > 3:
+        if function is None:
             return []
+        if depth > 3:
+            return list(self._queries.cut(()))
+        return list(self._queries.ask(("passed kernels", module, function, param), None,
+                                      lambda: tuple(self._kernels_passed(module, function, param, depth)), ()))
+
+    def _kernels_passed(self, module: str, function: str, param: str, depth: int) -> list[Any]:
         out: list[Any] = []
         for caller_module, caller_name, _call, arg in self.arguments_for(FunctionRef(module, function), param):
             if arg is None:
