@@ -223,3 +223,52 @@ def test_options_applied_by_name_from_a_config_dict_after_the_imports(tmp_path):
     }
     found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"]
     assert [(f.path, f.line, f.severity) for f in found] == [("heat/config.py", 5, Severity.INFO)]
+
+
+# The value Warp already has (warp/config.py, 1.19): a late assignment of it changes nothing.
+DEFAULT_ASSIGNMENTS = (
+    "wp.config.enable_backward = True\n"
+    "wp.config.max_unroll = 16\n"
+    "wp.config.lineinfo = False\n"
+    "wp.config.compile_time_trace = False\n"
+    "wp.config.deterministic = wp.DeterministicMode.NOT_GUARANTEED\n"
+    "wp.config.deterministic_max_records = 0\n"
+    "setattr(wp.config, 'lineinfo', False)\n"
+    "LINEINFO = False\n"
+    "wp.config.lineinfo = LINEINFO\n"
+)
+
+
+def test_a_late_assignment_of_the_default_value_is_silent(tmp_path):
+    assert _wct001(lint_snippet(tmp_path, KERNELS + "\n" + DEFAULT_ASSIGNMENTS)) == []
+    files = {"sim/__init__.py": "", "sim/kernels.py": KERNELS,
+             "main.py": "import warp as wp\nfrom sim import kernels\n\ndef setup():\n    wp.config.lineinfo = False\n\nsetup()\n"}  # fmt: skip
+    assert _wct001(lint_files(tmp_path / "callers", files)) == []
+
+
+def test_a_late_assignment_of_another_or_an_unknown_value_is_still_reported(tmp_path):
+    text = KERNELS + (
+        "\nwp.config.enable_backward = False\n"
+        "wp.config.max_unroll = 8\n"
+        "wp.config.lineinfo = True\n"
+        "wp.config.deterministic = wp.DeterministicMode.RUN_TO_RUN\n"
+        "wp.config.deterministic_max_records = 4\n"
+        "import sys\nwp.config.compile_time_trace = '--trace' in sys.argv\n"
+    )
+    assert [f.line for f in _wct001(lint_snippet(tmp_path, text))] == [8, 9, 10, 11, 12, 14]
+
+
+def test_the_default_value_restored_after_another_assignment_is_still_reported(tmp_path):
+    # The first assignment reaches the modules created after it; setting the default back
+    # late leaves the kernels made before with ``True``.
+    main = "import warp as wp\n\nwp.config.lineinfo = True\n\nfrom sim import kernels\n\nwp.config.lineinfo = False\n"
+    files = {"sim/__init__.py": "", "sim/kernels.py": KERNELS, "main.py": main}
+    assert [(f.path, f.line) for f in _wct001(lint_files(tmp_path / "same", files))] == [("main.py", 7)]
+    # ... in another file of the program too.
+    files = {"sim/__init__.py": "import warp as wp\n\nwp.config.enable_backward = False\n", "sim/kernels.py": KERNELS,
+             "main.py": "import warp as wp\nfrom sim import kernels\n\nwp.config.enable_backward = True\n"}  # fmt: skip
+    assert [(f.path, f.line) for f in _wct001(lint_files(tmp_path / "other", files))] == [("main.py", 4)]
+    # ... or a value set by a name the linter cannot read.
+    text = KERNELS + "\nimport sys\nkey, value = sys.argv[1:3]\nsetattr(wp.config, key, value)\nwp.config.lineinfo = False\n"
+    assert [(f.line, f.severity) for f in _wct001(lint_snippet(tmp_path / "by_name", text))] == [
+        (10, Severity.INFO), (11, Severity.WARNING)]  # fmt: skip

@@ -361,3 +361,61 @@ def test_a_public_method_that_defines_and_launches_a_kernel_capturing_its_argume
         ("unique", body.replace("        @wp.kernel\n", '        @wp.kernel(module="unique")\n')),
     ):
         assert _wct003(lint_files(tmp_path / name, {"cloud.py": text})) == [], name
+
+
+# ``module="unique"`` kernels made in a loop, one per value of what the loop moves on: a module
+# per variant is the intent, and "create them before the loop" cannot be done.
+UNIQUE_PER_PASS = (
+    "import warp as wp\n\n"
+    "def check(x, ops):\n"
+    "    for op in ops:\n"
+    "        @wp.kernel(module='unique')\n"
+    "        def apply(x: wp.array(dtype=float)):\n"
+    "            x[wp.tid()] = wp.static(op)(x[wp.tid()])\n\n"
+    "        wp.launch(apply, dim=1, inputs=[x])\n\n"
+    "def build(sizes):\n"
+    "    kernels = {}\n"
+    "    for n in sizes:\n"
+    "        twice = 2 * n\n\n"
+    "        @wp.kernel(module='unique')\n"
+    "        def fill(x: wp.array(dtype=int)):\n"
+    "            x[wp.tid()] = n + twice\n\n"
+    "        kernels[n] = fill\n"
+    "    return kernels\n\n"
+    "def build_doubled(x):\n"
+    "    scale = 1.0\n"
+    "    for _ in range(4):\n"
+    "        scale *= 2.0\n\n"
+    "        @wp.kernel(module='unique')\n"
+    "        def grow(x: wp.array(dtype=float)):\n"
+    "            x[wp.tid()] = x[wp.tid()] * scale\n\n"
+    "        wp.launch(grow, dim=1, inputs=[x])\n\n"
+    "def test_dtypes(test, device):\n"
+    "    for i, dtype in enumerate((wp.float32, wp.float64)):\n"
+    "        @wp.kernel(module='unique')\n"
+    "        def zero(x: wp.array(dtype=dtype)):\n"
+    "            x[wp.tid()] = dtype(0)\n\n"
+    "        wp.launch(zero, dim=1, inputs=[wp.zeros(1, dtype=dtype)])\n\n"
+    "KERNELS = build([1, 2, 3])\n\n"
+    "if __name__ == '__main__':\n"
+    "    check(wp.zeros(1), [wp.sin, wp.cos])\n"
+    "    build_doubled(wp.zeros(1))\n"
+)
+
+
+def test_unique_kernels_made_one_per_pass_of_a_loop_are_not_reported(tmp_path):
+    assert _wct003(lint_snippet(tmp_path, UNIQUE_PER_PASS)) == []
+
+
+def test_the_same_loops_are_reported_in_a_shared_module_on_a_hot_path_or_without_a_changing_capture(tmp_path):
+    # A shared module: each pass gives it a new hash.
+    shared = UNIQUE_PER_PASS.replace("@wp.kernel(module='unique')", "@wp.kernel")
+    assert [f.line for f in _wct003(lint_snippet(tmp_path / "shared", shared))] == [6, 17, 29, 37]
+    # The function runs every step: every step re-declares all of them.
+    hot = UNIQUE_PER_PASS + "\ndef step(x):\n    check(x, [wp.sin])\n"
+    found = _wct003(lint_snippet(tmp_path / "hot", hot))
+    assert [f.line for f in found] == [6] and "(defined in a loop)" not in found[0].message
+    # Nothing that changes between passes is captured: one kernel, declared again on each pass.
+    same = UNIQUE_PER_PASS.replace("x[wp.tid()] * scale", "x[wp.tid()] * 2.0")
+    found = _wct003(lint_snippet(tmp_path / "same", same))
+    assert [f.line for f in found] == [29] and "Define it once at module scope" in found[0].message

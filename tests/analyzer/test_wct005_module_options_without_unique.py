@@ -67,3 +67,75 @@ def test_decorator_reexported_by_a_project_module_is_read_from_the_tree(tmp_path
     }
     found = _wct005(lint_files(tmp_path, files))
     assert sorted((f.path, f.line) for f in found) == [("pkg/sim.py", 4), ("pkg/sim.py", 9)]  # each once
+
+
+# A test that checks Warp raises: the decorator raises on purpose there (Warp's own tests do).
+def _indented(spaces: int) -> str:
+    return BODY.replace("    ", " " * spaces)
+
+
+RAISING_TESTS = (
+    "import unittest\n\nimport pytest\nfrom pytest import raises\n\nimport warp as wp\n\n\n"
+    "def test_pytest_raises():\n"
+    "    with pytest.raises(ValueError):\n"
+    "        @wp.kernel(module_options={'max_unroll': 4})\n"
+    "        def a(a: wp.array(dtype=float)):\n" + _indented(12) + "\n\n"
+    "def test_pytest_raises_match():\n"
+    "    with pytest.raises(ValueError, match='unique'):\n"
+    "        @wp.kernel(module_options={'max_unroll': 4})\n"
+    "        def b(a: wp.array(dtype=float)):\n" + _indented(12) + "\n\n"
+    "def test_raises_from_pytest():\n"
+    "    with raises(ValueError):\n"
+    "        if True:\n"
+    "            @wp.kernel(module_options={'max_unroll': 4})\n"
+    "            def c(a: wp.array(dtype=float)):\n" + _indented(16) + "\n\n"
+    "class TestOptions(unittest.TestCase):\n"
+    "    def test_assert_raises(self):\n"
+    "        with self.assertRaises(ValueError):\n"
+    "            @wp.kernel(module_options={'max_unroll': 4})\n"
+    "            def d(a: wp.array(dtype=float)):\n" + _indented(16) + "\n"
+    "    def test_assert_raises_regex(self):\n"
+    "        with self.assertRaisesRegex(ValueError, 'unique'):\n"
+    "            @wp.kernel(module_options={'max_unroll': 4})\n"
+    "            def e(a: wp.array(dtype=float)):\n" + _indented(16) + "\n\n"
+    "def test_warp_style(test, device):\n"
+    "    with test.assertRaisesRegex(ValueError, 'unique'):\n"
+    "        @wp.kernel(module_options={'max_unroll': 4})\n"
+    "        def f(a: wp.array(dtype=float)):\n" + _indented(12) + "\n\n"
+    "with pytest.raises(ValueError):\n"
+    "    @wp.kernel(module_options={'max_unroll': 4})\n"
+    "    def g(a: wp.array(dtype=float)):\n" + _indented(12)
+)
+
+
+def test_silent_where_a_test_expects_the_error(tmp_path):
+    assert _wct005(lint_files(tmp_path, {"tests/test_options.py": RAISING_TESTS})) == []
+
+
+def test_the_same_kernels_outside_the_raises_block_are_reported(tmp_path):
+    text = RAISING_TESTS
+    for context in ("pytest.raises(ValueError)", "pytest.raises(ValueError, match='unique')", "raises(ValueError)",
+                    "self.assertRaises(ValueError)", "self.assertRaisesRegex(ValueError, 'unique')",
+                    "test.assertRaisesRegex(ValueError, 'unique')"):  # fmt: skip
+        text = text.replace(f"with {context}:", "if True:")
+    found = _wct005(lint_files(tmp_path, {"tests/test_options.py": text}))
+    assert len(found) == 7 and all(f.fixes for f in found)
+
+
+def test_silent_inside_raises_blocks_through_a_reexported_decorator(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "import warp as wp\nfrom warp import kernel\n",
+        "pkg/test_sim.py": (
+            "import pytest\nimport warp as wp\nfrom pkg.api import kernel\n\n"
+            "def test_raises():\n"
+            "    with pytest.raises(ValueError):\n"
+            "        @kernel(module_options={'max_unroll': 4})\n"
+            "        def scale(a: wp.array(dtype=float)):\n" + _indented(12) + "\n"
+            "def test_built():\n"
+            "    @kernel(module_options={'max_unroll': 4})\n"
+            "    def shift(a: wp.array(dtype=float)):\n" + _indented(12)
+        ),
+    }
+    found = _wct005(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("pkg/test_sim.py", 13)]

@@ -129,6 +129,9 @@ class KernelFact:
     path: tuple[tuple[int, int], ...] = ()
     keywords: tuple[str | None, ...] = ()  # the decorator's keyword names (None: ``**spread``)
     options_span: Span | None = None  # the ``module_options=...`` keyword, for fixes
+    # Defined in a ``with pytest.raises(...)`` / ``with self.assertRaises(...)`` block of its
+    # function (or of the module body): a test that expects the definition to raise.
+    expects_error: bool = False
 
 
 @dataclass(slots=True)
@@ -264,6 +267,23 @@ _LOAD_KINDS = {
 }  # fmt: skip
 
 
+_RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def expects_error(context: ast.AST, aliases: dict[str, str]) -> bool:
+    """A ``with`` item whose block raises on purpose: ``pytest.raises(...)`` (``match=`` or
+    not, ``from pytest import raises`` too) or a unittest ``assertRaises``/``assertRaisesRegex``
+    used as a context manager, whatever the object (``self``, ``test`` in Warp's own tests)."""
+    if context.__class__ is not ast.Call:
+        return False
+    func = context.func  # type: ignore[attr-defined]
+    if func.__class__ is ast.Attribute:
+        if func.attr in _RAISES_METHODS:
+            return True
+        return func.attr == "raises" and func.value.__class__ is ast.Name and aliases.get(func.value.id, func.value.id) == "pytest"
+    return func.__class__ is ast.Name and aliases.get(func.id) == "pytest.raises"
+
+
 class _Scope:
     """The function (or module) whose events are being collected."""
 
@@ -277,6 +297,7 @@ class _Scope:
         self.cache_guards = 0  # how many of the guards test a cache or a changed value
         self.bound: set[str] = set(params)
         self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
+        self.raises_depth = 0  # inside ``with pytest.raises(...):`` / ``with self.assertRaises(...):`` blocks
         # Containers written by key (``name[k] = v``, ``name.setdefault``): the name, or None
         # for an attribute (``self._cache[k] = v``); and ``global``/``nonlocal`` statements.
         self.container_writes: list[str | None] = []
@@ -821,9 +842,13 @@ class _Extractor:
 
     def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
         taped = False
+        raises = False
         for item in node.items:
             self.expr(item.context_expr)
             context = item.context_expr
+            if expects_error(context, self.facts.aliases):
+                raises = True
+                continue
             if isinstance(context, ast.Call) and self.warp_name(context.func) == "warp.Tape":
                 self.mark_differentiates()
                 taped = True
@@ -833,10 +858,12 @@ class _Extractor:
                 taped = True  # a wp.Tape subclass of the project's own: ``with SGATape():``
         scope = self.scopes[-1]
         scope.tape_depth += taped
+        scope.raises_depth += raises
         try:
             self.block(node.body)
         finally:
             scope.tape_depth -= taped
+            scope.raises_depth -= raises
 
     stmt_AsyncWith = stmt_With
 
@@ -994,6 +1021,7 @@ class _Extractor:
                 path=tuple(scope.path),
                 keywords=tuple(k.arg for k in decorator.keywords) if isinstance(decorator, ast.Call) else (),
                 options_span=span_of(options_kw, self._numbers) if options_kw else None,
+                expects_error=scope.raises_depth > 0,
             )
         )
         if scope.qualname is not None:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
-from warp_ct.analyzer.program import FunctionRef
+from warp_ct.analyzer.facts import OptionFact, Value
+from warp_ct.analyzer.program import FunctionRef, Program
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -23,6 +24,15 @@ if TYPE_CHECKING:
 DEADLINE_OPTIONS = frozenset(
     {"enable_backward", "max_unroll", "lineinfo", "compile_time_trace", "deterministic", "deterministic_max_records"}
 )
+# What ``wp.config`` holds for them when nothing set them (warp/config.py, Warp 1.19):
+# assigning that value late changes nothing, unless some other assignment set another one.
+_DEFAULTS: dict[str, object] = {
+    "enable_backward": True, "max_unroll": 16, "lineinfo": False, "compile_time_trace": False,
+    "deterministic_max_records": 0,
+}  # fmt: skip
+_DEFAULT_DETERMINISTIC = frozenset({"warp.DeterministicMode.NOT_GUARANTEED", "warp.config.DeterministicMode.NOT_GUARANTEED"})
+_NO_VALUE = object()
+_RULE = "WCT001"
 _WARP_DEFINITIONS = ("kernel", "func", "struct", "func_native", "func_grad", "func_replay")
 # ``<option> = ``, ``<option> += ``, ``<option>: T = `` (not ``==``).
 _OPTION_ASSIGNMENT_TEXT = (
@@ -147,6 +157,24 @@ class LateGlobalOption(Rule):
     wp.config.mode = "debug"
     wp.config.optimization_level = 1
     ```
+    Setting the value Warp already has by default (Warp 1.19's `warp/config.py`:
+    `enable_backward = True`, `max_unroll = 16`, `lineinfo = False`,
+    `compile_time_trace = False`, `deterministic = wp.DeterministicMode.NOT_GUARANTEED`,
+    `deterministic_max_records = 0`) is not reported, however late: the kernels made
+    before it have that value already. It still is when another assignment of the same
+    option anywhere in the linted program sets a different value, or one warp-ct cannot
+    read (putting the default back late leaves the earlier kernels with the other value):
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    wp.config.lineinfo = False
+    wp.config.enable_backward = True
+    ```
     Importing a third-party library that defines kernels is not reported (warp-ct cannot
     see its files); the same deadline applies to it. The automatic fix moves the
     assignment above the first import or kernel that comes before it; it is unsafe
@@ -201,6 +229,8 @@ class LateGlobalOption(Rule):
         late = self._late(stmt, ctx)
         if late is None:
             return
+        if option is not None and _assigns_the_default(option, node.args[2], node.lineno, ctx):
+            return  # the value Warp has already: nothing arrives late
         if option is not None:
             ctx.report(node, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
                              f"defined, and {late}, so those kernels keep the old value.")  # fmt: skip
@@ -238,11 +268,13 @@ class LateGlobalOption(Rule):
         if not events:
             function = syntax.enclosing_functions(stmt)
             late = _late_through_callers(ctx, _qualname(function)) if function else None
-            if late is not None:
+            if late is not None and not _sets_the_default(stmt, option, ctx):
                 ctx.report(stmt, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
                                  f"defined, and {late}, so those kernels keep the old value. Set it at the entry "
                                  "point before those imports.")  # fmt: skip
             return
+        if _sets_the_default(stmt, option, ctx):
+            return  # the value Warp has already: nothing arrives late
         first = events[0]
         message = (
             f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
@@ -352,6 +384,91 @@ def _saves_old_value(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
         if ctx.warp_name(attr.value) == "warp.config":
             return True
     return False
+
+
+def _sets_the_default(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
+    value = None if isinstance(stmt, ast.AugAssign) else getattr(stmt, "value", None)
+    return value is not None and _assigns_the_default(option, value, stmt.lineno, ctx)
+
+
+def _assigns_the_default(option: str, value: ast.expr, line: int, ctx: FileContext) -> bool:
+    """``value`` is the one Warp's config holds by default for ``option``, and no other
+    assignment of the option in the linted program (this file's, or another's the facts
+    saw) may set a different one: the default set late changes nothing then. An unknown
+    value anywhere keeps the finding."""
+    if not _is_default_node(option, value, ctx):
+        return False
+    for other_line, other in _file_assignments(ctx).get(option, ()):
+        if other_line != line and (other is None or not _is_default_node(option, other, ctx)):
+            return False
+    program = ctx.program
+    assignments = program.memo(f"{_RULE}:config-assignments", lambda: _config_assignments(program))
+    for module, fact in (*assignments.get(option, ()), *assignments.get("*", ())):
+        if module == ctx.module_name and fact.span[0] == line:
+            continue  # this assignment
+        if option not in fact.options or not _is_default_value(option, fact.options[option], program, module, fact.function):
+            return False
+    return True
+
+
+def _is_default_node(option: str, node: ast.expr, ctx: FileContext) -> bool:
+    if option == "deterministic":
+        return ctx.warp_name(node) in _DEFAULT_DETERMINISTIC
+    value = ctx.const_value(node, _NO_VALUE)
+    default = _DEFAULTS[option]
+    return type(value) is type(default) and value == default
+
+
+def _is_default_value(option: str, value: Value, program: Program, module: str, function: str | None) -> bool:
+    """The same question for a facts ``Value`` (another file's assignment)."""
+    if option == "deterministic":
+        return value.kind == "name" and value.data in _DEFAULT_DETERMINISTIC
+    default = _DEFAULTS[option]
+    resolved = program.resolve(module, function, value)
+    return bool(resolved) and all(type(v) is type(default) and v == default for v in resolved)
+
+
+def _config_assignments(program: Program) -> dict[str, list[tuple[str, OptionFact]]]:
+    """Option name ("*": a name the facts could not read) -> (module, fact) of every
+    ``wp.config`` assignment in the program."""
+    found: dict[str, list[tuple[str, OptionFact]]] = {}
+    for module, facts in program.modules.items():
+        for fact in facts.options:
+            if fact.kind == "config":
+                for name in fact.options:
+                    found.setdefault(name, []).append((module, fact))
+    return found
+
+
+def _file_assignments(ctx: FileContext) -> dict[str, list[tuple[int, ast.expr | None]]]:
+    """This file's assignments of the deadline options, as the tree check reads them (a
+    local alias of ``wp.config`` too): option ("*": by a computed name) -> (line, value;
+    None for ``+=`` and the like)."""
+    cache = ctx.state.setdefault(_RULE, {})
+    if "assignments" in cache:
+        return cache["assignments"]
+    found: dict[str, list[tuple[int, ast.expr | None]]] = {}
+    for node in syntax.nodes_of_class(ctx.tree, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)):
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue  # an annotation only: no assignment
+        if isinstance(node, ast.Call):
+            if (isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 3
+                    and ctx.warp_name(node.args[0]) == "warp.config"):  # fmt: skip
+                name = node.args[1]
+                option = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "*"
+                found.setdefault(option, []).append((node.lineno, node.args[2]))
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and target.attr in DEADLINE_OPTIONS
+                    and ctx.warp_name(target.value) == "warp.config"):  # fmt: skip
+                value = None if isinstance(node, ast.AugAssign) else node.value
+                found.setdefault(target.attr, []).append((node.lineno, value))
+    if "*" in found:  # a computed name may be any of them: an unknown value for each
+        for option in DEADLINE_OPTIONS:
+            found.setdefault(option, []).append((0, None))
+    cache["assignments"] = found
+    return found
 
 
 def _they(events: list[_Event]) -> str:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
-from warp_ct.analyzer.facts import KernelFact, const, exclusive
+from warp_ct.analyzer.facts import KernelFact, Value, const, exclusive
 from warp_ct.analyzer.memo import is_memoized
-from warp_ct.analyzer.program import Freq, Frequency, FunctionRef, Program
+from warp_ct.analyzer.program import UNIQUE, Freq, Frequency, FunctionRef, Program
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -92,8 +92,13 @@ class PerCallKernel(Rule):
     ## When not to apply
     Not reported: kernels in `main()` and in test functions (they run once per process
     or per test), factories only called at module level (they run once per import, up
-    front), and `module="unique"` kernels (identical re-declarations reuse their module,
-    and a new module per distinct capture is the intent):
+    front), and `module="unique"` kernels made one per variant (identical re-declarations
+    reuse their module, and a new module per distinct capture is the intent): in a
+    factory that does not run on every step, or in a loop, one per value of the loop
+    variable (or of a local computed from it, or moved on by each pass) that they capture.
+    A `module="unique"` kernel re-declared on every step of a hot path is still reported
+    (each re-declaration costs 0.1-3 ms), and so is one a loop declares again identical
+    on each pass:
     ```python
     import warp as wp
 
@@ -115,6 +120,16 @@ class PerCallKernel(Rule):
             x[i] = wp.min(x[i], hi)
 
         return clamp
+
+    def make_fills(values):
+        fills = {}
+        for v in values:
+            @wp.kernel(module="unique")
+            def fill(x: wp.array(dtype=float)):
+                x[wp.tid()] = v
+
+            fills[v] = fill
+        return fills
 
     def test_add(device):
         @wp.kernel
@@ -180,7 +195,38 @@ def _hot_definition(program: Program, module: str, kernel: KernelFact) -> Freque
         return _public_api_definition(program, ref, kernel)
     if frequency.freq != Freq.HOT and not kernel.loop_depth:
         return None
-    return frequency if frequency.freq == Freq.HOT else Frequency(Freq.HOT, _IN_A_LOOP)
+    if frequency.freq == Freq.HOT:
+        return frequency
+    if _one_unique_kernel_per_pass(program, ref, kernel):
+        return None
+    return Frequency(Freq.HOT, _IN_A_LOOP)
+
+
+def _one_unique_kernel_per_pass(program: Program, ref: FunctionRef, kernel: KernelFact) -> bool:
+    """A ``module="unique"`` kernel defined in a loop that captures what changes from one pass
+    to the next (the loop variable, or a local computed from it or moved on by the pass): each
+    pass makes another kernel in a module of its own, which is what the loop is for; it
+    cannot be made before the loop."""
+    if kernel.module is None:
+        return False
+    modules = program.resolve(ref.module, kernel.function, kernel.module)
+    if not modules or any(m != UNIQUE for m in modules):
+        return False
+    fact = program.function(ref)
+    if fact is None:
+        return False
+    for name in kernel.captures:
+        per_pass = name in fact.loop_tables or any(_moves_per_pass(v) for v in fact.locals.get(name, ()))
+        if per_pass and program.capture_varies(ref, name):
+            return True
+    return False
+
+
+def _moves_per_pass(value: Value, depth: int = 0) -> bool:
+    """The value reads a loop variable (``elem``) or one the loop moves on (``changed``)."""
+    if value.kind in ("elem", "changed"):
+        return True
+    return depth < 8 and any(_moves_per_pass(item, depth + 1) for item in value.items)
 
 
 def _public_api_definition(program: Program, ref: FunctionRef, kernel: KernelFact) -> Frequency | None:

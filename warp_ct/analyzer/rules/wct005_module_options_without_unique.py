@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from warp_ct.analyzer import textscan
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
-from warp_ct.analyzer.facts import FileFacts, KernelFact
+from warp_ct.analyzer.facts import FileFacts, KernelFact, expects_error
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules.base import Rule
@@ -68,6 +68,21 @@ class ModuleOptionsWithoutUnique(Rule):
         i = wp.tid()
         a[i] = a[i] * s
     ```
+
+    A test that checks the error is left alone: a kernel defined inside
+    `with pytest.raises(...)` (or `raises(...)` imported from pytest) or a unittest
+    `assertRaises` / `assertRaisesRegex` block raises on purpose, and is not reported:
+    ```python
+    import pytest
+    import warp as wp
+
+    def test_module_options_need_unique():
+        with pytest.raises(ValueError, match="unique"):
+            @wp.kernel(module_options={"enable_backward": False})
+            def scale(a: wp.array(dtype=float), s: float):
+                i = wp.tid()
+                a[i] = a[i] * s
+    ```
     '''
 
     # The facts name every decorator the file's own imports can: the query reports those
@@ -77,6 +92,8 @@ class ModuleOptionsWithoutUnique(Rule):
         for kernel in _seen_with_options(ctx.facts):
             if kernel.module is not None or kernel.options_span is None:
                 continue  # ``module=<something computed>``: cannot tell statically
+            if kernel.expects_error:
+                continue  # a test that checks Warp raises here
             line, col = kernel.options_span[:2]
             fix = ctx.fix('Add `module="unique"`', ctx.replace((line, col, line, col), 'module="unique", '))
             ctx.report(kernel.options_span, _MESSAGE, fixes=[fix])
@@ -101,6 +118,8 @@ class ModuleOptionsWithoutUnique(Rule):
             return
         if "module" in decorator.keywords:
             return  # module=<something computed>: cannot tell statically
+        if _in_raises_block(node, ctx.facts.aliases):
+            return  # a test that checks Warp raises here
         keyword = next(kw for kw in decorator.call.keywords if kw.arg == "module_options")
         rng = ctx.node_range(keyword)
         fix = ctx.fix('Add `module="unique"`', ctx.insert_at(rng.start.line, rng.start.character, 'module="unique", '))
@@ -109,6 +128,17 @@ class ModuleOptionsWithoutUnique(Rule):
 
 
 _MESSAGE = '`module_options=` needs `module="unique"`: Warp raises ValueError at import without it'
+
+
+def _in_raises_block(node: ast.AST, aliases: dict[str, str]) -> bool:
+    """``node`` runs inside a ``with pytest.raises(...)`` / ``with self.assertRaises(...)``
+    block of its own function (or of the module body)."""
+    for parent in syntax.ancestors(node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return False
+        if isinstance(parent, (ast.With, ast.AsyncWith)) and any(expects_error(i.context_expr, aliases) for i in parent.items):
+            return True
+    return False
 
 
 def _seen_with_options(facts: FileFacts) -> list[KernelFact]:
