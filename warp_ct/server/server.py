@@ -154,7 +154,8 @@ class WarpCtServer(LanguageServer):
         self.results: dict[str, Analysis] = {}
         self.encoding = UTF16
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.folders = Folders(log=lambda message: self.log(message, types.MessageType.Warning))
+        # A broken [tool.warp-ct] leaves its folder on the defaults: shown, so the user knows why.
+        self.folders = Folders(log=lambda message: self.log(message, types.MessageType.Warning), show=self.show_warning)
         self.worker: Worker | None = None
         self.measured = MeasuredState()
         self.measure_task: Any = None  # warp_ct.server.measure.MeasureRun while one runs
