@@ -127,7 +127,8 @@ async def serve(reader: Reader, server: JsonRPCServer, stop_event: threading.Eve
             _refuse(server, None, PARSE_ERROR, f"Parse error: {header.problem}; the message was skipped")
             continue
         if header.length > MAX_BODY_BYTES:
-            _refuse(server, None, INVALID_REQUEST, f"Invalid Request: a message of {header.length} bytes is over "
+            size = str(header.length) if header.length < 10**20 else f"{str(header.length)[:20]}..."
+            _refuse(server, None, INVALID_REQUEST, f"Invalid Request: a message of {size} bytes is over "
                     f"the limit of {MAX_BODY_BYTES // (1024 * 1024)} MiB; it was skipped")  # fmt: skip
             if not await _discard(reader, header.length):
                 logger.warning("the input ended inside the skipped message; stopping")
@@ -151,8 +152,10 @@ async def _read_header(reader: Reader) -> Header | None:
             header.skipped += MAX_HEADER_LINE  # at least
             continue
         if not line:
-            if has_field or header.skipped:
+            if has_field:
                 logger.warning("the input ended inside a message header; stopping")
+            elif header.skipped:
+                logger.warning("skipped %d bytes of input that were not a message header", header.skipped)
             return None
         if not line.strip():
             if not has_field:
@@ -165,14 +168,21 @@ async def _read_header(reader: Reader) -> Header | None:
             header.skipped += found.start()
             has_field = True
             value = found.group(1).strip()
-            if value.isdigit() and len(value) <= 18:  # bytes.isdigit: ASCII digits only
-                header.length, header.problem = int(value), None
-            else:
-                header.length, header.problem = None, f"Content-Length is not a number ({_shown(value)})"
+            header.length = _length(value)
+            header.problem = None if header.length is not None else f"Content-Length is not a number ({_shown(value)})"
         elif _HEADER_FIELD_RE.match(line):
             has_field = True  # Content-Type and the like: nothing to use
         else:
             header.skipped += len(line)
+
+
+def _length(value: bytes) -> int | None:
+    if not value.isdigit():  # bytes.isdigit: ASCII digits only (no sign, no spaces)
+        return None
+    try:
+        return int(value)
+    except ValueError:  # more digits than int() converts (4,300): no real length either
+        return None
 
 
 async def _read_exactly(reader: Reader, n: int) -> bytes | None:
