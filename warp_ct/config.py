@@ -8,6 +8,7 @@ Keys (kebab-case in TOML, also accepted in snake_case):
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 import sys
@@ -242,13 +243,18 @@ def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base:
             raise ConfigError(f"{origin}: unknown key {raw_key!r} in [tool.warp-ct] (known: {', '.join(sorted(_KNOWN_KEYS))})")
         where = f"{origin}: key {raw_key!r}"
         if key in ("select", "extend-select", "ignore"):
-            changes[key.replace("-", "_")] = _codes(value, where)
+            codes = _selectors(value, where)
+            if key == "select" and not codes:
+                # Ruff accepts it, but a run that checks nothing and passes is what the key
+                # cannot mean: turning rules off is what `ignore` is for.
+                raise ConfigError(f"{where} is empty, so no rule would run (use `ignore` to turn rules off)")
+            changes[key.replace("-", "_")] = codes
         elif key in ("exclude", "extend-exclude"):
             changes[key.replace("-", "_")] = _strings(value, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} must be a table of glob = [codes]")
-            changes["per_file_ignores"] = tuple((str(glob), _codes(codes, f"{where}[{glob!r}]")) for glob, codes in value.items())
+            changes["per_file_ignores"] = tuple((str(glob), _selectors(codes, f"{where}[{glob!r}]")) for glob, codes in value.items())
         elif key == "severity":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where} must be a table of code = level")
@@ -256,8 +262,12 @@ def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base:
             for code, level in value.items():
                 if not re.fullmatch(r"WCT\d{3}", str(code)):
                     raise ConfigError(f"{where}: {code!r} is not a rule code like WCT003")
+                if code not in _known_codes():
+                    raise ConfigError(f"{where}: {code!r} is not a rule; `warp-ct rules` lists them")
+                if not isinstance(level, str):
+                    raise ConfigError(f"{where}[{code!r}] must be a severity name: hint, info, warning or error (got {level!r})")
                 try:
-                    levels.append((str(code), Severity.parse(str(level))))
+                    levels.append((str(code), Severity.parse(level)))
                 except ValueError as exc:
                     raise ConfigError(f"{where}[{code!r}]: {exc}") from None
             changes["severity"] = tuple(levels)
@@ -265,7 +275,7 @@ def config_from_mapping(table: dict[str, Any], *, origin: str, root: Path, base:
             if value in (None, ""):
                 continue
             if not isinstance(value, str) or not _VERSION_RE.match(value):
-                raise ConfigError(f"{where} must be a version string like \"1.16\"")
+                raise ConfigError(f"{where} must be a version string like \"1.16\" (got {value!r})")
             changes["target_warp_version"] = parse_version(value)
         elif key == "fail-level":
             changes["fail_level"] = parse_fail_level(value, where)
@@ -283,26 +293,44 @@ def parse_fail_level(value: Any, where: str) -> str:
 
 def parse_selectors(value: str, where: str) -> tuple[str, ...]:
     """Comma-separated rule codes or prefixes from the command line. Raises ConfigError."""
-    items = tuple(v.strip().upper() for v in value.split(",") if v.strip())
+    if not value.strip():
+        raise ConfigError(f"{where}: no rule code given (expected codes or prefixes like WCT003, WCT0 or ALL)")
+    items = tuple(v.strip().upper() for v in value.split(","))
+    if "" in items:  # like ruff: `--select WCT003,` is a typo, not a request for fewer rules
+        raise ConfigError(f"{where}: {value!r} has an empty item between commas")
     for item in items:
-        if not _CODE_PREFIX_RE.match(item):
-            raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (like WCT003, WCT0 or ALL)")
+        _check_selector(item, where)
     return items
 
 
-def _codes(value: Any, where: str) -> tuple[str, ...]:
+def _selectors(value: Any, where: str) -> tuple[str, ...]:
+    """A TOML list of rule codes or prefixes, each of which selects at least one rule."""
     items = _strings(value, where)
     for item in items:
-        if not _CODE_PREFIX_RE.match(item):
-            raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (like WCT003, WCT0 or ALL)")
+        _check_selector(item, where)
     return items
+
+
+def _check_selector(item: str, where: str) -> None:
+    if not _CODE_PREFIX_RE.match(item):
+        raise ConfigError(f"{where}: {item!r} is not a rule code or prefix (like WCT003, WCT0 or ALL)")
+    if item != "ALL" and not any(code.startswith(item) for code in _known_codes()):
+        raise ConfigError(f"{where}: {item!r} matches no rule; `warp-ct rules` lists them")
+
+
+def _known_codes() -> tuple[str, ...]:
+    # Imported when needed: the rule registry is in the analyzer package, whose __init__ imports
+    # this module.
+    from warp_ct.output.rules import known_codes
+
+    return known_codes()
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
+    if isinstance(value, str):  # like ruff: a bare string is a mistake, not a one-item list
+        raise ConfigError(f"{where} must be a list of strings: write [{json.dumps(value)}], not {json.dumps(value)}")
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings")
+        raise ConfigError(f"{where} must be a list of strings (got {value!r})")
     return tuple(v.strip() for v in value)
 
 

@@ -20,11 +20,27 @@ def _codes(run) -> list[tuple[str, str]]:
     [
         ('select = "WCT" x', "invalid TOML"),
         ('select = ["E501"]', "key 'select': 'E501' is not a rule code or prefix"),
-        ("ignore = 3", "key 'ignore' must be a list of strings"),
+        ("ignore = 3", "key 'ignore' must be a list of strings (got 3)"),
         ("colour = true", "unknown key 'colour'"),
         ('severity = { WCT005 = "loud" }', "key 'severity'['WCT005']: unknown severity 'loud'"),
+        ("severity = { WCT005 = 2 }", "key 'severity'['WCT005'] must be a severity name: hint, info, warning or error (got 2)"),
+        ('severity = { WCT999 = "info" }', "key 'severity': 'WCT999' is not a rule; `warp-ct rules` lists them"),
         ('per-file-ignores = ["x"]', "key 'per-file-ignores' must be a table"),
         ('target-warp-version = "one"', "key 'target-warp-version' must be a version string"),
+        ("target-warp-version = 1.16", "key 'target-warp-version' must be a version string like \"1.16\" (got 1.16)"),
+        # a code or prefix that selects no rule would silently check nothing
+        ('select = ["WCT999"]', "key 'select': 'WCT999' matches no rule; `warp-ct rules` lists them"),
+        ('extend-select = ["WCT07"]', "key 'extend-select': 'WCT07' matches no rule"),
+        ('ignore = ["WCT999"]', "key 'ignore': 'WCT999' matches no rule"),
+        ('per-file-ignores = { "tests/*" = ["WCT999"] }', "key 'per-file-ignores'['tests/*']: 'WCT999' matches no rule"),
+        ("select = []", "key 'select' is empty, so no rule would run (use `ignore` to turn rules off)"),
+        ('select = [""]', "key 'select': '' is not a rule code or prefix"),
+        # a bare string where a list belongs, as ruff refuses it
+        ('select = "WCT003"', "key 'select' must be a list of strings: write [\"WCT003\"], not \"WCT003\""),
+        ('ignore = "WCT003"', "key 'ignore' must be a list of strings: write [\"WCT003\"], not \"WCT003\""),
+        ('exclude = "build"', "key 'exclude' must be a list of strings: write [\"build\"], not \"build\""),
+        ("extend-exclude = [1]", "key 'extend-exclude' must be a list of strings (got [1])"),
+        ('per-file-ignores = { "tests/*" = "WCT003" }', "key 'per-file-ignores'['tests/*'] must be a list of strings"),
         ('fail-level = "loud"', "key 'fail-level' must be one of \"info\", \"warning\", \"error\" (got 'loud')"),
         ("fail_level = 1", "key 'fail_level' must be one of \"info\", \"warning\", \"error\" (got 1)"),
     ],
@@ -37,6 +53,31 @@ def test_bad_config_is_a_clear_error_naming_file_and_key(cli, project, toml, mes
     assert run.err.startswith("warp-ct: error: ") and "pyproject.toml" in run.err and message in run.err, run.err
     assert run.err.count("\n") == 1 and "Traceback" not in run.err
     assert run.out == ""
+
+
+def test_empty_selections_are_accepted_where_they_mean_nothing_extra(cli, project):
+    project.write("pyproject.toml", "[tool.warp-ct]\nignore = []\nextend-select = []\n[tool.warp-ct.per-file-ignores]\n\"x.py\" = []\n")
+    project.write("mod.py", WCT005_SOURCE)
+    assert cli("lint", "mod.py").rc == 1
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--select=", "--select: no rule code given (expected codes or prefixes like WCT003, WCT0 or ALL)"),
+        ("--ignore=", "--ignore: no rule code given"),
+        ("--extend-select= ", "--extend-select: no rule code given"),
+        ("--select=WCT005,", "--select: 'WCT005,' has an empty item between commas"),
+        ("--ignore=WCT003,,WCT005", "--ignore: 'WCT003,,WCT005' has an empty item between commas"),
+        ("--select=WCT999", "--select: 'WCT999' matches no rule; `warp-ct rules` lists them"),
+    ],
+)
+def test_empty_or_unknown_selector_flags_are_usage_errors(cli, project, flag, message):
+    """Like ruff: an empty selector is an error, not a request to select (or ignore) nothing."""
+    project.write("mod.py", WCT005_SOURCE)
+    run = cli("lint", flag, "mod.py")
+    assert run.rc == 2 and run.err.startswith(f"warp-ct: error: {message}"), run.err
+    assert run.err.count("\n") == 1 and run.out == ""
 
 
 def test_config_is_found_from_the_first_path(cli, project):

@@ -350,6 +350,38 @@ async def test_pyproject_change_relints(client: LanguageClient):
     close_doc(client, uri)
 
 
+async def test_broken_pyproject_is_shown_and_the_folder_runs_on_the_defaults(client: LanguageClient):
+    uri = _uri(client, "broken_config_user.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    pyproject = client.workspace / "pyproject.toml"  # type: ignore[attr-defined]
+    changed = types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=from_fs_path(str(pyproject)), type=types.FileChangeType.Changed)])
+    problem = "key 'ignore' must be a list of strings"
+    shown = lambda: [m for m in client.messages if problem in m.message]  # noqa: E731
+    logged = lambda: [m for m in client.log_messages if problem in m.message]  # noqa: E731
+
+    start = mark(client)
+    pyproject.write_text('[tool.warp-ct]\nignore = "WCT005"\n')  # a string: it used to ignore WCT005 quietly
+    client.workspace_did_change_watched_files(changed)
+    (message,) = await wait_for(shown, what="the configuration error shown")
+    assert message.type == types.MessageType.Warning and str(pyproject) in message.message
+    assert "Using the default configuration until it is fixed." in message.message
+    published = await wait_for(
+        lambda: next((p for _t, p in client.published[start:] if p.uri == uri), None),  # type: ignore[attr-defined]
+        what="the re-lint after the pyproject change",
+    )
+    assert _wct005(published.diagnostics)  # the defaults: WCT005 is reported
+
+    # while it stays broken, a rebuild logs the problem again but does not pop it up again
+    logs = len(logged())
+    client.workspace_did_change_watched_files(changed)
+    await wait_for(lambda: len(logged()) > logs, what="the problem logged again")
+    assert len(shown()) == 1
+
+    pyproject.unlink()
+    client.workspace_did_change_watched_files(changed)
+    close_doc(client, uri)
+
+
 async def test_lint_on_change_off(client: LanguageClient):
     uri = _uri(client, "on_save.py")
     assert _wct005(await open_doc(client, uri, TWO_FINDINGS))

@@ -61,8 +61,14 @@ def normalize_path(path: str) -> str:
 class Folders:
     """Workspace folders by root; documents map to the deepest folder containing them."""
 
-    def __init__(self, log: Callable[[str], None]) -> None:
+    def __init__(self, log: Callable[[str], None], show: Callable[[str], None]) -> None:
         self._log = log
+        self._show = show  # shows the user a message (and logs it)
+        # Each folder's configuration problems at its last build (by root, across rebuilds): a
+        # problem is shown when it appears and only logged while it persists, since one save of
+        # a pyproject can rebuild a folder twice (the file watcher and the poller) and a broken
+        # pyproject above the workspace is met by every implicit folder under it.
+        self._problems: dict[Path, set[str]] = {}
         self.roots: list[Path] = []
         self._folders: dict[Path, Folder] = {}
         self._implicit: dict[Path, Folder] = {}
@@ -100,8 +106,13 @@ class Folders:
 
     def _make(self, root: Path, *, in_workspace: bool) -> Folder:
         config, problems = build_config(root, self.settings)
+        known = set().union(*self._problems.values())
         for problem in problems:
-            self._log(problem)
+            if problem in known:
+                self._log(problem)
+            else:
+                self._show(problem)
+        self._problems[root] = set(problems)
         folder = Folder(root=root, config=config, linter=Linter(config), in_workspace=in_workspace)
         folder.snapshot_watched()
         return folder

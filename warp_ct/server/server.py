@@ -12,18 +12,21 @@ import gc
 import itertools
 import logging
 import os
+import sys
 import threading
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
+from cattrs import BaseValidationError, transform_error
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -33,6 +36,7 @@ from warp_ct.analyzer.model import Finding
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.server import code_actions as actions_mod
 from warp_ct.server import hover as hover_mod
+from warp_ct.server import transport
 from warp_ct.server.diagnostics import to_diagnostics
 from warp_ct.server.folders import Folders, normalize_path
 from warp_ct.server.lenses import OPEN_REPORT_COMMAND, MeasuredState
@@ -118,22 +122,19 @@ def _path_for(uri: str) -> str:
 
 class WarpCtProtocol(LanguageServerProtocol):
     """pygls' protocol, plus: UTF-8 positions when the client offers them (else UTF-16), and
-    an error *response* for a request whose params cannot be read (pygls 2.1 only logs it,
-    leaving the client waiting forever)."""
+    requests and notifications whose params cannot be read raise a one-line
+    ``JsonRpcInvalidParams`` (pygls 2.1 logs a traceback for them); ``transport.serve``
+    answers the request with it."""
 
     def structure_message(self, data: dict[str, Any]):  # type: ignore[override]
+        method = data.get("method")
+        if "jsonrpc" not in data or not isinstance(method, str) or "error" in data:
+            return super().structure_message(data)  # a response (typed by the request it answers), or no message
+        generic = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
         try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if isinstance(data, dict) and "id" in data and "method" in data and "error" not in data:
-                cause = exc.__cause__
-                detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-                self._send_response(
-                    data["id"],
-                    None,
-                    types.ResponseError(code=exc.code, message=f"invalid params for {data.get('method')!r}{detail}"),
-                )
-            raise
+            return self._converter.structure(data, self.get_message_type(method) or generic)
+        except Exception as exc:  # noqa: BLE001 - cattrs reports bad params in many ways
+            raise JsonRpcInvalidParams(f"invalid params for {method!r}: {_params_problem(exc)}") from None
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):  # type: ignore[override]
@@ -145,6 +146,13 @@ class WarpCtProtocol(LanguageServerProtocol):
         return (yield from super().lsp_initialize(params))
 
 
+def _params_problem(exc: Exception) -> str:
+    """What is wrong with a message's params, on one line (cattrs says where: ``@ $.params.x``)."""
+    if isinstance(exc, BaseValidationError):
+        return "; ".join(transform_error(exc))
+    return f"{type(exc).__name__}: {exc}"
+
+
 class WarpCtServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("warp-ct", __version__, protocol_cls=WarpCtProtocol,
@@ -154,7 +162,8 @@ class WarpCtServer(LanguageServer):
         self.results: dict[str, Analysis] = {}
         self.encoding = UTF16
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.folders = Folders(log=lambda message: self.log(message, types.MessageType.Warning))
+        # A broken [tool.warp-ct] leaves its folder on the defaults: shown, so the user knows why.
+        self.folders = Folders(log=lambda message: self.log(message, types.MessageType.Warning), show=self.show_warning)
         self.worker: Worker | None = None
         self.measured = MeasuredState()
         self.measure_task: Any = None  # warp_ct.server.measure.MeasureRun while one runs
@@ -163,6 +172,40 @@ class WarpCtServer(LanguageServer):
         self._raw_settings: dict[str, Any] = {}
         # WARP_CT_LSP_TIMINGS=1: one window/logMessage (type Log) per analysis with its timing
         self.trace_timings = os.environ.get("WARP_CT_LSP_TIMINGS", "") not in ("", "0")
+
+    # ------------------------------------------------------------------ transport
+    # pygls' start_io and start_tcp with warp-ct's reader loop (transport.py): input that is
+    # too big, not framed, not JSON or not JSON-RPC gets an error and the server reads on.
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        self._stop_event = threading.Event()  # pygls' shutdown() sets it
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = transport.StdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        try:
+            asyncio.run(transport.serve(reader, self, self._stop_event))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(stream: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await transport.serve(transport.SocketReader(stream), self, stop_event)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except asyncio.CancelledError:
+            pass
 
     # ------------------------------------------------------------------ plumbing
     def call_soon(self, fn: Callable[..., Any], *args: Any) -> bool:
@@ -672,7 +715,7 @@ def main(tcp: str | None = None) -> int:
         try:
             port_number = int(port)
         except ValueError:
-            print(f"warp-ct: error: --tcp expects HOST:PORT, got {tcp!r}", file=__import__("sys").stderr)
+            print(f"warp-ct: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
             return 2
         server.start_tcp(host or "127.0.0.1", port_number)
     else:

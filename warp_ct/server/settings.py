@@ -172,7 +172,7 @@ def build_config(root: Path, settings: Settings) -> tuple[Config, list[str]]:
     try:
         base = load_config(root)
     except ConfigError as exc:
-        problems.append(f"{exc}; using the default configuration")
+        problems.append(f"{exc}. Using the default configuration until it is fixed.")
         base = Config(root=root)
     mapping = settings.analyzer_mapping()
     if not mapping:
