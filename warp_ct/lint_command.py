@@ -120,7 +120,7 @@ def run_lint(args: argparse.Namespace) -> int:
         results, fixes = _lint_stdin(raw, config, opts)
     else:
         for path in opts.paths:
-            if not os.path.exists(path):
+            if _missing(path):
                 raise UsageError(f"{path}: no such file or directory")
         paths = _force_excluded(opts.paths, config) if args.force_exclude else opts.paths
         results = _lint(paths, config, args) if paths else []
@@ -133,7 +133,7 @@ def run_lint(args: argparse.Namespace) -> int:
         count = sum(fix.applied for fix in changed)
         if not args.quiet:
             print(f"Would fix {count} finding{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
-        _print_notes(results, fixes, args)
+        _print_notes(_notes(results, fixes), args)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
 
     fixed = None
@@ -150,8 +150,20 @@ def run_lint(args: argparse.Namespace) -> int:
 
     report = _report(results, fixes, opts, fixed)
     _emit(report, args, opts)
-    _print_notes(results, fixes, args)
+    _print_notes(report.notes, args)
     return EXIT_FINDINGS if _fails(report.findings, args.fail_level or config.fail_level) and not args.exit_zero else EXIT_CLEAN
+
+
+def _missing(path: str) -> bool:
+    """Whether nothing is at ``path``. One that cannot be looked at (a folder above it is
+    unreadable) is not missing: linting it reports why it could not be read."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _fails(findings: list["Finding"], fail_level: str) -> bool:
@@ -192,7 +204,7 @@ def _config(args: argparse.Namespace, opts: Options) -> Config:
             config = load_config(pyproject.parent, pyproject=pyproject)
         else:
             first = Path(opts.stdin_name if opts.stdin and opts.stdin_name != STDIN else opts.paths[0])
-            start = next((p for p in (first, first.parent) if p.exists()), Path.cwd())
+            start = next((p for p in (first, first.parent) if os.path.exists(p)), Path.cwd())
             config = load_config(start)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -422,24 +434,30 @@ def _display(path: str) -> str:
     return path if path == STDIN else relative_path(path)
 
 
+def _notes(results: list["FileResult"], fixes: list[FileFix]) -> list[Note]:
+    notes = {Note(_display(result.path), n) for result in results for n in result.notes}
+    notes.update(Note(_display(fix.path), n) for fix in fixes for n in fix.notes)
+    return sorted(notes, key=lambda n: (n.path, n.message))
+
+
 def _report(results: list["FileResult"], fixes: list[FileFix], opts: Options, fixed: int | None) -> Report:
     findings = []
-    notes = []
     origins = {}
     texts = {}
+    unchecked: dict[str, int] = {}
     for result in results:
         display = _display(result.path)
         origins[display] = result.path
         findings.extend(replace(f, path=_display(f.path)) for f in result.findings)
-        notes.extend(Note(display, n) for n in result.notes)
-    for fix in fixes:
-        notes.extend(Note(_display(fix.path), n) for n in fix.notes)
+        if result.unchecked:
+            unchecked[result.unchecked] = unchecked.get(result.unchecked, 0) + 1
+    notes = _notes(results, fixes)
     if opts.stdin:
         text = opts.stdin_text or ""
         if opts.fix and fixes and fixes[0].changed:
             text = fixes[0].new_text
         texts[opts.stdin_name] = text
-    return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, texts=texts, origins=origins)
+    return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, unchecked=unchecked, texts=texts, origins=origins)
 
 
 def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
@@ -471,15 +489,8 @@ def _without_summary(text: str) -> str:
     return "".join(lines[:-1]) if lines else text
 
 
-def _print_notes(results: list["FileResult"], fixes: list[FileFix], args: argparse.Namespace) -> None:
+def _print_notes(notes: list[Note], args: argparse.Namespace) -> None:
     if args.quiet:
         return
-    seen = set()
-    for result in sorted(results, key=lambda r: _display(r.path)):
-        for note in result.notes:
-            seen.add((_display(result.path), note))
-    for fix in fixes:
-        for note in fix.notes:
-            seen.add((_display(fix.path), note))
-    for path, note in sorted(seen):
-        print(f"{path}: note: {note}", file=sys.stderr)
+    for note in notes:
+        print(f"{note.path}: note: {note.message}", file=sys.stderr)
