@@ -241,7 +241,7 @@ def test_notes_go_to_stderr_as_path_note(cli, project):
     assert run.err == "blob.py: note: not checked: binary file (contains NUL bytes)\n"
     assert run.out == "1 file could not be checked: 1 binary.\n"
     data = json.loads(cli("lint", "--ignore", "WCT900", "--output-format", "json", "blob.py").out)
-    assert data["notes"] == [{"path": "blob.py", "message": "not checked: binary file (contains NUL bytes)"}]
+    assert data["notes"] == [{"path": "blob.py", "message": "not checked: binary file (contains NUL bytes)", "level": "note"}]
 
 
 def test_quiet_drops_summary_and_notes(cli, two_files):

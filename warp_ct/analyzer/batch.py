@@ -89,10 +89,12 @@ def _lint_files(
 
     results: list[FileResult | None] = [None] * len(files)
     paths = [source.path for source in files]  # by index, for workers that read the files again
+    digests = [source.digest for source in files]  # of the bytes read: what the findings are about
     emitted = 0
 
     def deliver(i: int, result: FileResult) -> None:
         nonlocal emitted
+        result.source_digest = digests[i]
         results[i] = result
         if cache is not None and keys[i] is not None:
             cache.put(keys[i], result)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ for the rare question that needs inference (``FileContext.infer``).
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import io
 import os
@@ -87,6 +88,11 @@ class SourceFile:
     problem: str | None = None
     problem_range: Range | None = None  # where the problem is (None: the start of the file)
     unchecked: str | None = None  # the kind of problem: model.UNREADABLE, TOO_LARGE, ...
+    digest: str | None = None  # ``content_digest`` of the bytes read (None: nothing was read)
+
+
+def content_digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
 
 
 def read_source(path: str | os.PathLike[str]) -> SourceFile:
@@ -135,7 +141,7 @@ def decode_source(path: str, raw: bytes) -> SourceFile:
         )  # fmt: skip
     if text.startswith("\ufeff"):
         text = text[1:]
-    return SourceFile(path, text)
+    return SourceFile(path, text, digest=content_digest(raw))
 
 
 def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSError], None] | None = None) -> list[str]:
@@ -227,7 +233,7 @@ class Linter:
         return self.lint_source_file(SourceFile(path, text))
 
     def lint_source_file(self, source: SourceFile) -> FileResult:
-        result = FileResult(source.path)
+        result = FileResult(source.path, source_digest=source.digest)
         if source.text is None:
             assert source.problem is not None and source.unchecked is not None
             where = source.problem_range or Range.from_coords(0, 0, 0, 0)

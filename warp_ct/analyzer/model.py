@@ -226,3 +226,5 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unchecked: str | None = None  # why no rule could check the file (UNREADABLE, ...), else None
+    # sha256 of the bytes the findings were computed from: --fix writes only over those bytes
+    source_digest: str | None = None

@@ -14,13 +14,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Note:
-    """Something the user should know that is not a finding (a budget hit, a fix not written)."""
+    """Something the user should know that is not a finding (a budget hit, a fix not
+    written). ``level``: "note", or "error" for a fix that was due and could not be written."""
 
     path: str
     message: str
+    level: str = "note"
 
     def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
+        return {"path": self.path, "message": self.message, "level": self.level}
 
 
 @dataclass
