@@ -171,6 +171,8 @@ def test_an_unreadable_folder_is_a_finding_walked_or_named(project):
         assert _summary(walked) == "Found 1 finding; 1 folder could not be read."
         named = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", "locked"], project.root)
         assert (named.rc, named.out, named.err) == (1, walked.out, "")  # not an internal error
+        both = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", ".", "./locked"], project.root)
+        assert both.out == walked.out  # reported once
         inside = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", "locked/inner.py"], project.root)
         assert inside.rc == 1 and inside.err == ""
         assert inside.out.startswith("locked/inner.py:1:1: WCT900 could not read file: permission denied\n")

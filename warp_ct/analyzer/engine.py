@@ -155,7 +155,7 @@ def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSEr
 
     def walk_error(exc: OSError) -> None:
         if on_error is not None:
-            on_error(str(exc.filename), exc)
+            on_error(str(Path(exc.filename)), exc)
 
     for given in paths:
         p = Path(given)
@@ -175,9 +175,9 @@ def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSEr
 def read_sources(paths: Iterable[str], config: Config) -> list[SourceFile]:
     """``read_source`` of each file ``discover`` finds, and one source saying why for each
     folder that could not be listed; in path order."""
-    unlisted: list[SourceFile] = []
-    found = discover(paths, config, on_error=lambda path, exc: unlisted.append(unreadable_source(path, exc, folder=True)))
-    return sorted([read_source(p) for p in found] + unlisted, key=lambda source: source.path)
+    unlisted: dict[str, SourceFile] = {}  # a folder named and walked into is reported once
+    found = discover(paths, config, on_error=lambda path, exc: unlisted.setdefault(path, unreadable_source(path, exc, folder=True)))
+    return sorted([read_source(p) for p in found] + list(unlisted.values()), key=lambda source: source.path)
 
 
 class Linter:
