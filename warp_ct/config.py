@@ -183,14 +183,15 @@ _TOOL_TABLE_RE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?warp-ct[\"']?\s*[\].]",
 
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a [tool.warp-ct] table,
-    else the nearest pyproject.toml at all (for the target Warp version)."""
+    else the nearest pyproject.toml at all (for the target Warp version). Folders that cannot
+    be searched are passed over (``os.path`` answers False where ``Path`` would raise)."""
     start = start.resolve()
-    if start.is_file():
+    if os.path.isfile(start):
         start = start.parent
     nearest = None
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
+        if os.path.isfile(candidate):
             if nearest is None:
                 nearest = candidate
             try:
@@ -206,7 +207,7 @@ def load_config(start: Path | None = None, pyproject: Path | None = None) -> Con
     start = start or Path.cwd()
     path = pyproject or find_pyproject(start)
     if path is None:
-        root = start.resolve() if start.is_dir() else start.resolve().parent
+        root = start.resolve() if os.path.isdir(start) else start.resolve().parent
         return Config(root=root, target_warp_version=_installed_warp_version())
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

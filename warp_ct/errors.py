@@ -13,3 +13,9 @@ EXIT_ERROR = 2
 
 class UsageError(Exception):
     """A problem with how warp-ct was invoked; the message is shown as is (exit 2)."""
+
+
+def os_error_reason(exc: OSError) -> str:
+    """What went wrong, as the end of a sentence: "permission denied", "no such file or directory"."""
+    text = exc.strerror or str(exc)
+    return text[:1].lower() + text[1:]

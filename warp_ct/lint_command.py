@@ -1,8 +1,9 @@
 """``warp-ct lint`` and ``warp-ct fix``: the CI / pre-commit / terminal entry point.
 
 Exit codes: 0 no finding at or above the fail level (``--fail-level`` / ``fail-level``,
-default ``warning``: info findings are shown but do not fail), 1 one or more (or, with
-``--diff``, changes a fix would make), 2 usage, configuration or internal error.
+default ``warning``: info findings are shown but do not fail), 1 one or more, or a fix
+that could not be written (or, with ``--diff``, changes a fix would make), 2 usage,
+configuration or internal error.
 Never imports pygls, lsprotocol or warp.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from warp_ct.config import FAIL_LEVELS, Config, ConfigError, load_config, parse_selectors
-from warp_ct.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError
+from warp_ct.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError, os_error_reason
 from warp_ct.output import DEFAULT_FORMAT, FORMAT_ENV, FORMATS, Note, Report, relative_path, renderer, use_color
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ STDIN = "-"
 CACHE_DIR_ENV = "WARP_CT_CACHE_DIR"
 DEFAULT_CACHE_DIR = ".warp_ct_cache"
 MAX_FIX_ROUNDS = 10  # a fix may expose another: re-lint and fix again, up to this many times
+CHANGED_NOTE = "not fixed: the file changed after warp-ct read it; run warp-ct again"
+READ_ONLY_ERROR = "fix not written: permission denied (the file is read-only)"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="check files for Warp compile-time antipatterns",
         description="Check Python files for NVIDIA Warp compile-time antipatterns. "
         "Exit status: 0 when no finding is at or above the fail level (default: warning, "
-        "so info findings alone pass), 1 when one is, 2 on a usage, configuration or internal error.",
+        "so info findings alone pass), 1 when one is or a fix could not be written, 2 on a usage, "
+        "configuration or internal error.",
     )
     add_arguments(lint)
     lint.set_defaults(handler=run_lint, fix_command=False)
@@ -120,7 +124,7 @@ def run_lint(args: argparse.Namespace) -> int:
         results, fixes = _lint_stdin(raw, config, opts)
     else:
         for path in opts.paths:
-            if not os.path.exists(path):
+            if _missing(path):
                 raise UsageError(f"{path}: no such file or directory")
         paths = _force_excluded(opts.paths, config) if args.force_exclude else opts.paths
         results = _lint(paths, config, args) if paths else []
@@ -133,25 +137,39 @@ def run_lint(args: argparse.Namespace) -> int:
         count = sum(fix.applied for fix in changed)
         if not args.quiet:
             print(f"Would fix {count} finding{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
-        _print_notes(results, fixes, args)
+        _print_notes(_notes(results, fixes), args)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
 
     fixed = None
     if opts.fix:
-        fixed = sum(fix.applied for fix in fixes if fix.changed)
         if opts.stdin:
             fix = fixes[0]
+            fixed = fix.applied if fix.changed else 0
             _write_stdout_source(fix.new_text if fix.changed else fix.original_text, fix.encoding)
             results = [fix.remaining_result] if fix.changed else results
         else:
             written = [fix for fix in fixes if fix.changed and fix.write()]
-            if written:  # re-lint from disk so the remaining findings are exact
+            fixed = sum(fix.applied for fix in written)
+            if written or any(fix.outdated for fix in fixes):  # re-lint from disk: the findings shown are of what is there
                 results = _lint(_force_excluded(opts.paths, config) if args.force_exclude else opts.paths, config, args)
 
     report = _report(results, fixes, opts, fixed)
     _emit(report, args, opts)
-    _print_notes(results, fixes, args)
-    return EXIT_FINDINGS if _fails(report.findings, args.fail_level or config.fail_level) and not args.exit_zero else EXIT_CLEAN
+    _print_notes(report.notes, args)
+    failed = _fails(report.findings, args.fail_level or config.fail_level) or any(fix.errors for fix in fixes)
+    return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_CLEAN
+
+
+def _missing(path: str) -> bool:
+    """Whether nothing is at ``path``. One that cannot be looked at (a folder above it is
+    unreadable) is not missing: linting it reports why it could not be read."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _fails(findings: list["Finding"], fail_level: str) -> bool:
@@ -192,7 +210,7 @@ def _config(args: argparse.Namespace, opts: Options) -> Config:
             config = load_config(pyproject.parent, pyproject=pyproject)
         else:
             first = Path(opts.stdin_name if opts.stdin and opts.stdin_name != STDIN else opts.paths[0])
-            start = next((p for p in (first, first.parent) if p.exists()), Path.cwd())
+            start = next((p for p in (first, first.parent) if os.path.exists(p)), Path.cwd())
             config = load_config(start)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -253,6 +271,8 @@ class FileFix:
     applied: int = 0
     remaining_result: "FileResult | None" = None
     notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # a fix that was due could not be written: the run fails
+    outdated: bool = False  # the file on disk is no longer what was analysed: left alone
 
     @property
     def changed(self) -> bool:
@@ -268,8 +288,10 @@ class FileFix:
     def write(self) -> bool:
         """Write the fixed text atomically (temp file + rename, same directory, same mode).
 
-        Refuses when the file changed since it was read, or the result would not parse.
+        Refuses when the result would not parse, when the file's bytes are no longer the
+        ones the fixes were computed on, or when the user may not write the file.
         """
+        from warp_ct.analyzer.engine import content_digest
         from warp_ct.analyzer.fixes import parses
 
         if not parses(self.new_text):
@@ -280,13 +302,17 @@ class FileFix:
             return False
         target = os.path.realpath(self.path)
         try:
+            if not _writable(target):
+                self.errors.append(READ_ONLY_ERROR)
+                return False
             with open(target, "rb") as handle:
-                if handle.read() != self.original_bytes:
-                    self.notes.append("fix not written: the file changed while warp-ct ran")
+                if content_digest(handle.read()) != content_digest(self.original_bytes):
+                    self.notes.append(CHANGED_NOTE)
+                    self.outdated = True
                     return False
             write_atomic(target, data)
         except OSError as exc:
-            self.notes.append(f"fix not written: {exc.strerror or exc}")
+            self.errors.append(f"fix not written: {os_error_reason(exc)}")
             return False
         return True
 
@@ -322,6 +348,10 @@ class FixSession:
         return any(fix.is_safe or self.unsafe for f in findings for fix in f.fixes)
 
     def run(self, results: list["FileResult"]) -> list[FileFix]:
+        """Fix each file in memory, from the very bytes its findings were computed on; a file
+        whose bytes changed since is left alone, with a note."""
+        from warp_ct.analyzer.engine import content_digest
+
         out = []
         for result in results:
             if not self.eligible(result.findings):
@@ -329,7 +359,12 @@ class FixSession:
             try:
                 with open(result.path, "rb") as handle:
                     raw = handle.read()
-            except OSError:
+            except OSError as exc:
+                note = f"not fixed: could not read the file again: {os_error_reason(exc)}"
+                out.append(FileFix(result.path, b"", "", "utf-8", "", notes=[note], outdated=True))
+                continue
+            if result.source_digest is None or content_digest(raw) != result.source_digest:
+                out.append(FileFix(result.path, raw, "", "utf-8", "", notes=[CHANGED_NOTE], outdated=True))
                 continue
             out.append(self.fix_one(result, raw))
         return out
@@ -378,18 +413,26 @@ def _lines_keepends(text: str) -> list[str]:
     return _LINE_RE.findall(text)
 
 
+def _writable(path: str) -> bool:
+    """Whether the user may write the file: its mode has a write bit (read-only files stay
+    read-only, even for root, whom ``os.access`` lets write anything) and ``os.access`` agrees."""
+    mode = os.stat(path).st_mode
+    return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(path, os.W_OK)
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically: a temp file in the same directory, flushed,
-    given the original file's permission bits, then ``os.replace``."""
+    given the original file's owner (where allowed) and permission bits, then ``os.replace``."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+    original = os.stat(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".warp-ct.tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        _keep_owner(tmp, original)
+        os.chmod(tmp, stat.S_IMODE(original.st_mode))
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -397,6 +440,17 @@ def write_atomic(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _keep_owner(tmp: str, original: os.stat_result) -> None:
+    """Give the new file the original's owner: root fixing a user's file must not take it."""
+    created = os.stat(tmp)
+    if (created.st_uid, created.st_gid) == (original.st_uid, original.st_gid) or not hasattr(os, "chown"):
+        return
+    try:
+        os.chown(tmp, original.st_uid, original.st_gid)
+    except OSError:
+        pass  # only root may give a file away; otherwise it is now the file of whoever fixed it
 
 
 def _write_stdout_source(text: str, encoding: str) -> None:
@@ -418,24 +472,31 @@ def _display(path: str) -> str:
     return path if path == STDIN else relative_path(path)
 
 
+def _notes(results: list["FileResult"], fixes: list[FileFix]) -> list[Note]:
+    notes = {Note(_display(result.path), n) for result in results for n in result.notes}
+    notes.update(Note(_display(fix.path), n) for fix in fixes for n in fix.notes)
+    notes.update(Note(_display(fix.path), n, level="error") for fix in fixes for n in fix.errors)
+    return sorted(notes, key=lambda n: (n.path, n.message))
+
+
 def _report(results: list["FileResult"], fixes: list[FileFix], opts: Options, fixed: int | None) -> Report:
     findings = []
-    notes = []
     origins = {}
     texts = {}
+    unchecked: dict[str, int] = {}
     for result in results:
         display = _display(result.path)
         origins[display] = result.path
         findings.extend(replace(f, path=_display(f.path)) for f in result.findings)
-        notes.extend(Note(display, n) for n in result.notes)
-    for fix in fixes:
-        notes.extend(Note(_display(fix.path), n) for n in fix.notes)
+        if result.unchecked:
+            unchecked[result.unchecked] = unchecked.get(result.unchecked, 0) + 1
+    notes = _notes(results, fixes)
     if opts.stdin:
         text = opts.stdin_text or ""
         if opts.fix and fixes and fixes[0].changed:
             text = fixes[0].new_text
         texts[opts.stdin_name] = text
-    return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, texts=texts, origins=origins)
+    return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, unchecked=unchecked, texts=texts, origins=origins)
 
 
 def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
@@ -467,15 +528,8 @@ def _without_summary(text: str) -> str:
     return "".join(lines[:-1]) if lines else text
 
 
-def _print_notes(results: list["FileResult"], fixes: list[FileFix], args: argparse.Namespace) -> None:
-    if args.quiet:
-        return
-    seen = set()
-    for result in sorted(results, key=lambda r: _display(r.path)):
-        for note in result.notes:
-            seen.add((_display(result.path), note))
-    for fix in fixes:
-        for note in fix.notes:
-            seen.add((_display(fix.path), note))
-    for path, note in sorted(seen):
-        print(f"{path}: note: {note}", file=sys.stderr)
+def _print_notes(notes: list[Note], args: argparse.Namespace) -> None:
+    """``path: note: message`` (``path: error: ...`` for a fix that could not be written)."""
+    for note in notes:  # -q keeps the errors
+        if note.level == "error" or not args.quiet:
+            print(f"{note.path}: {note.level}: {note.message}", file=sys.stderr)

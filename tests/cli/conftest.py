@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -88,11 +89,39 @@ def cli(capsys, monkeypatch):
     return run
 
 
-def run_subprocess(args: list[str], cwd: Path, *, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Run:
+def run_subprocess(
+    args: list[str], cwd: Path, *, stdin: bytes | None = None, env: dict[str, str] | None = None, prefix: tuple[str, ...] = ()
+) -> Run:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     full_env.pop("WARP_CT_OUTPUT_FORMAT", None)
     full_env.update(env or {})
     proc = subprocess.run(
-        [sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, env=full_env, timeout=120
+        [*prefix, sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, env=full_env, timeout=120
     )
     return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+
+# Root reads and lists anything whatever the mode: these capabilities are what lets it.
+_ROOT_POWERS = "-dac_override,-dac_read_search"
+
+
+def run_where_permissions_apply(args: list[str], cwd: Path) -> Run:
+    """``python -m warp_ct ...`` in a subprocess that file modes bind: as is for a user; for
+    root, under ``setpriv`` without the capabilities that let root ignore modes (skipped
+    where that cannot be done)."""
+    if os.geteuid() != 0:
+        return run_subprocess(args, cwd)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root, which reads any file, and setpriv (util-linux) is not there to drop that")
+    prefix = (setpriv, f"--inh-caps={_ROOT_POWERS}", f"--bounding-set={_ROOT_POWERS}")
+    canary = cwd / ".canary"
+    canary.write_text("x")
+    canary.chmod(0)
+    try:
+        check = subprocess.run([*prefix, sys.executable, "-c", f"open({str(canary)!r})"], capture_output=True, timeout=60)
+    finally:
+        canary.unlink()
+    if check.returncode == 0 or b"PermissionError" not in check.stderr:
+        pytest.skip("running as root, and setpriv could not drop root's power to read any file here")
+    return run_subprocess(args, cwd, prefix=prefix)

@@ -1,9 +1,12 @@
 """Bad input never crashes: syntax errors, undecodable, binary, empty and huge files, and a
-rule that raises."""
+rule that raises. Nothing passes unread: a file or folder that cannot be read, decoded or
+parsed, or is skipped for its size or for being binary, is a WCT900 finding and is counted
+in the summary line, never "All checks passed!"."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -14,7 +17,7 @@ from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
 
-from .conftest import WCT005_SOURCE
+from .conftest import WCT005_SOURCE, run_where_permissions_apply
 
 
 def _findings(run):
@@ -79,8 +82,12 @@ def test_binary_and_empty_files(cli, project):
     project.write("good.py", WCT005_SOURCE)
     run = cli("lint", ".")
     assert run.rc == 1
-    assert run.out.startswith("good.py:3:12: WCT005")
-    assert run.err == "blob.py: note: skipped: binary file (contains NUL bytes)\n"
+    assert run.out.splitlines()[0] == "blob.py:1:1: WCT900 not checked: binary file (contains NUL bytes)"
+    assert run.out.splitlines()[1].startswith("good.py:3:12: WCT005")
+    assert run.out.splitlines()[-1] == "Found 2 findings (1 fixable with --fix); 1 file could not be checked: 1 binary."
+    assert run.err == ""
+    assert cli("lint", "blob.py").rc == 1
+    assert cli("lint", "--exit-zero", "blob.py").rc == 0
     assert cli("lint", "empty.py").rc == 0
 
 
@@ -130,3 +137,145 @@ def test_directory_order_is_deterministic(cli, project):
         project.write(name, WCT005_SOURCE)
     run = cli("lint", "--output-format", "json", ".")
     assert [f[0] for f in _findings(run)] == sorted(["z.py", "a/b.py", "a/a.py", "B.py", "m/n/o.py"])
+
+
+# ---------------------------------------------------------------------- nothing passes unread
+def _summary(run):
+    return run.out.splitlines()[-1]
+
+
+def test_an_unreadable_file_is_a_finding_that_fails_the_run(project):
+    project.write("good.py", "x = 1\n")
+    secret = project.write("secret.py", WCT005_SOURCE)
+    secret.chmod(0)
+    try:
+        for args in (["secret.py"], ["."]):
+            run = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", *args], project.root)
+            assert run.rc == 1, run.err
+            assert run.out.splitlines()[0] == "secret.py:1:1: WCT900 could not read file: permission denied"
+            assert _summary(run) == "Found 1 finding; 1 file could not be checked: 1 unreadable."
+            assert "All checks passed" not in run.out and run.err == ""
+    finally:
+        secret.chmod(0o644)
+
+
+def test_an_unreadable_folder_is_a_finding_walked_or_named(project):
+    project.write("good.py", "x = 1\n")
+    project.write("locked/inner.py", WCT005_SOURCE)
+    locked = project.root / "locked"
+    locked.chmod(0)
+    try:
+        walked = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", "."], project.root)
+        assert walked.rc == 1, walked.err
+        assert walked.out.splitlines()[0] == "locked:1:1: WCT900 could not read folder: permission denied"
+        assert _summary(walked) == "Found 1 finding; 1 folder could not be read."
+        named = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", "locked"], project.root)
+        assert (named.rc, named.out, named.err) == (1, walked.out, "")  # not an internal error
+        both = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", ".", "./locked"], project.root)
+        assert both.out == walked.out  # reported once
+        inside = run_where_permissions_apply(["-m", "warp_ct", "lint", "--no-cache", "locked/inner.py"], project.root)
+        assert inside.rc == 1 and inside.err == ""
+        assert inside.out.startswith("locked/inner.py:1:1: WCT900 could not read file: permission denied\n")
+    finally:
+        locked.chmod(0o755)
+
+
+# The same code paths with failures that hold for root too.
+def test_a_broken_link_is_an_unreadable_file_walked_or_named(cli, project):
+    project.write("good.py", "x = 1\n")
+    os.symlink("nowhere.py", project.root / "gone.py")
+    for args in (["."], ["gone.py"]):
+        run = cli("lint", *args)
+        assert run.rc == 1
+        assert run.out.splitlines()[0] == (
+            "gone.py:1:1: WCT900 could not read file: no such file or directory (a broken symbolic link)"
+        )
+        assert _summary(run) == "Found 1 finding; 1 file could not be checked: 1 unreadable."
+    assert cli("lint", "--exit-zero", ".").rc == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_fifo_is_not_read_it_is_reported(cli, project):
+    os.mkfifo(project.root / "pipe.py")  # opening it for reading would wait for a writer
+    for args in (["."], ["pipe.py"]):
+        run = cli("lint", *args)
+        assert run.rc == 1
+        assert run.out.splitlines()[0] == "pipe.py:1:1: WCT900 could not read file: not a regular file"
+
+
+def test_a_folder_that_cannot_be_listed_while_walking_is_reported(cli, project, monkeypatch):
+    # The walk lists a folder, then cannot list what is inside it: here it is removed in
+    # between (the same os.walk error as a folder without read permission).
+    import shutil
+
+    from warp_ct.config import Config
+
+    project.write("good.py", "x = 1\n")
+    project.write("sub/a.py", WCT005_SOURCE)
+    is_excluded = Config.is_excluded
+
+    def removing_sub(self, path):
+        if path.name == "sub":
+            shutil.rmtree(path)
+        return is_excluded(self, path)
+
+    monkeypatch.setattr(Config, "is_excluded", removing_sub)
+    run = cli("lint", "--no-cache", ".")
+    assert run.rc == 1
+    assert run.out == (
+        "sub:1:1: WCT900 could not read folder: no such file or directory\n"
+        "Found 1 finding; 1 folder could not be read.\n"
+    )
+
+
+def test_the_summary_counts_each_reason(cli, project, monkeypatch):
+    from warp_ct.analyzer import engine
+
+    monkeypatch.setattr(engine, "MAX_FILE_BYTES", 1000)
+    project.write("big.py", "x = 1\n" * 200)
+    project.write("blob.py", b"\x00")
+    project.write("broken.py", BROKEN)
+    project.write("latin.py", b"import warp as wp\nname = 'caf\xe9'\n")
+    os.symlink("nowhere.py", project.root / "gone.py")
+    run = cli("lint", "--no-cache", ".")
+    assert run.rc == 1
+    messages = [line.split(": WCT900 ")[1] for line in run.out.splitlines()[:-1]]
+    assert messages[0].startswith("not checked: larger than ")
+    assert messages[1:] == [
+        "not checked: binary file (contains NUL bytes)",
+        "could not parse: invalid syntax",
+        "could not read file: no such file or directory (a broken symbolic link)",
+        "could not decode as utf-8: invalid byte at offset 29",
+    ]
+    assert _summary(run) == (
+        "Found 5 findings; 5 files could not be checked: "
+        "1 unreadable, 1 undecodable, 1 syntax error, 1 too large, 1 binary."
+    )
+    # Turned off, WCT900 gives notes and passes, but the summary still says what was not checked.
+    quiet = cli("lint", "--no-cache", "--ignore", "WCT900", ".")
+    assert quiet.rc == 0 and quiet.out.splitlines() == [
+        "5 files could not be checked: 1 unreadable, 1 undecodable, 1 syntax error, 1 too large, 1 binary."
+    ]
+    stats = cli("lint", "--no-cache", "--ignore", "WCT900", "--statistics", ".")
+    assert stats.out == quiet.out
+
+
+def test_machine_formats_carry_the_findings(cli, project):
+    os.symlink("nowhere.py", project.root / "gone.py")
+    project.write("blob.py", b"\x00")
+    data = json.loads(cli("lint", "--output-format", "json", ".").out)
+    assert [(f["path"], f["code"], f["severity"]) for f in data["findings"]] == [
+        ("blob.py", "WCT900", "error"), ("gone.py", "WCT900", "error"),
+    ]
+    sarif = json.loads(cli("lint", "--output-format", "sarif", ".").out)
+    results = sarif["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == [
+        ("WCT900", "error", "blob.py"), ("WCT900", "error", "gone.py"),
+    ]
+    github = cli("lint", "--output-format", "github", ".")
+    assert github.rc == 1 and github.out.splitlines() == [
+        "::error file=blob.py,line=1,col=1,endLine=1,endColumn=1,title=WCT900 (could-not-parse)::"
+        "not checked: binary file (contains NUL bytes)",
+        "::error file=gone.py,line=1,col=1,endLine=1,endColumn=1,title=WCT900 (could-not-parse)::"
+        "could not read file: no such file or directory (a broken symbolic link)",
+    ]

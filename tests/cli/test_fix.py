@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -73,8 +74,8 @@ def test_failed_write_leaves_the_file_and_no_temp(cli, project, monkeypatch):
     monkeypatch.setattr(lint_command.os, "replace", fail)
     run = cli("lint", "--fix", "--no-cache", "bad.py")
     assert target.read_text() == WCT005_SOURCE
-    assert "bad.py: note: fix not written: No space left on device" in run.err
-    assert run.rc == 1
+    assert "bad.py: error: fix not written: no space left on device" in run.err
+    assert run.rc == 1 and "Fixed" not in run.out
     assert sorted(os.listdir(project.root)) == ["bad.py"]
 
 
@@ -208,10 +209,107 @@ def test_fix_with_nothing_fixable_reports_like_lint(cli, project, unsafe_rule):
 
 
 def test_fix_with_machine_format_keeps_stdout_clean(cli, project):
-    import json
-
     target = project.write("bad.py", WCT005_SOURCE)
     run = cli("lint", "--fix", "--output-format", "json", "bad.py")
     assert json.loads(run.out)["summary"] == {"findings": 0, "fixable": 0, "fixed": 1}
     assert run.err == "Fixed 1 finding (0 remaining).\n"
     assert target.read_text() == FIXED_WCT005_SOURCE
+
+
+# ---------------------------------------------------------------------- fixes never lose data
+# A user saves the file while warp-ct runs: a line above the finding pushes it down, so fixes
+# computed on the first read would land in the wrong line (still valid Python: the meaning
+# changes, ``x_166945 = module="unique", 166945 * 2 + 1``).
+EDITED_WCT005_SOURCE = WCT005_SOURCE.replace("\n\n", "\n\nx_166945 = 166945 * 2 + 1\n\n", 1).encode()
+CHANGED_NOTE = "bad.py: note: not fixed: the file changed after warp-ct read it; run warp-ct again\n"
+
+
+def test_fix_leaves_a_file_edited_after_it_was_analysed(cli, project, monkeypatch):
+    target = project.write("bad.py", WCT005_SOURCE)
+    other = project.write("other.py", WCT005_SOURCE)
+    real_lint = lint_command._lint
+    runs = []
+
+    def lint_then_user_saves(*args, **kwargs):
+        results = real_lint(*args, **kwargs)
+        if not runs:  # the analysis is done; the fixes are not yet computed
+            target.write_bytes(EDITED_WCT005_SOURCE)
+        runs.append(args)
+        return results
+
+    monkeypatch.setattr(lint_command, "_lint", lint_then_user_saves)
+    run = cli("lint", "--fix", "--no-cache", ".")
+    assert target.read_bytes() == EDITED_WCT005_SOURCE  # exactly as the user left it
+    assert other.read_text() == FIXED_WCT005_SOURCE
+    assert run.err == CHANGED_NOTE
+    assert run.out.splitlines() == [  # the edited file, linted again from disk
+        'bad.py:5:12: WCT005 [*] `module_options=` needs `module="unique"`: Warp raises ValueError at import without it',
+        "Fixed 1 finding (1 remaining).",
+    ]
+    assert run.rc == 1
+
+
+def test_fix_leaves_a_file_edited_after_its_fixes_were_computed(cli, project, monkeypatch):
+    target = project.write("bad.py", WCT005_SOURCE)
+    real_fix_one = lint_command.FixSession.fix_one
+
+    def fix_then_user_saves(self, result, raw):
+        fix = real_fix_one(self, result, raw)
+        target.write_bytes(EDITED_WCT005_SOURCE)  # before the fixed text is written
+        return fix
+
+    monkeypatch.setattr(lint_command.FixSession, "fix_one", fix_then_user_saves)
+    run = cli("lint", "--fix", "--no-cache", "bad.py")
+    assert target.read_bytes() == EDITED_WCT005_SOURCE
+    assert run.err == CHANGED_NOTE
+    assert run.out.splitlines()[0].startswith("bad.py:5:12: WCT005")  # where it is now
+    assert "Fixed" not in run.out and run.rc == 1
+    assert sorted(os.listdir(project.root)) == ["bad.py"]
+
+
+def test_diff_shows_nothing_for_a_file_edited_after_it_was_analysed(cli, project, monkeypatch):
+    target = project.write("bad.py", WCT005_SOURCE)
+    real_lint = lint_command._lint
+
+    def lint_then_user_saves(*args, **kwargs):
+        results = real_lint(*args, **kwargs)
+        target.write_bytes(EDITED_WCT005_SOURCE)
+        return results
+
+    monkeypatch.setattr(lint_command, "_lint", lint_then_user_saves)
+    run = cli("lint", "--diff", "--no-cache", "bad.py")
+    assert (run.rc, run.out) == (0, "")
+    assert run.err == "No fixes available.\n" + CHANGED_NOTE
+
+
+def test_fix_never_replaces_a_read_only_file(cli, project):
+    # The mode is checked, not only os.access: root may write anything, but a read-only
+    # file stays read-only (ruff: "permission denied").
+    read_only = project.write("ro.py", WCT005_SOURCE)
+    read_only.chmod(0o444)
+    writable = project.write("rw.py", WCT005_SOURCE)
+    error = "ro.py: error: fix not written: permission denied (the file is read-only)\n"
+    run = cli("lint", "--fix", ".")
+    assert read_only.read_text() == WCT005_SOURCE and stat.S_IMODE(read_only.stat().st_mode) == 0o444
+    assert writable.read_text() == FIXED_WCT005_SOURCE
+    assert run.err == error
+    assert run.out.splitlines()[-1] == "Fixed 1 finding (1 remaining)."
+    assert run.rc == 1
+    # The error is never quiet, and fails the run even when what remains would not.
+    project.write("pyproject.toml", '[tool.warp-ct]\nseverity = { WCT005 = "info" }\n')
+    run = cli("lint", "--fix", "-q", "ro.py")
+    assert (run.rc, run.err) == (1, error)
+    assert cli("lint", "--fix", "--exit-zero", "ro.py").rc == 0
+    data = json.loads(cli("lint", "--fix", "--output-format", "json", "ro.py").out)
+    assert data["summary"]["fixed"] == 0
+    assert data["notes"] == [{"path": "ro.py", "message": error[len("ro.py: error: "):-1], "level": "error"}]
+    assert read_only.read_text() == WCT005_SOURCE
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another user")
+def test_fix_as_root_keeps_the_owner(cli, project):
+    target = project.write("bad.py", WCT005_SOURCE)
+    os.chown(target, 65534, 65534)
+    assert cli("lint", "--fix", "bad.py").rc == 0
+    assert target.read_text() == FIXED_WCT005_SOURCE
+    assert (target.stat().st_uid, target.stat().st_gid) == (65534, 65534)

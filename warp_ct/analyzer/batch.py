@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
-from warp_ct.analyzer.engine import Linter, SourceFile, discover, read_source
+from warp_ct.analyzer.engine import Linter, SourceFile, read_sources
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
@@ -56,7 +56,7 @@ def run_lint(
     last_stats = stats
     linter = Linter(config)
     with package_layout_fixed():  # a batch's folders do not change under it
-        files = [read_source(p) for p in discover(list(paths), config)]
+        files = read_sources(list(paths), config)
         linter.add_to_project(files)
         linter.project.freeze()  # the file set of a batch is final
         stats.files = len(files)
@@ -89,10 +89,12 @@ def _lint_files(
 
     results: list[FileResult | None] = [None] * len(files)
     paths = [source.path for source in files]  # by index, for workers that read the files again
+    digests = [source.digest for source in files]  # of the bytes read: what the findings are about
     emitted = 0
 
     def deliver(i: int, result: FileResult) -> None:
         nonlocal emitted
+        result.source_digest = digests[i]
         results[i] = result
         if cache is not None and keys[i] is not None:
             cache.put(keys[i], result)  # type: ignore[arg-type]

@@ -189,6 +189,7 @@ class ResultCache:
                 path,
                 findings=[Finding.from_dict(f) for f in data["findings"]],
                 notes=[str(n) for n in data.get("notes", [])],
+                unchecked=data.get("unchecked"),
             )
         except FileNotFoundError:
             self.misses += 1
@@ -204,7 +205,8 @@ class ResultCache:
         if not self.enabled or not is_cacheable(result):
             return
         payload = json.dumps(
-            {"path": result.path, "findings": [f.to_dict() for f in result.findings], "notes": list(result.notes)},
+            {"path": result.path, "findings": [f.to_dict() for f in result.findings], "notes": list(result.notes),
+             "unchecked": result.unchecked},  # fmt: skip
             separators=(",", ":"),
         ).encode("utf-8")
         target = self._entry(key)

@@ -10,9 +10,11 @@ for the rare question that needs inference (``FileContext.infer``).
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import io
 import os
+import stat
 import tokenize
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -26,13 +28,16 @@ from warp_ct.analyzer.facts import parse_source
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
-from warp_ct.analyzer.model import FileResult, Finding, Range, Severity
+from warp_ct.analyzer.model import (
+    BINARY, SYNTAX_ERROR, TOO_LARGE, UNDECODABLE, UNREADABLE, UNREADABLE_FOLDER, FileResult, Finding, Range, Severity,
+)
 from warp_ct.analyzer.noqa import NoqaMap, parse_noqa
 from warp_ct.analyzer.project import FileSummary, Project, module_name_for
 from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
+from warp_ct.errors import os_error_reason
 
 # Meta findings: problems with the input itself, not Warp antipatterns (ruff's E999 role).
 PARSE_ERROR = "WCT900"
@@ -79,57 +84,85 @@ def clear_inference_caches() -> None:
 @dataclass
 class SourceFile:
     path: str
-    text: str | None  # None when unreadable; ``problem`` says why
+    text: str | None  # None when it could not be read or decoded; ``problem`` says why
     problem: str | None = None
-    problem_range: Range | None = None
+    problem_range: Range | None = None  # where the problem is (None: the start of the file)
+    unchecked: str | None = None  # the kind of problem: model.UNREADABLE, TOO_LARGE, ...
+    digest: str | None = None  # ``content_digest`` of the bytes read (None: nothing was read)
+
+
+def content_digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
 
 
 def read_source(path: str | os.PathLike[str]) -> SourceFile:
     """Read a Python file honouring its PEP 263 encoding; never raises."""
     path = str(path)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (regular files ignore it).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
-        return SourceFile(path, None, f"could not read file: {exc.strerror or exc}")
+        return unreadable_source(path, exc)
+    with open(fd, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return SourceFile(path, None, "could not read file: not a regular file", unchecked=UNREADABLE)
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            return unreadable_source(path, exc)
     return decode_source(path, raw)
+
+
+def unreadable_source(path: str, exc: OSError, *, folder: bool = False) -> SourceFile:
+    """A file (or a folder) that could not be read, saying why."""
+    reason = os_error_reason(exc)
+    if isinstance(exc, FileNotFoundError) and os.path.islink(path):
+        reason += " (a broken symbolic link)"
+    if folder:
+        return SourceFile(path, None, f"could not read folder: {reason}", unchecked=UNREADABLE_FOLDER)
+    return SourceFile(path, None, f"could not read file: {reason}", unchecked=UNREADABLE)
 
 
 def decode_source(path: str, raw: bytes) -> SourceFile:
     if len(raw) > MAX_FILE_BYTES:
-        return SourceFile(path, None, f"skipped: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        return SourceFile(path, None, f"not checked: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", unchecked=TOO_LARGE)
     if b"\0" in raw[:8192]:
-        return SourceFile(path, None, "skipped: binary file (contains NUL bytes)")
+        return SourceFile(path, None, "not checked: binary file (contains NUL bytes)", unchecked=BINARY)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         text = raw.decode(encoding)
     except (SyntaxError, LookupError) as exc:
-        return SourceFile(path, None, f"could not decode: {exc}", Range.from_coords(0, 0, 0, 0))
+        return SourceFile(path, None, f"could not decode: {exc}", Range.from_coords(0, 0, 0, 0), UNDECODABLE)
     except UnicodeDecodeError as exc:
         line0 = raw[: exc.start].count(b"\n")
         return SourceFile(
             path, None, f"could not decode as {exc.encoding}: invalid byte at offset {exc.start}",
-            Range.from_coords(line0, 0, line0, 0),
+            Range.from_coords(line0, 0, line0, 0), UNDECODABLE,
         )  # fmt: skip
     if text.startswith("\ufeff"):
         text = text[1:]
-    return SourceFile(path, text)
+    return SourceFile(path, text, digest=content_digest(raw))
 
 
-def discover(paths: Iterable[str], config: Config) -> list[str]:
+def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSError], None] | None = None) -> list[str]:
     """Python files under ``paths``, sorted, excluding configured patterns.
 
-    Files named explicitly are always linted; directories are walked, skipping excludes.
+    A path named explicitly is always linted, whatever it is (reading one that is not a
+    readable file says why); directories are walked, skipping excludes. ``on_error(path,
+    exc)`` hears of each folder that could not be listed.
     """
     found: dict[str, None] = {}
+
+    def walk_error(exc: OSError) -> None:
+        if on_error is not None:
+            on_error(str(Path(exc.filename)), exc)
+
     for given in paths:
         p = Path(given)
-        if p.is_file():
+        if not os.path.isdir(p):
             found[str(p)] = None
             continue
-        if not p.is_dir():
-            continue
-        for dirpath, dirnames, filenames in os.walk(p):
+        for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
             dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(Path(dirpath, d)))
             for filename in sorted(filenames):
                 if filename.endswith((".py", ".pyi")):
@@ -137,6 +170,14 @@ def discover(paths: Iterable[str], config: Config) -> list[str]:
                     if not config.is_excluded(candidate):
                         found[str(candidate)] = None
     return sorted(found)
+
+
+def read_sources(paths: Iterable[str], config: Config) -> list[SourceFile]:
+    """``read_source`` of each file ``discover`` finds, and one source saying why for each
+    folder that could not be listed; in path order."""
+    unlisted: dict[str, SourceFile] = {}  # a folder named and walked into is reported once
+    found = discover(paths, config, on_error=lambda path, exc: unlisted.setdefault(path, unreadable_source(path, exc, folder=True)))
+    return sorted([read_source(p) for p in found] + list(unlisted.values()), key=lambda source: source.path)
 
 
 class Linter:
@@ -170,7 +211,7 @@ class Linter:
 
     # ------------------------------------------------------------------ entry points
     def lint_paths(self, paths: Iterable[str], *, on_file: Callable[[FileResult], None] | None = None) -> list[FileResult]:
-        files = [read_source(p) for p in discover(paths, self.config)]
+        files = read_sources(paths, self.config)
         self.add_to_project(files)
         results = []
         for source in files:
@@ -192,13 +233,11 @@ class Linter:
         return self.lint_source_file(SourceFile(path, text))
 
     def lint_source_file(self, source: SourceFile) -> FileResult:
-        result = FileResult(source.path)
+        result = FileResult(source.path, source_digest=source.digest)
         if source.text is None:
-            assert source.problem is not None
-            if source.problem_range is not None and self._enabled(PARSE_ERROR, source.path):
-                result.findings.append(self._meta(PARSE_ERROR, source.path, source.problem_range, source.problem))
-            else:
-                result.notes.append(source.problem)
+            assert source.problem is not None and source.unchecked is not None
+            where = source.problem_range or Range.from_coords(0, 0, 0, 0)
+            self._not_checked(source.path, source.unchecked, where, source.problem, result)
             return result
         self._lint_text(source.path, source.text, result)
         result.findings.sort(key=lambda f: f.sort_key)
@@ -326,19 +365,20 @@ class Linter:
         tree, problem = parse_source(text, path)
         if problem is not None:
             message, line, col = problem
-            self._parse_error(path, Range.from_coords(line, col, line, col), message, result)
+            self._not_checked(path, SYNTAX_ERROR, Range.from_coords(line, col, line, col), message, result)
         return tree
 
     def _check_syntax(self, path: str, text: str, result: FileResult) -> None:
         """``_parse`` for a file no rule needs a tree of: the parse its facts came from says."""
-        if not self._enabled(PARSE_ERROR, path):
-            return
         facts = self.project.facts(self.project.files.get(path) or self.project.add(path, text))
         if facts.syntax_error is not None:
             line, col = facts.syntax_error_at
-            self._parse_error(path, Range.from_coords(line, col, line, col), facts.syntax_error, result)
+            self._not_checked(path, SYNTAX_ERROR, Range.from_coords(line, col, line, col), facts.syntax_error, result)
 
-    def _parse_error(self, path: str, rng: Range, message: str, result: FileResult) -> None:
+    def _not_checked(self, path: str, reason: str, rng: Range, message: str, result: FileResult) -> None:
+        """A file no rule could check (``reason``: model.UNREADABLE, SYNTAX_ERROR, ...): a
+        WCT900 finding, or a note where WCT900 is turned off for it."""
+        result.unchecked = reason
         if self._enabled(PARSE_ERROR, path):
             result.findings.append(self._meta(PARSE_ERROR, path, rng, message))
         else:
@@ -452,4 +492,4 @@ def lint_source(text: str, path: str = "<stdin>.py", config: Config | None = Non
     return Linter(config, project=project).lint_text(path, text)
 
 
-__all__ = ["Linter", "lint_paths", "lint_source", "read_source", "discover", "module_name_for", "META_CODES"]
+__all__ = ["Linter", "lint_paths", "lint_source", "read_source", "read_sources", "discover", "module_name_for", "META_CODES"]

@@ -208,6 +208,16 @@ class Finding:
         )
 
 
+# Why a file could not be checked (``FileResult.unchecked``); each is also a WCT900 finding.
+UNREADABLE = "unreadable"
+UNREADABLE_FOLDER = "unreadable folder"  # a folder that could not be listed: its files are unknown
+UNDECODABLE = "undecodable"
+SYNTAX_ERROR = "syntax error"
+TOO_LARGE = "too large"
+BINARY = "binary"
+UNCHECKED_REASONS = (UNREADABLE, UNDECODABLE, SYNTAX_ERROR, TOO_LARGE, BINARY, UNREADABLE_FOLDER)
+
+
 @dataclass
 class FileResult:
     """What linting one file produced: findings plus notes for the user (skipped, budget hit)."""
@@ -215,3 +225,6 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unchecked: str | None = None  # why no rule could check the file (UNREADABLE, ...), else None
+    # sha256 of the bytes the findings were computed from: --fix writes only over those bytes
+    source_digest: str | None = None

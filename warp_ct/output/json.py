@@ -6,7 +6,7 @@ Shape (schema_version 1)::
      "tool": {"name": "warp-ct", "version": "..."},
      "findings": [Finding.to_dict() + {"location": {"line", "column"}, "end_location": {...},
                   "fixable": bool, "url": str}],
-     "notes": [{"path", "message"}],
+     "notes": [{"path", "message", "level": "note" or "error"}],
      "summary": {"findings": N, "fixable": K, "fixed": F or null}}
 
 ``range`` is 0-based line/character (the data model); ``location``/``end_location`` are

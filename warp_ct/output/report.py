@@ -14,13 +14,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Note:
-    """Something the user should know that is not a finding (a skipped file, a budget hit)."""
+    """Something the user should know that is not a finding (a budget hit, a fix not
+    written). ``level``: "note", or "error" for a fix that was due and could not be written."""
 
     path: str
     message: str
+    level: str = "note"
 
     def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
+        return {"path": self.path, "message": self.message, "level": self.level}
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Report:
     notes: list[Note] = field(default_factory=list)
     unsafe_fixes: bool = False
     fixed: int | None = None  # findings fixed by --fix (None: not fixing)
+    unchecked: dict[str, int] = field(default_factory=dict)  # files no rule could check, by reason
     # display path -> text, for formats that quote source lines (read lazily otherwise)
     texts: dict[str, str] = field(default_factory=dict)
     origins: dict[str, str] = field(default_factory=dict)  # display path -> path as linted
@@ -55,14 +58,15 @@ class Report:
         return sum(1 for f in self.findings if f.fixes and not self.is_fixable(f))
 
     def source_lines(self, path: str) -> list[str]:
-        """The file's lines without line endings, split as Python counts lines."""
+        """The file's lines without line endings, split as Python counts lines (none when
+        the file cannot be read)."""
         if path not in self._lines:
             text = self.texts.get(path)
             if text is None:
                 from warp_ct.analyzer.engine import read_source
 
-                text = read_source(self.origins.get(path, path)).text or ""
+                text = read_source(self.origins.get(path, path)).text
             from warp_ct.analyzer.fixes import _LINE_END_RE
 
-            self._lines[path] = _LINE_END_RE.split(text)
+            self._lines[path] = _LINE_END_RE.split(text) if text is not None else []
         return self._lines[path]

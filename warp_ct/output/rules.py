@@ -42,16 +42,21 @@ _META_DOCS = {
         """
         ## What it does
         Reports a file that warp-ct could not analyse: a syntax error (at the error's
-        location), or a file that cannot be decoded with its declared encoding.
+        location), a file that cannot be decoded with its declared encoding, a file or
+        folder that cannot be read (permissions, a broken symbolic link, not a regular
+        file), and a file skipped for its size (over 10 MiB) or for being binary. The
+        summary line counts them: "2 files could not be checked: 1 unreadable, 1 too large".
 
         ## Why it matters
-        No other rule runs on such a file, so its compile-time problems stay hidden. The
-        other files of the run are still checked.
+        No other rule runs on such a file, so its compile-time problems stay hidden: the
+        run fails rather than pass unread files. The other files of the run are still
+        checked.
 
         ## What to do
-        Fix the syntax error or the encoding. Files that are not meant to be Python can be
-        left out with `exclude`/`extend-exclude` in `[tool.warp-ct]`, or this code can be
-        ignored for them with `per-file-ignores`.
+        Fix the syntax error, the encoding or the permissions. Files that are not meant to
+        be Python can be left out with `exclude`/`extend-exclude` in `[tool.warp-ct]`, or
+        this code can be ignored for them with `per-file-ignores` (they are then notes, and
+        the summary line still counts them).
         """,
     ),
     "WCT901": (

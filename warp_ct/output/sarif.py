@@ -95,7 +95,7 @@ def document(report: Report, srcroot: str | None = None) -> dict[str, object]:
     root_uri = Path(os.path.abspath(root)).as_uri().rstrip("/") + "/"
     notifications = [
         {
-            "level": "note",
+            "level": note.level,
             "message": {"text": note.message},
             "locations": [{"physicalLocation": {"artifactLocation": _artifact_location(note.path)}}],
         }

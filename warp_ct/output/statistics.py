@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from warp_ct.output.report import Report
-from warp_ct.output.summary import plural
+from warp_ct.output.summary import closing_line, plural
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def rows(report: Report) -> list[Row]:
 def render_text(report: Report) -> str:
     table = rows(report)
     if not table:
-        return "All checks passed!\n"
+        return closing_line(report, None) + "\n"
     count_width = max(len(str(r.count)) for r in table)
     code_width = max(len(r.code) for r in table)
     any_fixable = any(r.fixable for r in table)
@@ -53,7 +53,7 @@ def render_text(report: Report) -> str:
     total = len(report.findings)
     fixable = report.fixable_count
     tail = f" ({fixable} fixable with --fix)" if fixable else ""
-    lines.append(f"Found {plural(total, 'finding')}{tail}.")
+    lines.append(closing_line(report, f"Found {plural(total, 'finding')}{tail}"))
     return "\n".join(lines) + "\n"
 
 
