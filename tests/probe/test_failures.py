@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -162,6 +163,34 @@ def test_cli_errors_are_one_sentence_with_the_exit_code():
         text=True,
     )
     assert missing.returncode == 2 and "cannot read report" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_compare_says_what_kind_of_file_it_was_given(tmp_path):
+    source = tmp_path / "app.py"
+    source.write_text("x = 1\n")
+    files = {"ledger.json": json.dumps({"schema_version": 1, "kind": "warp-ct-levers", "levers": []}),
+             "notes.txt": "cold run took 3 s\n", "page.html": "<!doctype html><html></html>\n", "empty.json": ""}  # fmt: skip
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    for fmt, name in (("json", "lint.json"), ("sarif", "lint.sarif")):
+        lint = subprocess.run([sys.executable, "-m", "warp_ct", "lint", "--output-format", fmt, str(source)],
+                              cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+        (tmp_path / name).write_text(lint.stdout)
+    expected = {
+        "ledger.json": "is a `probe levers` ledger",
+        "lint.json": "is a `warp-ct lint` JSON report",
+        "lint.sarif": "is a SARIF file",
+        "notes.txt": "is not JSON (line 1 column 1: Expecting value), so it is not a report",
+        "page.html": "is an HTML or XML file, not a report",
+        "empty.json": "is an empty file, not a report",
+    }
+    for name, words in expected.items():
+        cli = subprocess.run([sys.executable, "-m", "warp_ct", "probe", "compare", str(tmp_path / name), str(tmp_path / name)],
+                             cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+        assert cli.returncode == 2, (name, cli.stderr)
+        (line,) = cli.stderr.splitlines()
+        assert line.startswith(f"warp-ct: error: {tmp_path / name} {words}"), line
+        assert line.endswith("not a report written by `warp-ct probe measure --json`"), line
 
 
 def _assert_dead(pid: int) -> None:
