@@ -279,9 +279,13 @@ def _lever_figure(result: LeverResult, what: str, scope: str) -> str:
     if result.status != "measured" or result.relative is None:
         reason = result.error or result.plan.not_applicable or result.status
         return f"measured: {what} {scope} was not measured ({reason})"
-    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% {result.metric_label} ({result.verdict}), " + (
-        f"{result.samples} sample{'s' if result.samples != 1 else ''}"
-    )
+    samples = f"{result.samples} sample{'s' if result.samples != 1 else ''}"
+    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% {result.metric_label}"
+    if result.few_samples and result.verdict == "inconclusive" and result.band_s is not None:
+        # Too few samples to tell this change from noise: no verdict to lean on.
+        text += f", inconclusive ({samples}): below ±{result.band_s:.2f} s; run `probe levers --samples 3`"
+    else:
+        text += f" ({result.verdict}), {samples}"
     if result.plan.unsafe:
         text += f"; unsafe here: {result.plan.unsafe}"
     if result.cpu_disagrees:

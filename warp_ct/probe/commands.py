@@ -49,13 +49,18 @@ max-unroll, lineinfo, release-mode, optimization-level, fast-math (changes numer
 module option as OPTION=VALUE. Levers that do not apply to the measured program are listed as
 not applicable and not run.
 
+Each lever is judged like `probe compare`: with fewer than 3 samples a change smaller than
+a fifth of the baseline (or the spread the runs showed) is inconclusive, and only a measured
+improvement gets a line to write.
+
 exit codes: 0 ledger written, 2 usage/error, 3 the command failed in every baseline sample,
 4 timeout, 5 Warp not importable by the command, 126/127 command not executable/not found,
-130 interrupted. Example:
+130 interrupted (Ctrl-C, SIGTERM, SIGHUP). Example:
   warp-ct probe levers --samples 3 --json levers.json --html levers.html -- python train.py"""
 
 _COMPARE_EPILOG = """exit codes: 0 improved, 1 regression, 3 inconclusive
-(|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed), 4 invalid
+(|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed; with fewer than
+3 samples on either side, at least a fifth of the baseline or the spread the runs showed), 4 invalid
 (the launch topology changed: order, kernels, dims, dtypes, devices, block_dims, adjoint,
 counts), 2 unreadable report or not a `probe measure --json` report."""
 
@@ -97,7 +102,7 @@ def register(subparsers: Any) -> None:
     )
     levers.add_argument("--samples", type=int, default=3, help="fresh caches per lever and for the baseline (default 3)")
     levers.add_argument("--only", metavar="NAME,...", action="append", help="only these levers (comma-separated)")
-    levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 1); '-' for stdout")
+    levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 2); '-' for stdout")
     levers.add_argument("--html", metavar="FILE", help="write an HTML page: the ledger as bars beside the baseline timeline")
     levers.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
     levers.add_argument("--cwd", metavar="DIR", help="working directory of the command")
