@@ -185,3 +185,21 @@ def test_a_compile_starved_of_cpu_warns_that_the_machine_was_busy():
     plans = _by_name(plan_levers(quiet)[0])
     ledger = Ledger(["python", "app.py"], "/app", 1, quiet, [_judge(plans["backward"], quiet, busy)])
     assert "warning: the machine was busy: compiling got less than half a CPU (backward sample 1: " in render_ledger_text(ledger)
+
+
+def test_a_version_1_ledger_is_still_read():
+    import json
+
+    from warp_ct.probe.levers import Ledger, _judge
+
+    baseline = _measured(10.0, 2048)
+    plans = _by_name(plan_levers(baseline)[0])
+    row = _judge(plans["backward"], baseline, _measured(4.0, 1024))
+    data = json.loads(json.dumps(Ledger(["python", "app.py"], "/app", 1, baseline, [row]).to_json_dict()))
+    assert data["schema_version"] == 2
+    data["schema_version"] = 1
+    del data["baseline_generated_source_bytes"]
+    for row in data["levers"]:
+        del row["noise_floor_s"], row["generated_source_bytes"]
+    (row,) = Ledger.from_json_dict(data).results
+    assert row.verdict == "improved" and row.floor_s is None and row.generated_source_bytes is None

@@ -175,7 +175,8 @@ def _signals_as_interrupt() -> Iterator[list[str]]:
 
     previous = {}
     for sig in _STOP_SIGNALS:
-        if signal.getsignal(sig) is not signal.SIG_IGN:
+        current = signal.getsignal(sig)
+        if current is not signal.SIG_IGN and current is not None:  # None: a handler not set from Python
             previous[sig] = signal.signal(sig, interrupt)
     try:
         yield received
