@@ -33,7 +33,8 @@ from pathlib import Path
 from warp_ct.analyzer.model import Evidence, Finding
 from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
 from warp_ct.probe.levers import MODULE_BACKWARD_PREFIX, Ledger, LeverResult, is_ledger_json
-from warp_ct.probe.report import ProbeReport, read_report_json
+from warp_ct.probe.errors import ReportError
+from warp_ct.probe.report import ProbeReport, document_kind, read_report_json
 
 # Rules whose cause is a module hashed again (a late option never arrives, so WCT001,
 # WCT004 and WCT014 change no hash: they are not credited with churn).
@@ -253,10 +254,14 @@ _LATE_OPTION_LEVERS = {
 
 def load_measurement(path: str | os.PathLike[str]) -> tuple[ProbeReport, Ledger | None]:
     """A probe report, or a levers ledger and its baseline report; raises ReportError."""
-    data = read_report_json(path)
+    expected = "a report written by `warp-ct probe measure --json` or `probe levers --json`"
+    data = read_report_json(path, expected)
     if is_ledger_json(data):
         ledger = Ledger.from_json_dict(data)
         return ledger.baseline, ledger
+    kind = document_kind(data)
+    if kind is not None:
+        raise ReportError(f"{path} is {kind}, not {expected}")
     return ProbeReport.from_json_dict(data), None
 
 
@@ -274,9 +279,13 @@ def _lever_figure(result: LeverResult, what: str, scope: str) -> str:
     if result.status != "measured" or result.relative is None:
         reason = result.error or result.plan.not_applicable or result.status
         return f"measured: {what} {scope} was not measured ({reason})"
-    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% {result.metric_label} ({result.verdict}), " + (
-        f"{result.samples} sample{'s' if result.samples != 1 else ''}"
-    )
+    samples = f"{result.samples} sample{'s' if result.samples != 1 else ''}"
+    text = f"measured: {what} {scope}, {result.relative * 100:+.0f}% {result.metric_label}"
+    if result.few_samples and result.verdict == "inconclusive" and result.band_s is not None:
+        # Too few samples to tell this change from noise: no verdict to lean on.
+        text += f", inconclusive ({samples}): below ±{result.band_s:.2f} s; run `probe levers --samples 3`"
+    else:
+        text += f" ({result.verdict}), {samples}"
     if result.plan.unsafe:
         text += f"; unsafe here: {result.plan.unsafe}"
     if result.cpu_disagrees:

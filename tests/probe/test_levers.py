@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -94,10 +95,12 @@ def test_confirm_attaches_the_lever_figure_to_the_finding_it_concerns(tmp_path):
     (evidence,) = with_figure.evidence
     result = ledger.result("backward")
     assert evidence.module == "__main__"
-    assert evidence.summary == (
-        f"measured: backward code off for the whole process, {result.relative * 100:+.0f}% compile elapsed "
-        f"({result.verdict}), 1 sample" + ("; CPU time disagrees (a busy machine?)" if result.cpu_disagrees else "")
-    )
+    figure = f"measured: backward code off for the whole process, {result.relative * 100:+.0f}% compile elapsed"
+    if result.verdict == "inconclusive":  # one sample: within its noise floor, no verdict
+        figure += f", inconclusive (1 sample): below ±{result.band_s:.2f} s; run `probe levers --samples 3`"
+    else:
+        figure += f" ({result.verdict}), 1 sample"
+    assert evidence.summary == figure + ("; CPU time disagrees (a busy machine?)" if result.cpu_disagrees else "")
 
     # Through the CLI with the real linter: WCT012 on the line that turns the headers off.
     pch_ledger = ledger_for("no_pch_modules.py", only="precompiled-headers,backward")
@@ -133,6 +136,11 @@ def test_an_option_this_warp_lacks_is_not_applicable_and_json_matches_the_schema
     assert frobnicate["report"] is None
     # clean.py's kernels have no loops: max_unroll arrives (new hash) but there is nothing to unroll
     assert unroll["status"] == "measured" and unroll["moved"] == ["__main__"]
+    # One sample: the band is at least the few-samples floor (a fifth of the baseline).
+    assert unroll["noise_floor_s"] >= 0.2 * data["baseline_median_s"] - 1e-3
+    assert unroll["band_s"] >= unroll["noise_floor_s"] and "1 sample: inconclusive below ±" in cli.stdout
+    assert unroll["generated_source_bytes"] > 0 and data["baseline_generated_source_bytes"] > 0
+    assert re.search(r"\n    generated source [\d.]+ KiB -> [\d.]+ KiB\n", cli.stdout), cli.stdout
     jsonschema.validate(unroll["report"], report_schema)
     assert "frobnicate=3" in cli.stdout and "not applicable" in cli.stdout
     ledger = Ledger.from_json_dict(data)

@@ -128,3 +128,78 @@ def test_a_baseline_whose_warm_run_rebuilds_is_judged_on_cold_wall():
 
     assert judged_metric(_report([_load("__main__", "k")], warm_wall=1.0)) == "compile_elapsed_s"
     assert judged_metric(_report([_load("__main__", "k")], warm_wall=4.9)) == "cold_wall_s"
+
+
+def _measured(elapsed: float, source_bytes: int, cpu: float | None = None, warm_wall: float = 1.0) -> ProbeReport:
+    """A one-sample report whose compile elapsed is ``elapsed`` (cold wall - warm wall)."""
+    from warp_ct.probe.samples import CacheScan
+
+    launch = LaunchSignature("k", "__main__", (8,), "cpu", ("float32",), 1, False, 1)
+    cold = RunResult("cold", 0, warm_wall + elapsed, loads=[_load("__main__", "k")], launches=[launch],
+                     cpu_s=None if cpu is None else 0.5 + cpu)  # fmt: skip
+    warm = RunResult("warm", 0, warm_wall, launches=[launch], cpu_s=None if cpu is None else 0.5)
+    return ProbeReport(["python", "app.py"], "/app", [SampleResult(0, cold, warm, CacheScan(source_bytes))])
+
+
+def test_one_sample_is_inconclusive_below_a_floor_and_only_an_improvement_gets_a_line_to_write():
+    from warp_ct.confirm import _lever_figure
+    from warp_ct.probe.levers import Ledger, _judge, render_ledger_text
+
+    baseline = _measured(10.0, 48 * 1024)
+    plans = _by_name(plan_levers(baseline)[0])
+    wobble = _judge(plans["max-unroll"], baseline, _measured(10.2, 47 * 1024))
+    backward = _judge(plans["backward"], baseline, _measured(4.0, 19 * 1024))
+    # +2% on one sample: a band of 1% of the baseline (0.10 s) called it a regression.
+    assert (wobble.verdict, wobble.band_s, wobble.floor_s) == ("inconclusive", 2.0, 2.0)
+    assert backward.verdict == "improved" and backward.generated_source_bytes == 19 * 1024
+    text = render_ledger_text(Ledger(["python", "app.py"], "/app", 1, baseline, [wobble, backward]))
+    assert "  1 sample: inconclusive below ±2.00 s; run with --samples 3\n" in text
+    write, others = text.split("What to write")[1].split("Other levers measured")
+    assert "backward: enable_backward=False" in write and "write: wp.config.enable_backward = False" in write
+    assert "generated source 48 KiB -> 19 KiB" in write
+    assert "— inconclusive, +2% compile elapsed, 1 sample: within the ±2.00 s noise band\n" in others
+    assert "generated source 48 KiB -> 47 KiB" in others and "    write:" not in others
+    assert "warning" not in text  # no CPU times recorded: nothing says the machine was busy
+    alone = render_ledger_text(Ledger(["python", "app.py"], "/app", 1, baseline, [wobble]))
+    assert "What to write" not in alone and "Nothing to write: no lever was a measured improvement" in alone
+    # confirm: no "regression" on a one-sample wobble.
+    figure = _lever_figure(wobble, "a lower max_unroll", "for the whole process")
+    assert figure.startswith("measured: a lower max_unroll for the whole process, +2% compile elapsed, inconclusive (1 sample)")
+    assert "regression" not in figure and "--samples 3" in figure
+    assert _lever_figure(backward, "backward code off", "for the whole process").endswith("-60% compile elapsed (improved), 1 sample")
+
+
+def test_a_compile_starved_of_cpu_warns_that_the_machine_was_busy():
+    from warp_ct.probe.levers import Ledger, _judge, render_ledger_text
+    from warp_ct.probe.text import render_text
+
+    quiet, busy = _measured(10.0, 1024, cpu=9.0), _measured(10.0, 1024, cpu=3.0)
+    assert quiet.analysis.busy == [] and "warning" not in render_text(quiet)
+    assert busy.analysis.busy == ["sample 1: 3.00 s of CPU in 10.00 s"]
+    text = render_text(busy)
+    assert "  warning: the machine was busy: compiling got less than half a CPU (sample 1: 3.00 s of CPU in 10.00 s)" in text
+    assert text.count("the machine was busy") == 1  # not repeated under Notes
+    assert any("the machine was busy" in note for note in busy.to_json_dict()["notes"])
+    # Not judged where compilation is a small part of the run (a program that mostly sleeps).
+    assert _measured(1.0, 1024, cpu=0.1, warm_wall=5.0).analysis.busy == []
+    plans = _by_name(plan_levers(quiet)[0])
+    ledger = Ledger(["python", "app.py"], "/app", 1, quiet, [_judge(plans["backward"], quiet, busy)])
+    assert "warning: the machine was busy: compiling got less than half a CPU (backward sample 1: " in render_ledger_text(ledger)
+
+
+def test_a_version_1_ledger_is_still_read():
+    import json
+
+    from warp_ct.probe.levers import Ledger, _judge
+
+    baseline = _measured(10.0, 2048)
+    plans = _by_name(plan_levers(baseline)[0])
+    row = _judge(plans["backward"], baseline, _measured(4.0, 1024))
+    data = json.loads(json.dumps(Ledger(["python", "app.py"], "/app", 1, baseline, [row]).to_json_dict()))
+    assert data["schema_version"] == 2
+    data["schema_version"] = 1
+    del data["baseline_generated_source_bytes"]
+    for row in data["levers"]:
+        del row["noise_floor_s"], row["generated_source_bytes"]
+    (row,) = Ledger.from_json_dict(data).results
+    assert row.verdict == "improved" and row.floor_s is None and row.generated_source_bytes is None

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from warp_ct.probe.analysis import launch_topology, normalize_kernel_key
-from warp_ct.probe.compare import compare_reports
+from warp_ct.probe.compare import compare_reports, render_comparison
 from warp_ct.probe.errors import ReportError
 from warp_ct.probe.records import LaunchSignature, ModuleLoad, read_records_dir
 from warp_ct.probe.report import ProbeReport, RunResult, SampleResult
@@ -46,12 +46,12 @@ def test_records_skip_malformed_lines_and_merge_processes(tmp_path):
     assert records.python_processes == 2 and records.warp_processes == 1
 
 
-def _report(elapsed: list[float], launches: list[LaunchSignature], hashes=("aa",)) -> ProbeReport:
+def _report(elapsed: list[float], launches: list[LaunchSignature], hashes=("aa",), warm_wall=1.0) -> ProbeReport:
     samples = []
     for index, cold_minus_warm in enumerate(elapsed):
         loads = [ModuleLoad("m", h, "cpu", 1, 0.1, 100.0, "compiled", 90.0, 1) for h in hashes]
-        cold = RunResult("cold", 0, 1.0 + cold_minus_warm, loads=loads, launches=launches)
-        warm = RunResult("warm", 0, 1.0, launches=launches)
+        cold = RunResult("cold", 0, warm_wall + cold_minus_warm, loads=loads, launches=launches)
+        warm = RunResult("warm", 0, warm_wall, launches=launches)
         samples.append(SampleResult(index, cold, warm))
     return ProbeReport(command=["x"], cwd="/", samples=samples)
 
@@ -61,11 +61,28 @@ LAUNCH = LaunchSignature("k", "m", (16,), "cpu", ("float32",), 1, False, 3)
 
 def test_compare_verdicts_and_band():
     base = _report([2.0, 2.1, 1.9], [LAUNCH])
-    assert compare_reports(base, _report([1.0], [LAUNCH])).verdict == "improved"
-    assert compare_reports(base, _report([3.0], [LAUNCH])).verdict == "regression"
+    assert compare_reports(base, _report([1.0] * 3, [LAUNCH])).verdict == "improved"
+    assert compare_reports(base, _report([3.0] * 3, [LAUNCH])).verdict == "regression"
     # band = max(1% of 2.0, 2 * MAD 0.1) = 0.2
-    assert compare_reports(base, _report([2.15], [LAUNCH])).verdict == "inconclusive"
-    assert compare_reports(base, _report([2.25], [LAUNCH])).verdict == "regression"
+    assert compare_reports(base, _report([2.15] * 3, [LAUNCH])).verdict == "inconclusive"
+    result = compare_reports(base, _report([2.25] * 3, [LAUNCH]))
+    assert result.verdict == "regression" and result.floor is None and result.samples == 3
+
+
+def test_fewer_than_three_samples_are_inconclusive_below_a_floor():
+    base = _report([10.0], [LAUNCH])
+    # +2% with one sample each: a band of 1% of the baseline (0.1 s) called it a regression.
+    result = compare_reports(base, _report([10.2], [LAUNCH]))
+    assert (result.verdict, result.samples, result.floor, result.band) == ("inconclusive", 1, pytest.approx(2.0), pytest.approx(2.0))
+    assert "1 sample: inconclusive below ±2.00 s; measure both with --samples 3" in render_comparison(result)
+    assert compare_reports(base, _report([7.5], [LAUNCH])).verdict == "improved"  # -25%: beyond a fifth
+    # The floor grows with the spread the runs did show: warm runs 1 s and 4 s apart.
+    assert compare_reports(base, _report([7.5], [LAUNCH], warm_wall=4.0)).floor == pytest.approx(3.0)
+    # ... and with the spread between the two samples of one report (-25%, 3 s apart).
+    assert compare_reports(base, _report([9.0, 6.0], [LAUNCH])).floor == pytest.approx(3.0)
+    assert compare_reports(base, _report([9.0, 6.0], [LAUNCH])).verdict == "inconclusive"
+    # A base of three samples and a candidate of one: still the floor.
+    assert compare_reports(_report([10.0, 10.1, 9.9], [LAUNCH]), _report([10.5], [LAUNCH])).verdict == "inconclusive"
 
 
 def test_compare_refuses_changed_topology():

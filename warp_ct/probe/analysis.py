@@ -27,6 +27,13 @@ WARM_WORK_FLOOR_MS = 50.0
 WARM_WORK_SHARE = 0.05
 # Compilation is "not the bottleneck" below this share of the cold wall time.
 COMPILE_MINOR_SHARE = 0.2
+# A busy machine: Warp compiles on the calling thread, so on a quiet machine the command's
+# CPU time over its compilation (cold - warm) is about the compile's elapsed time (parallel
+# builds only raise it). Below half of it, other processes had the CPU. Judged only where
+# compilation is at least half of the cold run, so that cold - warm is mostly compile work
+# and not the noise of whatever else the program does (waiting on I/O, sleeping).
+BUSY_CPU_SHARE = 0.5
+BUSY_MIN_COMPILE_SHARE = 0.5
 
 METRICS = (
     ("cold_module_ms", "cold module work", "ms"),
@@ -148,6 +155,7 @@ class Analysis:
     diagnoses: list[Diagnosis]
     launch_topology: list[tuple[Any, ...]]
     notes: list[str]
+    busy: list[str] = field(default_factory=list)  # busy_samples(): "sample 2: 0.90 s of CPU in 3.10 s"
 
 
 def normalize_kernel_key(key: str) -> str:
@@ -201,6 +209,9 @@ def analyze(samples: Sequence[SampleResult]) -> Analysis:
     if not ok:
         return Analysis(per_sample, summary, [], [], [], notes)
 
+    busy = busy_samples(ok, per_sample)
+    if busy:
+        notes.append(busy_warning(busy))
     modules = _module_identities(ok)
     first = ok[0]
     topology = launch_topology(first.cold.launches)
@@ -209,7 +220,27 @@ def analyze(samples: Sequence[SampleResult]) -> Analysis:
         notes.append("a process exited without flushing its launch records (os._exit or killed): launch data is partial")
     if any(s.cold.unrecorded_launches for s in ok):
         notes.append("more distinct launch signatures than the probe keeps: the tail of the launch list is only counted")
-    return Analysis(per_sample, summary, modules, diagnoses, topology, notes)
+    return Analysis(per_sample, summary, modules, diagnoses, topology, notes, busy)
+
+
+def busy_samples(ok: Sequence[SampleResult], per_sample: Sequence[dict[str, float | None]]) -> list[str]:
+    """``sample 2: 0.90 s of CPU in 3.10 s`` for each sample whose compilation got
+    less than :data:`BUSY_CPU_SHARE` of the CPU (see there)."""
+    out = []
+    for sample, metrics in zip(ok, per_sample):
+        elapsed, cpu, cold = metrics["compile_elapsed_s"], metrics["compile_cpu_s"], metrics["cold_wall_s"]
+        if elapsed is None or cpu is None or not cold or elapsed < BUSY_MIN_COMPILE_SHARE * cold:
+            continue
+        if cpu < BUSY_CPU_SHARE * elapsed:
+            out.append(f"sample {sample.index + 1}: {max(cpu, 0.0):.2f} s of CPU in {elapsed:.2f} s")
+    return out
+
+
+def busy_warning(busy: Sequence[str]) -> str:
+    return (
+        f"the machine was busy: compiling got less than half a CPU ({'; '.join(busy)}), so other processes "
+        "slowed it and wall times and verdicts are unreliable; measure again on a quiet machine"
+    )
 
 
 def _median(values: list[float]) -> float:

@@ -14,7 +14,7 @@ Exit codes
 written, whatever the levers' verdicts.
 
 ``probe compare``: 0 improved · 1 regression · 3 inconclusive · 4 invalid (launch
-topology changed) · 2 unreadable report.
+topology changed) · 2 unreadable report, or a file that is not a ``probe measure`` report.
 
 ``cache-key``: 0 key printed · 2 error · 5 Warp missing or older than 1.19 (without
 ``--allow-fallback``).
@@ -31,15 +31,16 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, ProbeError
+from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, ProbeCancelled, ProbeError
 
 _MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed in every sample,
 4 timeout, 5 Warp not importable by the command, 126 not executable, 127 command not found,
-130 interrupted.
+130 interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
 Each sample runs the command twice (cold, then warm) with private WARP_CACHE_PATH,
 CUDA_CACHE_PATH and TMPDIR under a temp dir named warp-ct-probe-*, removed on exit; your
-own Warp and CUDA caches are never used. Example:
+own Warp and CUDA caches are never used. A timeout or an interruption stops the command and
+everything it started, including processes that left its session (setsid). Example:
   warp-ct probe measure --samples 3 --json base.json --html base.html -- python train.py"""
 
 _LEVERS_EPILOG = """levers: backward (enable_backward=False for the process), backward:MODULE (one module
@@ -48,15 +49,20 @@ max-unroll, lineinfo, release-mode, optimization-level, fast-math (changes numer
 module option as OPTION=VALUE. Levers that do not apply to the measured program are listed as
 not applicable and not run.
 
+Each lever is judged like `probe compare`: with fewer than 3 samples a change smaller than
+a fifth of the baseline (or the spread the runs showed) is inconclusive, and only a measured
+improvement gets a line to write.
+
 exit codes: 0 ledger written, 2 usage/error, 3 the command failed in every baseline sample,
 4 timeout, 5 Warp not importable by the command, 126/127 command not executable/not found,
-130 interrupted. Example:
+130 interrupted (Ctrl-C, SIGTERM, SIGHUP). Example:
   warp-ct probe levers --samples 3 --json levers.json --html levers.html -- python train.py"""
 
 _COMPARE_EPILOG = """exit codes: 0 improved, 1 regression, 3 inconclusive
-(|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed), 4 invalid
+(|Δ| <= max(1% of baseline median, 2 x baseline MAD) of compile elapsed; with fewer than
+3 samples on either side, at least a fifth of the baseline or the spread the runs showed), 4 invalid
 (the launch topology changed: order, kernels, dims, dtypes, devices, block_dims, adjoint,
-counts), 2 unreadable report."""
+counts), 2 unreadable report or not a `probe measure --json` report."""
 
 _CACHE_KEY_EPILOG = """exit codes: 0 key printed, 2 error, 5 Warp missing or older than 1.19.
 Pass flags with '=': --cpu-compiler-flags=-march=native (an empty value selects a generic
@@ -96,7 +102,7 @@ def register(subparsers: Any) -> None:
     )
     levers.add_argument("--samples", type=int, default=3, help="fresh caches per lever and for the baseline (default 3)")
     levers.add_argument("--only", metavar="NAME,...", action="append", help="only these levers (comma-separated)")
-    levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 1); '-' for stdout")
+    levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 2); '-' for stdout")
     levers.add_argument("--html", metavar="FILE", help="write an HTML page: the ledger as bars beside the baseline timeline")
     levers.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
     levers.add_argument("--cwd", metavar="DIR", help="working directory of the command")
@@ -130,27 +136,53 @@ def register(subparsers: Any) -> None:
 
 def _fail(error: ProbeError | str, code: int | None = None) -> int:
     message = str(error)
-    print(f"warp-ct: error: {message}", file=sys.stderr)
+    _say(f"warp-ct: error: {message}")
     if code is None:
         code = error.exit_code if isinstance(error, ProbeError) else EXIT_USAGE
     return code
 
 
+def _say(message: str) -> None:
+    """A line on stderr; a terminal that was closed (SIGHUP) must not turn into a traceback."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+# SIGINT (Ctrl-C), SIGTERM (kill, a service stop) and SIGHUP (the terminal was closed).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM into KeyboardInterrupt so cleanup (kill child, remove temp dirs) runs."""
+def _signals_as_interrupt() -> Iterator[list[str]]:
+    """Turn the first stop signal into KeyboardInterrupt so cleanup (stop the child and what
+    it started, remove temp dirs) runs; later ones are ignored so the cleanup can finish.
+
+    Yields a list that receives the signal's name. A signal ignored when we started (``nohup``,
+    a background job's SIGINT) stays ignored.
+    """
+    received: list[str] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield received
         return
 
-    def interrupt(_signum: int, _frame: object) -> None:
+    def interrupt(signum: int, _frame: object) -> None:
+        if received:
+            return
+        received.append(signal.Signals(signum).name)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {}
+    for sig in _STOP_SIGNALS:
+        current = signal.getsignal(sig)
+        if current is not signal.SIG_IGN and current is not None:  # None: a handler not set from Python
+            previous[sig] = signal.signal(sig, interrupt)
     try:
-        yield
+        yield received
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _write_output(path: str, text: str) -> None:
@@ -187,7 +219,9 @@ def _levers_command(args: argparse.Namespace) -> int:
 
 def _run_probe(args: argparse.Namespace, verb: str, run, write_html, render) -> int:
     """What ``measure`` and ``levers`` share: the command after ``--``, progress on stderr,
-    Ctrl-C and SIGTERM as a clean interruption, then JSON / HTML / the text report."""
+    Ctrl-C, SIGTERM and SIGHUP as a clean interruption, then JSON / HTML / the text report."""
+    from warp_ct.probe.isolation import remove_own_workspaces
+
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
@@ -196,19 +230,25 @@ def _run_probe(args: argparse.Namespace, verb: str, run, write_html, render) -> 
 
     def progress(message: str, fraction: float) -> None:
         if not args.quiet:
-            print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr, flush=True)
+            _say(f"[{fraction * 100:3.0f}%] {message}")
 
     def announce(message: str) -> None:
         if not args.quiet:
-            print(message, file=sys.stderr, flush=True)
+            _say(message)
 
+    received: list[str] = []
     try:
-        with _sigterm_as_interrupt():
-            result = run(command, progress, announce)
+        with _signals_as_interrupt() as received:
+            try:
+                result = run(command, progress, announce)
+            finally:
+                remove_own_workspaces()
+    except ProbeCancelled as error:
+        return _fail(f"{error} ({received[0]})" if received else error, error.exit_code)
     except ProbeError as error:
         return _fail(error)
     except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        return _fail(f"interrupted ({received[0]})" if received else "interrupted", EXIT_INTERRUPTED)
 
     try:
         if args.json:

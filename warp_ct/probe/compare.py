@@ -8,7 +8,8 @@ functions, so hoisting a per-call kernel to module scope keeps the topology.
 
 The verdict metric is the median compile elapsed time (cold wall - warm wall): what the
 user waits for, including any overlap of builds. ``|Δ| <= max(1% of the baseline median,
-2 × baseline MAD)`` is ``inconclusive``.
+2 × baseline MAD)`` is ``inconclusive``; with fewer than three samples on either side the
+band is at least :func:`few_samples_floor` (such reports cannot measure their own spread).
 
 Exit codes: 0 improved, 1 regression, 3 inconclusive, 4 invalid (topology changed),
 2 a report is unreadable or has no successful sample.
@@ -37,6 +38,16 @@ VERDICT_EXIT_CODES = {
 VERDICT_METRIC = "compile_elapsed_s"
 RELATIVE_BAND = 0.01
 MAD_BAND = 2.0
+# Fewer samples than this cannot measure their own spread: one sample has a MAD of 0, two a
+# MAD of half their difference.
+MIN_SAMPLES = 3
+# The least band fewer than MIN_SAMPLES samples get, as a share of the baseline median. On a
+# loaded 2-core machine single cold runs of one program differ by tens of percent (up to 2x,
+# WARP_FACTS.md); a 3-sample MAD of compile elapsed of 1.5 s on a ~13 s median (11%) has been
+# reported, so compare's 2 x MAD band at three samples is typically about a fifth of the
+# median. One or two samples get at least that band: 1% of the baseline (0.13 s there) called
+# a +2% wobble a regression.
+FEW_SAMPLES_SHARE = 0.2
 _TOPOLOGY_FIELDS = ("kernel", "dim", "dtypes", "device", "block_dim", "adjoint", "count")
 
 
@@ -51,6 +62,8 @@ class Comparison:
     topology_differences: list[str] = field(default_factory=list)
     changed_modules: list[str] = field(default_factory=list)
     secondary: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    samples: int = 0  # the fewer successful samples of the two reports
+    floor: float | None = None  # the few-samples floor, when fewer than MIN_SAMPLES
 
     @property
     def exit_code(self) -> int:
@@ -68,6 +81,8 @@ class Comparison:
             "topology_differences": self.topology_differences,
             "changed_modules": self.changed_modules,
             "secondary": self.secondary,
+            "samples": self.samples,
+            "noise_floor": self.floor,
         }
 
 
@@ -137,6 +152,62 @@ def changed_module_identities(base: ProbeReport, cand: ProbeReport) -> list[str]
     return out
 
 
+@dataclass(frozen=True)
+class Decision:
+    """How a candidate's median of one metric compares with the baseline's, against noise."""
+
+    verdict: str  # improved | inconclusive | regression
+    base_median: float
+    cand_median: float
+    delta: float
+    band: float
+    samples: int  # the fewer successful samples of the two reports
+    floor: float | None  # few_samples_floor, when samples < MIN_SAMPLES
+
+
+def few_samples_floor(base: ProbeReport, cand: ProbeReport, metric: str = VERDICT_METRIC) -> float:
+    """The least change of ``metric`` that fewer than three samples can tell from noise.
+
+    The larger of the spread this measurement did show and a share of the baseline:
+    * ``metric`` between the samples of one report (the same work twice, when it has two);
+    * the warm wall times of both reports: warm runs load their cached modules and run the
+      same launches, so how far they differ is mostly the machine's noise, and a cold run does
+      that same work and compiles too, so its noise is no smaller (a change that also moves
+      kernel run time widens the band: erring towards "inconclusive");
+    * :data:`FEW_SAMPLES_SHARE` of the baseline median, which three samples' band typically
+      reaches where the two runs above happened to agree.
+    """
+    spreads = [FEW_SAMPLES_SHARE * abs(base.analysis.summary[metric].median or 0.0)]
+    for report in (base, cand):
+        values = [m[metric] for m in report.analysis.per_sample if m[metric] is not None]
+        if len(values) > 1:
+            spreads.append(max(values) - min(values))
+    warm = [m["warm_wall_s"] for r in (base, cand) for m in r.analysis.per_sample if m["warm_wall_s"] is not None]
+    if len(warm) > 1:
+        spreads.append(max(warm) - min(warm))
+    return max(spreads)
+
+
+def decide(base: ProbeReport, cand: ProbeReport, metric: str = VERDICT_METRIC) -> Decision | None:
+    """The verdict on ``metric``: ``|Δ| <= max(1% of the baseline median, 2 × baseline MAD)``
+    is inconclusive, and so is ``|Δ| <= few_samples_floor`` with fewer than three samples on
+    either side. None when a report has no value of ``metric``."""
+    base_summary, cand_summary = base.analysis.summary[metric], cand.analysis.summary[metric]
+    if base_summary.median is None or cand_summary.median is None:
+        return None
+    delta = cand_summary.median - base_summary.median
+    band = max(RELATIVE_BAND * abs(base_summary.median), MAD_BAND * (base_summary.mad or 0.0))
+    samples = min(base_summary.n, cand_summary.n)
+    floor = few_samples_floor(base, cand, metric) if samples < MIN_SAMPLES else None
+    if floor is not None:
+        band = max(band, floor)
+    if abs(delta) <= band:
+        verdict = "inconclusive"
+    else:
+        verdict = "improved" if delta < 0 else "regression"
+    return Decision(verdict, base_summary.median, cand_summary.median, delta, band, samples, floor)
+
+
 def compare_reports(base: ProbeReport, cand: ProbeReport) -> Comparison:
     for label, report in (("baseline", base), ("candidate", cand)):
         if not report.ok_samples:
@@ -151,17 +222,18 @@ def compare_reports(base: ProbeReport, cand: ProbeReport) -> Comparison:
     if differences:
         return Comparison("invalid", VERDICT_METRIC, None, None, None, None, differences, changed, secondary)
 
-    base_summary = base.analysis.summary[VERDICT_METRIC]
-    cand_summary = cand.analysis.summary[VERDICT_METRIC]
-    if base_summary.median is None or cand_summary.median is None:
+    decision = decide(base, cand, VERDICT_METRIC)
+    if decision is None:
         raise ReportError("a report lacks warm runs, so compile elapsed cannot be compared")
-    delta = cand_summary.median - base_summary.median
-    band = max(RELATIVE_BAND * abs(base_summary.median), MAD_BAND * (base_summary.mad or 0.0))
-    if abs(delta) <= band:
-        verdict = "inconclusive"
-    else:
-        verdict = "improved" if delta < 0 else "regression"
-    return Comparison(verdict, VERDICT_METRIC, base_summary.median, cand_summary.median, delta, band, [], changed, secondary)
+    return Comparison(
+        decision.verdict, VERDICT_METRIC, decision.base_median, decision.cand_median, decision.delta, decision.band,
+        [], changed, secondary, decision.samples, decision.floor,
+    )  # fmt: skip
+
+
+def few_samples_text(samples: int, floor: str, how: str = "run with") -> str:
+    """``1 sample: inconclusive below ±2.60 s; run with --samples 3``."""
+    return f"{samples} sample{'s' if samples != 1 else ''}: inconclusive below ±{floor}; {how} --samples {MIN_SAMPLES}"
 
 
 def render_comparison(comparison: Comparison) -> str:
@@ -177,6 +249,8 @@ def render_comparison(comparison: Comparison) -> str:
             f"  compile elapsed (median): {comparison.base_median:.2f} s -> {comparison.cand_median:.2f} s "
             f"(Δ {comparison.delta:+.2f} s, {relative:+.1f}%; noise band ±{comparison.band:.2f} s)"
         )
+        if comparison.floor is not None:
+            lines.append(f"  {few_samples_text(comparison.samples, f'{comparison.floor:.2f} s', 'measure both with')}")
         for name, values in comparison.secondary.items():
             if values["base"] is not None and values["cand"] is not None:
                 lines.append(f"  {name}: {values['base']:.2f} -> {values['cand']:.2f}")

@@ -10,7 +10,7 @@ Exit codes (``warp-ct probe measure``; also ``ProbeError.exit_code``):
 5     Warp is not importable in the command's environment
 126   the command exists but cannot be executed
 127   the command was not found
-130   interrupted (Ctrl-C, SIGTERM) or cancelled
+130   interrupted (Ctrl-C, SIGTERM, SIGHUP) or cancelled
 ====  =========================================================================
 """
 

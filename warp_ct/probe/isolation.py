@@ -7,7 +7,12 @@ captured output). :class:`Workspace` removes it on every exit path; the user's o
 are never named, so they cannot be read, written or cleared.
 
 The child runs as an argv list (no shell) in its own process group, so a timeout, a
-cancel or Ctrl-C stops the command *and* anything it spawned.
+cancel or Ctrl-C stops the command *and* anything it spawned. A descendant that called
+``setsid()`` has left that group: every child environment carries :data:`OWNER_ENV` (the
+workspace path), and on Linux the probe finds such escapees by that marker in
+``/proc/<pid>/environ`` and, while their parent lives, by parentage. Anything still running
+when a run ends, or when the workspace is removed, is stopped the same way. Elsewhere the
+process group is all the probe can reach.
 """
 
 from __future__ import annotations
@@ -28,8 +33,11 @@ from warp_ct.probe.errors import CommandNotExecutable, CommandNotFound, ProbeCan
 from warp_ct.probe.inject import LEVER_ENV, RECORDS_DIR_ENV, bootstrap_source
 
 TEMP_PREFIX = "warp-ct-probe-"
+# Inherited by everything the command starts: how the probe recognises its processes.
+OWNER_ENV = "WARP_CT_PROBE_OWNER"
 _STDERR_TAIL_BYTES = 4000
 _KILL_GRACE_S = 2.0
+_KILL_ROUNDS = 5  # SIGKILL scans: a process that forked between a scan and its kill is caught next round
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,7 @@ class SampleDirs:
     warp_cache: Path
     cuda_cache: Path
     tmp: Path
+    owner: str = ""  # the workspace's OWNER_ENV marker
 
     def records_for(self, run: str) -> Path:
         path = self.root / f"records-{run}"
@@ -48,13 +57,22 @@ class SampleDirs:
 
 
 class Workspace:
-    """Context manager owning the temp tree of one measurement; always removed on exit."""
+    """Context manager owning the temp tree of one measurement; always removed on exit.
+
+    The directory name carries this process's pid, so the CLI can sweep its own workspaces
+    after an interruption that landed before or inside this context (:func:`remove_own_workspaces`).
+    """
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
-        self.bootstrap_dir = self.root / "bootstrap"
-        self.bootstrap_dir.mkdir()
-        shutil.copyfile(bootstrap_source(), self.bootstrap_dir / "sitecustomize.py")
+        self.root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
+        self.owner = str(self.root)
+        try:
+            self.bootstrap_dir = self.root / "bootstrap"
+            self.bootstrap_dir.mkdir()
+            shutil.copyfile(bootstrap_source(), self.bootstrap_dir / "sitecustomize.py")
+        except BaseException:
+            self.remove()
+            raise
 
     def __enter__(self) -> Workspace:
         return self
@@ -63,18 +81,11 @@ class Workspace:
         self.remove()
 
     def remove(self) -> None:
-        def make_writable_and_retry(func, path, _exc_info):  # read-only files from the child
-            try:
-                os.chmod(path, stat.S_IWRITE | stat.S_IREAD | stat.S_IEXEC)
-                func(path)
-            except OSError:
-                pass
-
-        shutil.rmtree(self.root, onerror=make_writable_and_retry)
+        _remove_workspace(self.root)
 
     def new_sample(self, index: int) -> SampleDirs:
         root = self.root / f"sample-{index}"
-        dirs = SampleDirs(root, root / "warp-cache", root / "cuda-cache", root / "tmp")
+        dirs = SampleDirs(root, root / "warp-cache", root / "cuda-cache", root / "tmp", self.owner)
         for path in (dirs.root, dirs.warp_cache, dirs.cuda_cache, dirs.tmp):
             path.mkdir()
         return dirs
@@ -100,6 +111,8 @@ def child_environment(
     # and any other temp file of the command, inside the sample so nothing is left behind.
     for name in ("TMPDIR", "TEMP", "TMP"):
         env[name] = str(dirs.tmp)
+    if dirs.owner:
+        env[OWNER_ENV] = dirs.owner
     env.pop(RECORDS_DIR_ENV, None)
     env.pop(LEVER_ENV, None)
     if bootstrap_dir is not None and records_dir is not None:
@@ -129,11 +142,14 @@ def run_child(
     timeout: float | None,
     cancel: threading.Event | None,
 ) -> ChildResult:
-    """Run ``argv`` to completion and time it; stop its whole process group on timeout/cancel.
+    """Run ``argv`` to completion and time it; stop everything it started on timeout/cancel.
 
     Output goes to files (no pipes to drain, no deadlock) and only the tail of stderr is
-    kept for error messages.
+    kept for error messages. What the command leaves running when it exits (a daemon, a
+    process that called ``setsid()``) is stopped too: it would share the CPU with the next
+    run and write into a workspace about to be removed.
     """
+    owner = env.get(OWNER_ENV)
     stdout_path = output_dir / "stdout.txt"
     stderr_path = output_dir / "stderr.txt"
     with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
@@ -180,32 +196,161 @@ def run_child(
         try:
             while not finished.wait(0.05):
                 if cancel is not None and cancel.is_set():
-                    _stop_group(process, finished)
+                    stop_processes(process.pid, owner, finished)
                     raise ProbeCancelled("measurement cancelled")
                 if deadline is not None and time.perf_counter() > deadline:
-                    _stop_group(process, finished)
+                    stop_processes(process.pid, owner, finished)
                     raise ProbeTimeout(f"the command ran longer than the {timeout:g} s timeout and was stopped")
         except KeyboardInterrupt:
-            _stop_group(process, finished)
+            stop_processes(process.pid, owner, finished)
             raise ProbeCancelled("interrupted") from None
         wall_s = end[0] - start
+        stop_processes(process.pid, owner, finished)  # leftovers only: the command has exited
     return ChildResult(process.returncode, wall_s, start_epoch, _tail(stderr_path), cpu[0] if cpu else None)
 
 
-def _stop_group(process: subprocess.Popen[bytes], finished: threading.Event) -> None:
-    """SIGTERM the child's process group, then SIGKILL what is still there after a grace."""
-    for sig, grace in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, _KILL_GRACE_S)):
+def stop_processes(group: int | None, owner: str | None, finished: threading.Event | None = None) -> None:
+    """SIGTERM process group ``group`` and every process carrying the ``owner`` marker (or
+    descending from the group's leader while it runs), then SIGKILL whatever is left after a
+    grace period. ``finished`` is set once the leader has been reaped: from then on its pid
+    may name another process, so parentage is no longer followed.
+    """
+
+    def leader() -> int | None:
+        return group if finished is not None and not finished.is_set() else None
+
+    found = _owned_processes(owner, leader())
+    if not _signal_all(signal.SIGTERM, group, found):
+        return  # nothing was running: the usual case when a command exits cleanly
+    deadline = time.monotonic() + _KILL_GRACE_S
+    while time.monotonic() < deadline:
+        if leader() is None and not _group_exists(group) and not any(_running(pid) for pid in found):
+            break
+        time.sleep(0.05)
+    for _round in range(_KILL_ROUNDS):
+        # Keep the escapees found by parentage: once their parent dies, only their pid is left.
+        found = {pid for pid in found if _running(pid)} | _owned_processes(owner, leader())
+        if not _signal_all(signal.SIGKILL, group, found):
+            break
+        time.sleep(0.05)
+    if finished is not None:
+        finished.wait(_KILL_GRACE_S)
+
+
+def _signal_all(sig: int, group: int | None, pids: set[int]) -> bool:
+    """Send ``sig`` to the group and to each pid; True when any of them existed."""
+    delivered = False
+    if group is not None:
         try:
-            os.killpg(process.pid, sig)
+            os.killpg(group, sig)
+            delivered = True
         except (ProcessLookupError, PermissionError):
             pass
-        if finished.wait(grace):
-            # The leader exited; make sure stragglers in its group do not outlive us.
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+            delivered = True
+        except (ProcessLookupError, PermissionError):
+            pass
+    return delivered
+
+
+def _group_exists(group: int | None) -> bool:
+    if group is None:
+        return False
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a zombie is dead: its parent, or init, reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        return data[data.rindex(b")") + 2 :].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, IndexError):
+        try:  # no /proc (macOS): existence is all we can tell
+            os.kill(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+
+def _owned_processes(owner: str | None, leader: int | None) -> set[int]:
+    """Live processes carrying ``OWNER_ENV=owner`` in their environment, plus every
+    descendant of ``leader`` (Linux ``/proc``; elsewhere an empty set).
+
+    The marker finds a process that left the group and lost its parent; parentage finds
+    one that also cleared its environment, as long as its parent lives.
+    """
+    needle = f"{OWNER_ENV}={owner}".encode() if owner else None
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return set()
+    me = os.getpid()
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        pid = int(entry)
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                data = f.read()
+            fields = data[data.rindex(b")") + 2 :].split()  # the name in (...) may hold spaces
+            if fields[0] == b"Z":
+                continue
+            children.setdefault(int(fields[1]), []).append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+        if needle is not None:
             try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.add(pid)
+            except OSError:  # another user's process, or it just exited
                 pass
-            return
+    if leader is not None:
+        stack = list(children.get(leader, ()))
+        while stack:
+            pid = stack.pop()
+            if pid not in found:
+                found.add(pid)
+                stack.extend(children.get(pid, ()))
+    return found
+
+
+def _remove_workspace(root: Path) -> None:
+    """Stop whatever still runs in the workspace ``root``, then delete it."""
+
+    def make_writable_and_retry(func, path, _exc_info):  # read-only files from the child
+        try:
+            os.chmod(path, stat.S_IWRITE | stat.S_IREAD | stat.S_IEXEC)
+            func(path)
+        except OSError:
+            pass
+
+    stop_processes(None, str(root))
+    shutil.rmtree(root, onerror=make_writable_and_retry)
+
+
+def remove_own_workspaces() -> None:
+    """Remove the workspaces this process created that are still there (the CLI's last
+    sweep after an interruption: one can land before a ``with Workspace()`` is entered)."""
+    prefix = f"{TEMP_PREFIX}{os.getpid()}-"
+    temp = Path(tempfile.gettempdir())
+    try:
+        names = [name for name in os.listdir(temp) if name.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        _remove_workspace(temp / name)
 
 
 def _tail(path: Path) -> str:

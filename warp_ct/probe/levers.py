@@ -12,7 +12,8 @@ program turned them off, a lower ``max_unroll``, ``lineinfo``/``mode`` off debug
 program set them, a lower ``optimization_level``, and ``fast_math`` (changes numerics:
 measured, never recommended without asking). ``NAME=VALUE`` tries any module option.
 
-Each row is judged like ``probe compare`` (same band, same launch-topology check), and
+Each row is judged like ``probe compare`` (same band, same launch-topology check; with
+fewer than three samples a change inside the few-samples floor is inconclusive), and
 says whether the lever is *unsafe here* (something differentiates through those kernels:
 with backward code off Warp 1.19 skips them in ``tape.backward()`` with a warning and the
 gradients silently stay zero), the exact line to write and where, and how to revert it.
@@ -37,13 +38,16 @@ from pathlib import Path
 from typing import Any
 
 from warp_ct.probe.analysis import ModuleIdentity
-from warp_ct.probe.compare import MAD_BAND, RELATIVE_BAND, compare_reports, module_match_key
+from warp_ct.probe.analysis import busy_warning
+from warp_ct.probe.compare import compare_reports, decide, few_samples_text, module_match_key
 from warp_ct.probe.errors import ProbeCancelled, ProbeError, ReportError
 from warp_ct.probe.measure import Progress, run_measure
 from warp_ct.probe.records import ConfigAssignment
 from warp_ct.probe.report import ProbeReport
 
-LEDGER_SCHEMA_VERSION = 1
+# 2: noise_floor_s and generated_source_bytes per lever, baseline_generated_source_bytes.
+LEDGER_SCHEMA_VERSION = 2
+_READABLE_LEDGER_VERSIONS = (1, 2)
 LEDGER_KIND = "warp-ct-levers"
 
 LOWER_MAX_UNROLL = 4
@@ -113,9 +117,11 @@ class LeverResult:
     cold_wall_s: float | None = None
     delta_s: float | None = None
     band_s: float | None = None
+    floor_s: float | None = None  # compare.few_samples_floor, when judged on fewer than three samples
     relative: float | None = None  # delta / baseline median
     cpu_median_s: float | None = None  # the CPU time beside the metric: steadier than wall on a loaded machine
     cpu_relative: float | None = None
+    generated_source_bytes: float | None = None  # median over the lever's samples
     topology_differences: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # targeted modules whose hashes changed
     unmoved: list[str] = field(default_factory=list)  # targeted modules whose hashes did not
@@ -135,11 +141,20 @@ class LeverResult:
             self.verdict == "regression" and self.cpu_relative < 0.01
         )
 
+    @property
+    def few_samples(self) -> bool:
+        """Judged on fewer than three samples (its band is at least the few-samples floor)."""
+        return self.floor_s is not None
+
     def figure(self) -> str:
-        """``-62% compile elapsed, 3 samples`` (or why there is no figure)."""
+        """``-62% compile elapsed, 3 samples`` (or why there is no figure); an inconclusive one
+        names its band: ``+2% compile elapsed, 1 sample: within the ±2.60 s noise band``."""
         if self.status != "measured" or self.relative is None:
             return self.error or self.plan.not_applicable or self.status
-        return f"{self.relative * 100:+.0f}% {self.metric_label}, {self.samples} sample{'s' if self.samples != 1 else ''}"
+        samples = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
+        if self.verdict == "inconclusive" and self.band_s is not None:
+            samples += f": within the ±{self.band_s:.2f} s noise band"
+        return f"{self.relative * 100:+.0f}% {self.metric_label}, {samples}"
 
     @property
     def metric_label(self) -> str:
@@ -159,9 +174,11 @@ class LeverResult:
             "cold_wall_s": _round(self.cold_wall_s),
             "delta_s": _round(self.delta_s),
             "band_s": _round(self.band_s),
+            "noise_floor_s": _round(self.floor_s),
             "relative": _round(self.relative),
             "cpu_median_s": _round(self.cpu_median_s),
             "cpu_relative": _round(self.cpu_relative),
+            "generated_source_bytes": None if self.generated_source_bytes is None else round(self.generated_source_bytes),
             "changes_numerics": plan.changes_numerics,
             "runtime_cost": plan.runtime_cost,
             "unsafe": plan.unsafe is not None,
@@ -210,9 +227,11 @@ class LeverResult:
             cold_wall_s=data.get("cold_wall_s"),
             delta_s=data.get("delta_s"),
             band_s=data.get("band_s"),
+            floor_s=data.get("noise_floor_s"),
             relative=data.get("relative"),
             cpu_median_s=data.get("cpu_median_s"),
             cpu_relative=data.get("cpu_relative"),
+            generated_source_bytes=data.get("generated_source_bytes"),
             topology_differences=list(data.get("topology_differences") or ()),
             moved=list(data.get("moved") or ()),
             unmoved=list(data.get("unmoved") or ()),
@@ -254,6 +273,7 @@ class Ledger:
             "metric": self.metric,
             "baseline_median_s": _round(base.median),
             "baseline_mad_s": _round(base.mad),
+            "baseline_generated_source_bytes": _bytes(self.baseline.analysis.summary["generated_source_bytes"].median),
             "notes": list(self.notes),
             "levers": [r.to_dict() for r in self.results],
             "baseline": self.baseline.to_json_dict(),
@@ -263,10 +283,10 @@ class Ledger:
     def from_json_dict(cls, data: Any) -> Ledger:
         if not is_ledger_json(data):
             raise ReportError("not a warp-ct levers ledger (no kind 'warp-ct-levers')")
-        if data.get("schema_version") != LEDGER_SCHEMA_VERSION:
+        if data.get("schema_version") not in _READABLE_LEDGER_VERSIONS:
             raise ReportError(
                 f"levers ledger schema version {data.get('schema_version')} is not supported "
-                f"(this warp-ct reads {LEDGER_SCHEMA_VERSION})"
+                f"(this warp-ct reads {', '.join(map(str, _READABLE_LEDGER_VERSIONS))})"
             )
         try:
             return cls(
@@ -301,6 +321,10 @@ def load_ledger(path: str | os.PathLike[str]) -> Ledger:
 
 def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def _bytes(value: float | None) -> int | None:
+    return None if value is None else round(value)
 
 
 # -- planning --------------------------------------------------------------------------
@@ -818,38 +842,33 @@ def _duration(seconds: float) -> str:
 
 
 def _judge(plan: LeverPlan, baseline: ProbeReport, report: ProbeReport, metric: str = "compile_elapsed_s") -> LeverResult:
-    """The lever's measurement against the baseline: `compare`'s topology check and band."""
+    """The lever's measurement against the baseline: `compare`'s topology check, band and floor."""
     try:
         comparison = compare_reports(baseline, report)
     except ReportError as error:
         return LeverResult(plan, "failed", error=str(error), report=report)
     cpu_metric = JUDGED_METRICS[metric][1]
-    base, cand = baseline.analysis.summary[metric], report.analysis.summary[metric]
+    summary = report.analysis.summary
     result = LeverResult(
         plan,
         "measured",
         metric=metric,
-        median_s=cand.median,
-        mad_s=cand.mad,
-        samples=cand.n,
-        cold_wall_s=report.analysis.summary["cold_wall_s"].median,
+        median_s=summary[metric].median,
+        mad_s=summary[metric].mad,
+        samples=summary[metric].n,
+        cold_wall_s=summary["cold_wall_s"].median,
+        generated_source_bytes=summary["generated_source_bytes"].median,
         topology_differences=comparison.topology_differences,
         report=report,
     )
-    if base.median is not None and cand.median is not None:
-        result.delta_s = cand.median - base.median
-        result.relative = result.delta_s / base.median if base.median else None
-        result.band_s = max(RELATIVE_BAND * abs(base.median), MAD_BAND * (base.mad or 0.0))
-    if comparison.verdict == "invalid":
-        result.verdict = "invalid"
-    elif result.delta_s is None or result.band_s is None:
+    decision = decide(baseline, report, metric)
+    if decision is None:
         return LeverResult(plan, "failed", error="no successful sample to compare", report=report)
-    elif abs(result.delta_s) <= result.band_s:
-        result.verdict = "inconclusive"
-    else:
-        result.verdict = "improved" if result.delta_s < 0 else "regression"
+    result.delta_s, result.band_s, result.floor_s = decision.delta, decision.band, decision.floor
+    result.relative = decision.delta / decision.base_median if decision.base_median else None
+    result.verdict = "invalid" if comparison.verdict == "invalid" else decision.verdict
     base_cpu = baseline.analysis.summary[cpu_metric].median
-    result.cpu_median_s = report.analysis.summary[cpu_metric].median
+    result.cpu_median_s = summary[cpu_metric].median
     if result.cpu_median_s is not None and base_cpu:
         result.cpu_relative = (result.cpu_median_s - base_cpu) / base_cpu
     before = {module_match_key(m): m for m in baseline.analysis.modules}
@@ -887,7 +906,18 @@ def render_ledger_text(ledger: Ledger) -> str:
         f"  baseline: {label} {_s(elapsed.median)} ± {_s(elapsed.mad)} over {elapsed.n} sample"
         f"{'s' if elapsed.n != 1 else ''}"
         + (f", cold wall {_s(base['cold_wall_s'].median)}" if ledger.metric != "cold_wall_s" else "")
+        + f", generated source {_kib(base['generated_source_bytes'].median)}"
         + f"; Warp {', '.join(ledger.baseline.warp_versions) or 'not seen'}",
+    ]
+    few = [r for r in ledger.results if r.status == "measured" and r.few_samples and r.band_s is not None]
+    if few:
+        low, high = min(r.band_s for r in few), max(r.band_s for r in few)  # type: ignore[type-var]
+        floor = f"{low:.2f} s" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f} s"
+        lines.append(f"  {few_samples_text(min([elapsed.n] + [r.samples for r in few]), floor)}")
+    busy = _busy(ledger)
+    if busy:
+        lines.append(f"  warning: {busy_warning(busy)}")
+    lines += [
         "",
         (
             "Ledger (compile elapsed = cold wall - warm wall, median ± MAD, judged with `probe compare`'s band;"
@@ -895,47 +925,82 @@ def render_ledger_text(ledger: Ledger) -> str:
             else "Ledger (cold wall, median ± MAD: the warm runs did not reuse the cache; `probe compare`'s band;"
         ),
         "        CPU = change of the command's CPU time beside it, steadier than wall time on a busy machine)",
-        f"  {'lever':<28} {label:>17} {'change':>16} {'CPU':>6}  {'verdict':<13} notes",
+        f"  {'lever':<28} {label:>17} {'change':>16} {'band':>8} {'CPU':>6}  {'verdict':<13} notes",
     ]
     for result in ledger.results:
         notes = _row_notes(result)
         if result.status == "measured":
             change = "-" if result.delta_s is None else f"{result.delta_s:+.2f} s {result.relative * 100 if result.relative is not None else 0:+.0f}%"
+            band = "-" if result.band_s is None else f"±{result.band_s:.2f} s"
             cpu = "-" if result.cpu_relative is None else f"{result.cpu_relative * 100:+.0f}%"
             lines.append(
-                f"  {result.name[:28]:<28} {_s(result.median_s):>8} ± {_s(result.mad_s):<6} {change:>16} {cpu:>6}  "
+                f"  {result.name[:28]:<28} {_s(result.median_s):>8} ± {_s(result.mad_s):<6} {change:>16} {band:>8} {cpu:>6}  "
                 f"{(result.verdict or '-'):<13} {notes}".rstrip()
             )
         else:
             reason = result.error or result.plan.not_applicable or ""
-            lines.append(f"  {result.name[:28]:<28} {'':>17} {'':>16} {'':>6}  {result.status:<13} {reason}".rstrip())
+            lines.append(f"  {result.name[:28]:<28} {'':>17} {'':>16} {'':>8} {'':>6}  {result.status:<13} {reason}".rstrip())
 
+    # Only a measured improvement gets a line to write; the rest keep what was learned.
     measured = [r for r in ledger.results if r.status == "measured"]
-    if measured:
+    improved = [r for r in measured if r.verdict == "improved"]
+    others = [r for r in measured if r.verdict != "improved"]
+    if improved:
         lines += ["", "What to write (each lever alone; apply one, then re-measure)"]
-    for result in measured:
-        plan = result.plan
-        head = f"  {plan.name}: {plan.title} — {_row_verdict(result)}"
-        if result.relative is not None:
-            head += f", {result.figure()}"
-        lines.append(head)
-        if plan.unsafe:
-            lines.append(f"    UNSAFE HERE: {plan.unsafe}; with backward code off, tape.backward() skips those kernels "
-                         "and their gradients silently stay zero")  # fmt: skip
-        if plan.changes_numerics:
-            lines.append("    changes numerics: measured, not recommended without asking")
-        if plan.runtime_cost:
-            lines.append(f"    runtime cost: {plan.runtime_cost}")
-        lines.append(f"    write: {plan.line}")
-        lines.append(f"    where: {plan.where}")
-        lines.append(f"    revert: {plan.revert}")
-        if result.unmoved and not result.moved:
-            lines.append("    no targeted module changed its hash: the option never arrived (set elsewhere after import?)")
-        for difference in result.topology_differences[:4]:
-            lines.append(f"    launches changed: {difference}")
+    elif measured:
+        lines += ["", "Nothing to write: no lever was a measured improvement"]
+    for result in improved:
+        lines += _lever_details(result, ledger, write=True)
+    if others:
+        lines += ["", "Other levers measured (no line to write: not a measured improvement)"]
+    for result in others:
+        lines += _lever_details(result, ledger, write=False)
     if ledger.notes:
         lines += ["", "Notes"] + [f"  - {note}" for note in ledger.notes]
     return "\n".join(lines) + "\n"
+
+
+def _lever_details(result: LeverResult, ledger: Ledger, *, write: bool) -> list[str]:
+    plan = result.plan
+    head = f"  {plan.name}: {plan.title} — {_row_verdict(result)}"
+    if result.relative is not None:
+        head += f", {result.figure()}"
+    lines = [head]
+    if plan.unsafe:
+        lines.append(f"    UNSAFE HERE: {plan.unsafe}; with backward code off, tape.backward() skips those kernels "
+                     "and their gradients silently stay zero")  # fmt: skip
+    if plan.changes_numerics:
+        lines.append("    changes numerics: measured, not recommended without asking")
+    if plan.runtime_cost:
+        lines.append(f"    runtime cost: {plan.runtime_cost}")
+    base_source = ledger.baseline.analysis.summary["generated_source_bytes"].median
+    if base_source is not None and result.generated_source_bytes is not None:
+        lines.append(f"    generated source {_kib(base_source)} -> {_kib(result.generated_source_bytes)}")
+    if write:
+        lines.append(f"    write: {plan.line}")
+        lines.append(f"    where: {plan.where}")
+        lines.append(f"    revert: {plan.revert}")
+    if result.unmoved and not result.moved:
+        lines.append("    no targeted module changed its hash: the option never arrived (set elsewhere after import?)")
+    for difference in result.topology_differences[:4]:
+        lines.append(f"    launches changed: {difference}")
+    return lines
+
+
+def _busy(ledger: Ledger) -> list[str]:
+    """The busy samples of the baseline and of each lever, named."""
+    out = [f"baseline {entry}" for entry in ledger.baseline.analysis.busy]
+    for result in ledger.results:
+        if result.report is not None:
+            out += [f"{result.name} {entry}" for entry in result.report.analysis.busy]
+    return out
+
+
+def _kib(value: float | None) -> str:
+    if value is None:
+        return "-"
+    kib = value / 1024
+    return f"{kib:.1f} KiB" if kib < 10 else f"{kib:.0f} KiB"
 
 
 def _row_notes(result: LeverResult) -> str:

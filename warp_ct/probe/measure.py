@@ -9,8 +9,8 @@ Stable API (the language server calls it from a worker thread)::
 Raises a :class:`~warp_ct.probe.errors.ProbeError` subclass (``exit_code`` attribute) for
 command not found (127), every sample failing (3), a timeout (4), Warp missing in the
 command's environment (5), and :class:`~warp_ct.probe.errors.ProbeCancelled` (130) when
-``cancel`` is set or on Ctrl-C. The child is stopped and every temp dir removed before
-any of these propagate.
+``cancel`` is set or on Ctrl-C. The child and everything it started are stopped and every
+temp dir removed before any of these propagate.
 """
 
 from __future__ import annotations

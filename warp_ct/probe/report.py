@@ -122,20 +122,58 @@ def _derived_notes(data: dict[str, Any]) -> list[str]:
         return []
 
 
-def read_report_json(path: str | os.PathLike[str]) -> Any:
-    """The JSON of a report or ledger file; a missing or malformed file raises :class:`ReportError`."""
+MEASURE_REPORT = "a report written by `warp-ct probe measure --json`"
+
+
+def read_report_json(path: str | os.PathLike[str], expected: str = MEASURE_REPORT) -> Any:
+    """The JSON of a report or ledger file; a missing file or one that is not JSON raises
+    :class:`ReportError` saying what ``expected`` file was wanted."""
     import json
 
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ReportError(f"cannot read report {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path} is a binary file, not JSON: expected {expected}") from None
     try:
         return json.loads(text)
     except ValueError as error:
-        raise ReportError(f"report {path} is not JSON: {error}") from None
+        stripped = text.lstrip()
+        if not stripped:
+            what = "an empty file,"
+        elif stripped[:1] == "<":
+            what = "an HTML or XML file,"
+        elif isinstance(error, json.JSONDecodeError):
+            what = f"not JSON (line {error.lineno} column {error.colno}: {error.msg}), so it is"
+        else:
+            what = f"not JSON ({error}), so it is"
+        raise ReportError(f"{path} is {what} not {expected}") from None
+
+
+def document_kind(data: Any) -> str | None:
+    """What a JSON document that is not a probe report is, in words; None when it may be one."""
+    if not isinstance(data, dict):
+        return f"a JSON {'array' if isinstance(data, list) else type(data).__name__.replace('str', 'string')}"
+    if data.get("kind") == "warp-ct-levers":
+        return "a `probe levers` ledger (which compares each lever with its own baseline already)"
+    if "sarif" in str(data.get("$schema", "")).lower() or ("runs" in data and "version" in data):
+        return "a SARIF file (lint findings)"
+    if "findings" in data and "unexplained" in data:
+        return "a `warp-ct confirm` result"
+    if "findings" in data:
+        return "a `warp-ct lint` JSON report (findings)"
+    if "verdict" in data and "topology_differences" in data:
+        return "a `probe compare` result"
+    if "samples" not in data or "command" not in data:
+        return "a JSON object without the `samples` and `command` of a probe report"
+    return None
 
 
 def load_report(path: str | os.PathLike[str]) -> ProbeReport:
-    """Read a JSON report file; a missing or malformed file raises :class:`ReportError`."""
-    return ProbeReport.from_json_dict(read_report_json(path))
+    """Read a JSON report file; a missing, malformed or other kind of file raises :class:`ReportError`."""
+    data = read_report_json(path)
+    kind = document_kind(data)
+    if kind is not None:
+        raise ReportError(f"{path} is {kind}, not {MEASURE_REPORT}")
+    return ProbeReport.from_json_dict(data)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from warp_ct.probe.analysis import METRICS
+from warp_ct.probe.analysis import METRICS, busy_warning
 from warp_ct.probe.report import ProbeReport
 
 _MODULE_ROWS = 25
@@ -29,9 +29,11 @@ def render_text(report: ProbeReport) -> str:
     lines = [
         f"warp-ct probe: {' '.join(report.command)}",
         f"  samples: {ok} ok of {len(report.samples)}; Warp {', '.join(report.warp_versions) or 'not seen'}",
-        "",
-        "Measurements (median ± MAD over samples)",
     ]
+    warning = busy_warning(analysis.busy) if analysis.busy else None
+    if warning:
+        lines.append(f"  warning: {warning}")
+    lines += ["", "Measurements (median ± MAD over samples)"]
     for name, label, unit in METRICS:
         summary = analysis.summary[name]
         if summary.n == 0:
@@ -67,7 +69,7 @@ def render_text(report: ProbeReport) -> str:
         for sample in failed:
             run = sample.warm if sample.warm is not None and not sample.warm.ok else sample.cold
             lines.append(f"  sample {sample.index + 1}: {run.kind} run exited with {run.exit_code}")
-    notes = list(report.notes) + list(analysis.notes)
+    notes = [note for note in list(report.notes) + list(analysis.notes) if note != warning]
     if notes:
         lines += ["", "Notes"] + [f"  - {note}" for note in notes]
     return "\n".join(lines) + "\n"
