@@ -158,3 +158,45 @@ def test_a_call_resolved_through_its_own_loop_variable_ends(tmp_path):
     results = batch.run_lint([str(tmp_path)], load_config(tmp_path))
     assert [f.rule for r in results for f in r.findings if f.rule.startswith("WCT9")] == []
     assert [r.path for r in results] == [str(tmp_path / "net.py")]
+
+
+EDITED = (
+    "import warp as wp\n\n@wp.kernel\ndef step(x: wp.array(dtype=float)):\n    v = x[wp.tid()]  # note\n    x[wp.tid()] = v + 1.0\n\n"
+    "def run(x):\n    for i in range(10):\n        wp.launch(step, dim=1, inputs=[x])\n        wp.set_module_options({'fast_math': True})\n"
+)
+
+
+def _findings(linter: Linter, path: Path, text: str) -> list[tuple]:
+    return [(f.rule, f.range.start.line, f.range.start.character, f.message) for f in linter.lint_text(str(path), text).findings]
+
+
+def test_an_edit_the_model_does_not_read_keeps_the_program_and_finds_the_same(tmp_path):
+    """An editor's keystroke in a comment or a kernel's body leaves the facts as they were:
+    the program model and its answers are kept, and the findings are those of a fresh lint."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/k.py": EDITED})
+    path = tmp_path / "pkg" / "k.py"
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project(read_source(p) for p in discover([str(tmp_path)], linter.config))
+    before = _findings(linter, path, EDITED)
+    assert before, "the fixture has findings to compare"
+    program, generation = linter.project.program(), linter.project.generation
+    for edited in (EDITED.replace("# note", "# notes"), EDITED.replace("v + 1.0", "v + 2.0")):
+        assert _findings(linter, path, edited) == before
+        assert linter.project.program() is program and linter.project.generation == generation
+        fresh = Linter(load_config(tmp_path))
+        fresh.add_to_project(read_source(p) for p in discover([str(tmp_path)], fresh.config))
+        assert _findings(fresh, path, edited) == before
+
+
+def test_an_edit_that_changes_the_facts_rebuilds_the_program(tmp_path):
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/k.py": EDITED})
+    path = tmp_path / "pkg" / "k.py"
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project(read_source(p) for p in discover([str(tmp_path)], linter.config))
+    before = _findings(linter, path, EDITED)
+    program = linter.project.program()
+    moved = EDITED.replace("        wp.set_module_options({'fast_math': True})\n", "").replace(
+        "def run(x):\n", "def run(x):\n    wp.set_module_options({'fast_math': True})\n")
+    after = _findings(linter, path, moved)
+    assert linter.project.program() is not program
+    assert [f[0] for f in after] != [f[0] for f in before]  # the late option change is gone

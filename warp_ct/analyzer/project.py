@@ -283,7 +283,10 @@ class Project:
                 summary.extra[code] = None
         self.files[path] = summary
         self._claim_module_name(summary)
-        self._changed()
+        if previous is not None and self._model_unchanged(previous, summary):
+            self._ast_trees.pop(summary.module_name, None)  # a tree of the old text: read again on demand
+        else:
+            self._changed()
         if previous is not None:
             # The file changed: astroid's cached tree of it is stale for other files' inference.
             MANAGER.astroid_cache.pop(summary.module_name, None)
@@ -340,6 +343,23 @@ class Project:
         drop facts no query needs, which keeps a large project's model smaller. A later
         change undoes this (the trimmed facts are extracted again)."""
         self._frozen = True
+
+    def _model_unchanged(self, previous: FileSummary, summary: FileSummary) -> bool:
+        """Whether an edit leaves everything the program model reads as it was: the same
+        facts, positions included, and the same summary (an editor's keystroke in a comment,
+        a docstring or a kernel's body). The program and every answer derived from it then
+        still hold, and only the edited file's own checks run again."""
+        if self._program is None or self._trimmed:
+            return False
+        cached = self._facts.get(previous.path)
+        if cached is None or cached[0] is not previous:
+            return False
+        if (previous.module_name, previous.imports, previous.imports_warp, previous.kernel_names,
+                previous.differentiates, previous.mentions_warp, previous.extra) != (
+                summary.module_name, summary.imports, summary.imports_warp, summary.kernel_names,
+                summary.differentiates, summary.mentions_warp, summary.extra):  # fmt: skip
+            return False
+        return self.facts(summary) == cached[1]
 
     def _changed(self) -> None:
         """Forget everything derived from the set of files."""
