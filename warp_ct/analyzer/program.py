@@ -108,6 +108,11 @@ class Event:
     def own(self) -> "Event":
         return self
 
+    @property
+    def first_link(self) -> tuple | None:
+        """``via[0]`` without building the chain: the root's own call, None in the root."""
+        return self.via[0] if self.via else None
+
 
 class CalleeEvent:
     """A callee's event as a caller's flow sees it: the callee's own event shared, the call
@@ -133,6 +138,10 @@ class CalleeEvent:
     @property
     def via(self) -> tuple:
         return (self.link, self.inner.via)
+
+    @property
+    def first_link(self) -> tuple:
+        return self.link
 
     def exclusive_with(self, other: "Event | CalleeEvent") -> bool:
         return exclusive(self.path, other.path)
@@ -1837,7 +1846,8 @@ class LoadHistory:
             for load in self._loads.get(module, ())
             if not load.exclusive_with(event)
         ]
-        if any(load.via and event.via and load.via[0] == event.via[0] for load in candidates):
+        first = event.first_link  # the chain of an inlined event is built anew on each .via
+        if first is not None and any(load.first_link == first for load in candidates):
             return None
         return candidates[0] if candidates else None
 

@@ -629,7 +629,7 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
                 if event.kind == "load":
                     history.add(event)
                     continue
-                if event.kind != "define" or not event.via:
+                if event.kind != "define" or event.first_link is None:
                     continue
                 load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
                 if load is None:
