@@ -41,8 +41,8 @@ export const STATE_KEYS = {
 
 export const SERVER_ARGS = ['-m', 'warp_ct', 'serve'];
 /**
- * warp-ct is not on PyPI, so there is no `pip install warp-ct` to offer: the extension offers to
- * install it from what the user has, a checkout of the repository or a wheel built from one.
+ * warp-ct is not on PyPI, so the extension offers to install it from what the user has: a checkout
+ * of the repository or a wheel built from one.
  */
 export const INSTALL_CHOICES = {
   checkout: 'Install from Checkout…',
