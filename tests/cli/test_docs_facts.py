@@ -92,5 +92,6 @@ def test_the_pinned_commit_exists_and_has_these_hooks():
 
 def test_no_doc_offers_an_install_from_pypi():
     # warp-ct is not on PyPI: `pip install warp-ct` would fail (or install someone else's package).
-    for doc in (*SETTINGS_DOCS, "vscode-extension/src/core.ts", ".ci/run"):
+    docs = (*SETTINGS_DOCS, "vscode-extension/src/core.ts", ".ci/run", "editors/nvim/warp_ct.lua", "editors/nvim/warp_ct_0.8.lua")
+    for doc in docs:
         assert "pip install warp-ct" not in _text(doc), doc
