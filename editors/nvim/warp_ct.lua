@@ -1,7 +1,8 @@
 -- warp-ct for Neovim 0.11+ (vim.lsp.config / vim.lsp.enable).
 --
 -- Copy this file to ~/.config/nvim/plugin/warp_ct.lua (or paste it into init.lua).
--- Needs warp-ct in the Python interpreter below: `python3 -m pip install warp-ct`.
+-- Needs warp-ct in the Python interpreter below. It is not on PyPI yet: install it from a
+-- checkout (`python3 -m pip install -e /path/to/warp-ct`) or a wheel built there.
 -- Neovim 0.8-0.10: use warp_ct_0.8.lua instead.
 --
 -- Optional, set before this file runs:

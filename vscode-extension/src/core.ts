@@ -40,7 +40,15 @@ export const STATE_KEYS = {
 } as const;
 
 export const SERVER_ARGS = ['-m', 'warp_ct', 'serve'];
-export const INSTALL_PACKAGE = 'warp-ct';
+/**
+ * warp-ct is not on PyPI, so the extension offers to install it from what the user has: a checkout
+ * of the repository or a wheel built from one.
+ */
+export const INSTALL_CHOICES = {
+  checkout: 'Install from Checkout…',
+  wheel: 'Install from Wheel…',
+  interpreter: 'Choose Interpreter',
+} as const;
 
 /** What `warp-ct.measure` returns (optional fields may also be null). */
 export interface MeasureResult {
@@ -316,7 +324,10 @@ export class WarpCtExtension implements vscode.Disposable {
     }
   }
 
-  /** Checks `<python> -c "import warp_ct"`; when it fails, explains and offers the install command. */
+  /**
+   * Checks `<python> -c "import warp_ct"`; when it fails, explains how to install warp-ct and offers to
+   * install it from a checkout or a wheel the user picks, or to choose another interpreter.
+   */
   private async checkInstalled(interpreter: Interpreter): Promise<boolean> {
     const result = await this.deps.runProcess(interpreter.path, ['-c', 'import warp_ct'], {
       cwd: this.context.extensionUri.fsPath,
@@ -340,39 +351,53 @@ export class WarpCtExtension implements vscode.Disposable {
       return false;
     }
 
-    const installCommand = this.installCommand(interpreter.path);
     const stderr = result.stderr.trim();
     const notInstalled = /No module named ['"]?warp_ct/.test(stderr) || stderr === '';
     const lastLine = stderr.split(/\r?\n/).pop() ?? '';
+    const how =
+      'warp-ct is not on PyPI yet: install it into that interpreter from a checkout of the warp-ct repository ' +
+      `(${quoteArg(interpreter.path)} -m pip install -e <checkout>) or from a wheel built there ` +
+      `(${quoteArg(interpreter.path)} -m pip install <wheel>), or choose an interpreter that has it.`;
     const message = notInstalled
-      ? `Warp: warp-ct is not installed for the Python interpreter "${interpreter.path}" (${hint}). Install it with: ${installCommand}`
-      : `Warp: importing warp_ct with "${interpreter.path}" (${hint}) failed: ${lastLine}. Reinstalling may help: ${installCommand}`;
+      ? `Warp: warp-ct is not installed for the Python interpreter "${interpreter.path}" (${hint}). ${how}`
+      : `Warp: importing warp_ct with "${interpreter.path}" (${hint}) failed: ${lastLine}. Reinstalling it may help. ${how}`;
     this.output.error(message);
     if (stderr) this.output.error(stderr);
     this.setState('missing', notInstalled ? 'warp-ct is not installed' : `import failed: ${lastLine}`);
     void vscode.window
-      .showErrorMessage(message, 'Install in Terminal', 'Copy Command', 'Choose Interpreter')
+      .showErrorMessage(message, INSTALL_CHOICES.checkout, INSTALL_CHOICES.wheel, INSTALL_CHOICES.interpreter)
       .then(async (choice) => {
-        if (choice === 'Install in Terminal') {
-          const terminal = vscode.window.createTerminal({ name: 'Install warp-ct' });
-          terminal.show();
-          terminal.sendText(installCommand);
-          const next = await vscode.window.showInformationMessage(
-            'Warp: when the installation has finished, restart the warp-ct server.',
-            'Restart Server',
-          );
-          if (next === 'Restart Server') await this.restart();
-        } else if (choice === 'Copy Command') {
-          await vscode.env.clipboard.writeText(installCommand);
-        } else if (choice === 'Choose Interpreter') {
+        if (choice === INSTALL_CHOICES.checkout || choice === INSTALL_CHOICES.wheel) {
+          await this.installFrom(interpreter.path, choice === INSTALL_CHOICES.checkout ? 'checkout' : 'wheel');
+        } else if (choice === INSTALL_CHOICES.interpreter) {
           await this.openInterpreterSetting();
         }
       });
     return false;
   }
 
-  installCommand(interpreterPath: string): string {
-    return `${quoteArg(interpreterPath)} -m pip install ${INSTALL_PACKAGE}`;
+  /** Asks for a warp-ct checkout (a folder) or wheel (a `.whl` file), then runs pip for it in a terminal. */
+  private async installFrom(interpreterPath: string, kind: 'checkout' | 'wheel'): Promise<void> {
+    const picked = await vscode.window.showOpenDialog(
+      kind === 'checkout'
+        ? { canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Install warp-ct from this checkout', title: 'Warp: a checkout of the warp-ct repository' }
+        : { canSelectFolders: false, canSelectFiles: true, canSelectMany: false, openLabel: 'Install this wheel', title: 'Warp: a warp-ct wheel', filters: { 'Python wheel': ['whl'] } },
+    );
+    if (!picked || picked.length === 0) return;
+    const command = this.installCommand(interpreterPath, kind, picked[0].fsPath);
+    const terminal = vscode.window.createTerminal({ name: 'Install warp-ct' });
+    terminal.show();
+    terminal.sendText(command);
+    const next = await vscode.window.showInformationMessage(
+      'Warp: when the installation has finished, restart the warp-ct server.',
+      'Restart Server',
+    );
+    if (next === 'Restart Server') await this.restart();
+  }
+
+  /** `<python> -m pip install -e <checkout>` or `<python> -m pip install <wheel>`, quoted for a shell. */
+  installCommand(interpreterPath: string, kind: 'checkout' | 'wheel', target: string): string {
+    return `${quoteArg(interpreterPath)} -m pip install ${kind === 'checkout' ? '-e ' : ''}${quoteArg(target)}`;
   }
 
   private async openInterpreterSetting(): Promise<void> {

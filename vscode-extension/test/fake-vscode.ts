@@ -173,6 +173,15 @@ export interface FakeExtension {
   activate(): Promise<unknown>;
 }
 
+export type OpenDialogOptions = {
+  canSelectFiles?: boolean;
+  canSelectFolders?: boolean;
+  canSelectMany?: boolean;
+  openLabel?: string;
+  title?: string;
+  filters?: Record<string, string[]>;
+};
+
 type InputBoxOptions = {
   title?: string;
   prompt?: string;
@@ -198,6 +207,9 @@ class FakeState {
   /** Answers for successive input boxes; `undefined` (or running out) means the user pressed Escape. */
   inputBoxAnswers: (string | undefined)[] = [];
   quickPickAnswer: (items: unknown[]) => unknown = () => undefined;
+  openDialogs: OpenDialogOptions[] = [];
+  /** Answers an open (file/folder) dialog; `undefined` means the user cancelled it. */
+  openDialogAnswer: (options: OpenDialogOptions) => Uri[] | undefined = () => undefined;
   progress: {
     options: { location: ProgressLocation; title?: string; cancellable?: boolean };
     tokenSource: CancellationTokenSource;
@@ -333,6 +345,10 @@ export const window = withNoopEvents({
   },
   async showQuickPick(items: unknown[]): Promise<unknown> {
     return fake.quickPickAnswer(items);
+  },
+  async showOpenDialog(options: OpenDialogOptions): Promise<Uri[] | undefined> {
+    fake.openDialogs.push(options);
+    return fake.openDialogAnswer(options);
   },
   async withProgress<R>(
     options: { location: ProgressLocation; title?: string; cancellable?: boolean },

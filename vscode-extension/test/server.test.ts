@@ -115,7 +115,7 @@ describe('missing warp-ct', () => {
     assert.deepEqual(h.processCalls[0], { command: '/opt/py', args: ['-c', 'import warp_ct'], cwd: EXT_DIR });
   });
 
-  it('explains and offers the install command instead of starting the server', async () => {
+  it('explains how to install warp-ct (not from PyPI) instead of starting the server', async () => {
     const h = await harness({
       importCheck: () => NOT_INSTALLED,
       before: (f) => f.config.set('warpCt.interpreter', '/opt/my env/bin/python'),
@@ -125,30 +125,55 @@ describe('missing warp-ct', () => {
     const [err] = h.fake.messagesOf('error');
     assert.match(err.message, /warp-ct is not installed/);
     assert.match(err.message, /\/opt\/my env\/bin\/python/);
-    assert.ok(err.message.includes(`'/opt/my env/bin/python' -m pip install warp-ct`), err.message);
-    assert.deepEqual(err.items, ['Install in Terminal', 'Copy Command', 'Choose Interpreter']);
+    assert.match(err.message, /not on PyPI/);
+    assert.ok(err.message.includes(`'/opt/my env/bin/python' -m pip install -e <checkout>`), err.message);
+    assert.ok(err.message.includes(`'/opt/my env/bin/python' -m pip install <wheel>`), err.message);
+    assert.doesNotMatch(err.message, /pip install warp-ct/);
+    assert.deepEqual(err.items, ['Install from Checkout…', 'Install from Wheel…', 'Choose Interpreter']);
     assert.match(h.ext.statusBarItem.text, /not installed/);
   });
 
-  it('"Install in Terminal" runs pip for that interpreter; "Copy Command" copies it', async () => {
-    let h = await harness({
+  it('"Install from Checkout…" asks for a folder and runs `pip install -e` on it in a terminal', async () => {
+    const checkout = path.resolve('/src/warp ct');
+    const h = await harness({
       importCheck: () => NOT_INSTALLED,
       before: (f) => {
-        f.messageAnswer = (m) => (m.items.includes('Install in Terminal') ? 'Install in Terminal' : undefined);
+        f.messageAnswer = (m) => (m.items.includes('Install from Checkout…') ? 'Install from Checkout…' : undefined);
+        f.openDialogAnswer = () => [Uri.file(checkout)];
       },
     });
     await settle();
-    assert.deepEqual(h.fake.terminals[0].sent, ['python3 -m pip install warp-ct']);
+    assert.equal(h.fake.openDialogs.length, 1);
+    assert.equal(h.fake.openDialogs[0].canSelectFolders, true);
+    assert.equal(h.fake.openDialogs[0].canSelectFiles, false);
+    assert.deepEqual(h.fake.terminals[0].sent, [`python3 -m pip install -e '${checkout}'`]);
     assert.ok(h.fake.terminals[0].shown);
+    assert.ok(h.fake.messagesOf('info').some((m) => m.items.includes('Restart Server')));
+  });
+
+  it('"Install from Wheel…" asks for a .whl file and installs it; cancelling the dialog runs nothing', async () => {
+    const wheel = path.resolve('/dist/warp_ct-0.1.0-py3-none-any.whl');
+    let h = await harness({
+      importCheck: () => NOT_INSTALLED,
+      before: (f) => {
+        f.messageAnswer = (m) => (m.items.includes('Install from Wheel…') ? 'Install from Wheel…' : undefined);
+        f.openDialogAnswer = () => [Uri.file(wheel)];
+      },
+    });
+    await settle();
+    assert.equal(h.fake.openDialogs[0].canSelectFiles, true);
+    assert.deepEqual(h.fake.openDialogs[0].filters, { 'Python wheel': ['whl'] });
+    assert.deepEqual(h.fake.terminals[0].sent, [`python3 -m pip install ${wheel}`]);
 
     h = await harness({
       importCheck: () => NOT_INSTALLED,
       before: (f) => {
-        f.messageAnswer = (m) => (m.items.includes('Copy Command') ? 'Copy Command' : undefined);
+        f.messageAnswer = (m) => (m.items.includes('Install from Wheel…') ? 'Install from Wheel…' : undefined);
       },
     });
     await settle();
-    assert.equal(h.fake.clipboard, 'python3 -m pip install warp-ct');
+    assert.equal(h.fake.openDialogs.length, 1);
+    assert.equal(h.fake.terminals.length, 0);
   });
 
   it('starts once warp-ct is installed and the server is restarted', async () => {
