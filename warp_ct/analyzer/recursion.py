@@ -59,18 +59,25 @@ class QueryMemo:
         self._depth_of[key] = depth
         try:
             answer = compute()
-        finally:
+        except BaseException:  # a deadline or a crash: what the open questions kept goes too
             del self._depth_of[key]
-            low, self._low = self._low, min(outer_low, self._low)
+            self._low = min(outer_low, self._low)
+            self._end_of_question()
+            raise
+        del self._depth_of[key]
+        low, self._low = self._low, min(outer_low, self._low)
         # Cycles closed at this question or below it: the answer is the same from anywhere.
         if low >= depth:
             self._exact[key] = (held, answer)
         else:
             self._provisional[key] = (held, answer, low)
-        if not self._depth_of:
+        self._end_of_question()
+        return answer
+
+    def _end_of_question(self) -> None:
+        if not self._depth_of:  # the outermost question returned: forget what depended on it
             self._provisional.clear()
             self._low = _NONE_OPEN
-        return answer
 
     def cut(self, unknown: Any) -> Any:
         """The depth cap was reached: ``unknown``, and no answer open above it is exact."""
