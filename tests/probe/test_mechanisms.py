@@ -84,7 +84,7 @@ def test_report_json_matches_schema_and_html_is_self_contained(tmp_path):
     schema = json.loads((Path(__file__).resolve().parents[2] / "warp_ct/probe/report.schema.json").read_text())
     data = json.loads(json.dumps(report.to_json_dict()))
     jsonschema.validate(data, schema)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     page = tmp_path / "report.html"
     write_html(report, page)
     text = page.read_text()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
-from warp_ct.probe.records import KernelSource, LaunchSignature, ModuleLoad
+from warp_ct.probe.records import Cause, KernelSource, LaunchSignature, ModuleLoad
 from warp_ct.probe.samples import SampleResult
 from warp_ct.probe.stats import Summary, summarize, union_length
 
@@ -71,6 +71,7 @@ class ModuleIdentity:
     taped: bool = False  # a wp.Tape recorded launches of its kernels
     option_names: list[str] = field(default_factory=list)  # module options this Warp has
     config: dict[str, Any] = field(default_factory=dict)  # inherited wp.config values at its last load
+    causes: list[Cause] = field(default_factory=list)  # why its loads happened (attribution)
 
     @property
     def kernel_keys(self) -> frozenset[str]:
@@ -122,6 +123,7 @@ class ModuleIdentity:
             "hash_churn": self.hash_churn,
             "block_dim_spread": self.block_dim_spread,
             "unique_module": self.is_unique_module,
+            "causes": [c.to_dict() for c in self.causes],
         }
 
 
@@ -296,6 +298,7 @@ def _module_identities(ok: list[SampleResult]) -> list[ModuleIdentity]:
                 taped=name in taped_modules,
                 option_names=list(loads[-1].option_names),
                 config=loads[-1].config,
+                causes=[c for c in first.cold.causes if (c.module, str(c.device)) == (name, device)],
             )
         )
     identities.sort(key=lambda m: -m.ms)

@@ -86,7 +86,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     measure.add_argument("--samples", type=int, default=3, help="fresh caches to measure (default 3; >= 3 to decide)")
-    measure.add_argument("--json", metavar="FILE", help="write the JSON report (schema_version 1); '-' for stdout")
+    measure.add_argument("--json", metavar="FILE", help="write the JSON report (schema_version 2); '-' for stdout")
     measure.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with a build timeline")
     measure.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
     measure.add_argument("--cwd", metavar="DIR", help="working directory of the command")

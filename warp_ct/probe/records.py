@@ -164,6 +164,78 @@ class TapedKernel:
         return cls(str(data.get("kernel")), data.get("module"), int(data.get("count", 0)))
 
 
+@dataclass(frozen=True)
+class Frame:
+    """A user frame (outside Warp, the standard library and installed packages)."""
+
+    file: str
+    line: int
+    function: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "function": self.function}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Frame:
+        return cls(str(data.get("file")), int(data.get("line") or 0), str(data.get("function", "")))
+
+
+# Why a real load happened, as the bootstrap attributes it (``cause`` records).
+CAUSES = ("options", "kernel_added", "function_added", "struct_added", "generic_instance", "block_dim",
+          "unique_module", "modified")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why module ``module`` was loaded again (or at all) with ``hash``, and where.
+
+    ``frames`` are the user frames of the event, innermost first (the definition of a kernel
+    added late, the ``set_module_options`` call, the launch that instantiated a generic kernel
+    or asked for a new block_dim); ``load_frames`` those of the load that paid for it.
+    ``package`` names the installed package that did it when no user frame is innermost.
+    """
+
+    cause: str
+    module: str
+    hash: str | None
+    device: str | None
+    block_dim: int | None
+    detail: dict[str, Any]
+    frames: tuple[Frame, ...] = ()
+    load_frames: tuple[Frame, ...] = ()
+    package: str | None = None
+    pid: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cause": self.cause,
+            "module": self.module,
+            "hash": self.hash,
+            "device": self.device,
+            "block_dim": self.block_dim,
+            "detail": self.detail,
+            "frames": [f.to_dict() for f in self.frames],
+            "load_frames": [f.to_dict() for f in self.load_frames],
+            "package": self.package,
+            "pid": self.pid,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Cause:
+        return cls(
+            cause=str(data.get("cause")),
+            module=str(data.get("module")),
+            hash=data.get("hash"),
+            device=data.get("device"),
+            block_dim=data.get("block_dim"),
+            detail=dict(data.get("detail") or {}),
+            frames=tuple(Frame.from_dict(f) for f in data.get("frames") or ()),
+            load_frames=tuple(Frame.from_dict(f) for f in data.get("load_frames") or ()),
+            package=data.get("package"),
+            pid=int(data.get("pid", 0)),
+        )
+
+
 @dataclass
 class RunRecords:
     """Everything the bootstrap wrote during one run (all processes of the command)."""
@@ -183,6 +255,7 @@ class RunRecords:
     config_assignments: list[ConfigAssignment] = field(default_factory=list)
     taped: list[TapedKernel] = field(default_factory=list)
     warp_config: dict[str, Any] = field(default_factory=dict)  # wp.config when Warp was imported
+    causes: list[Cause] = field(default_factory=list)  # why loads happened, in order
 
 
 def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float) -> RunRecords:
@@ -235,6 +308,8 @@ def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float
                 out.unrecorded_launches += int(record.get("overflow_launches", 0))
                 out.launches.extend(LaunchSignature.from_dict(s) for s in record.get("signatures") or ())
                 out.taped.extend(TapedKernel.from_dict(t) for t in record.get("taped") or ())
+            elif kind == "cause":
+                out.causes.append(Cause.from_dict(record))
             elif kind == "uncaught":
                 out.uncaught.append(record)
         if saw_warp and not saw_launches:

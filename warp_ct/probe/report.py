@@ -1,12 +1,16 @@
 """The probe report: raw per-sample measurements plus what :mod:`analysis` derives from them.
 
-JSON layout (``schema_version`` 1, validated by ``report.schema.json`` in tests)::
+JSON layout (``schema_version`` 2, validated by ``report.schema.json`` in tests)::
 
-    {"schema_version": 1, "tool": "warp-ct 0.1.0", "command": [...], "cwd": "...",
+    {"schema_version": 2, "tool": "warp-ct 0.1.0", "command": [...], "cwd": "...",
      "created": "ISO-8601", "warp_versions": [...], "notes": [...],
      "samples": [{"index", "cold": RUN, "warm": RUN|null, "cache": CACHE}],
      "summary": {metric: {"median", "mad", "n"}}, "modules": [...], "diagnoses": [...],
-     "launch_topology": [...]}
+     "launch_topology": [...], "findings": [...]}
+
+Version 2 added the attribution: ``causes`` in each run and module, and ``findings`` (measured
+findings in the shape of ``warp-ct lint --output-format json`` items plus ``"origin":
+"measured"``, see :mod:`findings`). Version 1 reports are still read (no causes: no findings).
 
 Only ``samples`` (and the header) are read back by :meth:`ProbeReport.from_json_dict`; the
 derived sections are recomputed, so an old report read by a newer warp-ct gets the newer
@@ -23,11 +27,13 @@ from typing import Any
 
 from warp_ct.probe.analysis import Analysis, analyze
 from warp_ct.probe.errors import ReportError
+from warp_ct.probe.findings import measured_findings
 from warp_ct.probe.samples import CacheScan, RunResult, SampleResult, scan_kernel_cache
 
 __all__ = ["SCHEMA_VERSION", "CacheScan", "ProbeReport", "RunResult", "SampleResult", "load_report", "scan_kernel_cache"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 @dataclass
@@ -51,6 +57,7 @@ class ProbeReport:
 
             self.tool = f"warp-ct {__version__}"
         self._analysis: Any = None
+        self._findings: list[dict[str, Any]] | None = None
 
     @property
     def ok_samples(self) -> list[SampleResult]:
@@ -72,6 +79,13 @@ class ProbeReport:
             self._analysis = analyze(self.samples)
         return self._analysis
 
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """Measured findings (lint JSON items plus ``"origin": "measured"``), see :mod:`findings`."""
+        if self._findings is None:
+            self._findings = measured_findings(self.ok_samples, self.analysis.modules, self.cwd)
+        return self._findings
+
     def to_json_dict(self) -> dict[str, Any]:
         analysis = self.analysis
         return {
@@ -87,6 +101,7 @@ class ProbeReport:
             "modules": [m.to_dict() for m in analysis.modules],
             "diagnoses": [d.to_dict() for d in analysis.diagnoses],
             "launch_topology": [list(entry) for entry in analysis.launch_topology],
+            "findings": self.findings,
         }
 
     @classmethod
@@ -95,9 +110,10 @@ class ProbeReport:
         if not isinstance(data, dict) or "schema_version" not in data:
             raise ReportError("not a warp-ct probe report (no schema_version)")
         version = data["schema_version"]
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_SCHEMA_VERSIONS:
             raise ReportError(
-                f"probe report schema version {version} is not supported (this warp-ct reads {SCHEMA_VERSION})"
+                f"probe report schema version {version} is not supported (this warp-ct reads "
+                f"{', '.join(str(v) for v in READABLE_SCHEMA_VERSIONS)})"
             )
         try:
             analysis_notes = set(_derived_notes(data))

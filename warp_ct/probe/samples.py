@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warp_ct.probe.records import ConfigAssignment, LaunchSignature, ModuleLoad, RunRecords, TapedKernel
+from warp_ct.probe.records import Cause, ConfigAssignment, LaunchSignature, ModuleLoad, RunRecords, TapedKernel
 
 
 @dataclass
@@ -36,6 +36,7 @@ class RunResult:
     taped: list[TapedKernel] = field(default_factory=list)
     warp_config: dict[str, Any] = field(default_factory=dict)
     cpu_s: float | None = None  # CPU time of the command (user + system), None if unknown
+    causes: list[Cause] = field(default_factory=list)  # why loads happened (attribution)
 
     @property
     def ok(self) -> bool:
@@ -66,6 +67,7 @@ class RunResult:
             taped=records.taped,
             warp_config=records.warp_config,
             cpu_s=None if cpu_s is None else round(cpu_s, 4),
+            causes=records.causes,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,6 +90,7 @@ class RunResult:
             "taped": [t.to_dict() for t in self.taped],
             "warp_config": self.warp_config,
             "cpu_s": self.cpu_s,
+            "causes": [c.to_dict() for c in self.causes],
         }
 
     @classmethod
@@ -111,6 +114,7 @@ class RunResult:
             taped=[TapedKernel.from_dict(t) for t in data.get("taped", ())],
             warp_config=dict(data.get("warp_config") or {}),
             cpu_s=None if data.get("cpu_s") is None else float(data["cpu_s"]),
+            causes=[Cause.from_dict(c) for c in data.get("causes", ())],
         )
 
 

@@ -63,6 +63,13 @@ def render_text(report: ProbeReport) -> str:
     if not analysis.diagnoses:
         lines.append("  (no successful sample to analyse)")
 
+    findings = report.findings
+    if findings:
+        lines += ["", "Measured findings (where the rebuilds came from)"]
+        for finding in findings:
+            where = f"{finding['path']}:{finding['location']['line']}:{finding['location']['column']}"
+            lines.append(f"  {where}: {finding['code']} [{finding['name']}] {finding['message']}")
+
     failed = [s for s in report.samples if not s.ok]
     if failed:
         lines += ["", f"{len(failed)} sample(s) failed:"]

@@ -20,7 +20,14 @@ What it does:
   - ``launch`` -> launch signatures, aggregated in memory with bounded size;
   - ``Tape.record_launch`` -> which kernels a ``wp.Tape`` recorded (differentiated code);
   - ``warp.config`` -> every assignment of a compile option, with the file and line that
-    made it (where "the program turned precompiled headers off").
+    made it (where "the program turned precompiled headers off");
+  - ``Module.mark_modified`` -> *why* a loaded module changed: every kernel, function,
+    struct, generic instance or option change reaches Warp's ``mark_modified``. Only when
+    the module already holds a loaded executable (the change will cost a rebuild) the
+    bootstrap walks the stack (``sys._getframe``) for the user frames that did it and keeps
+    them on the module; the next real load of that module writes them as ``cause`` records.
+    A real load at a new block_dim of an already-loaded module, and the first load of a
+    ``module="unique"`` module, are causes too. Stacks are never walked per launch.
 
 * Applies one *lever* when ``$WARP_CT_PROBE_LEVER`` holds one (``probe levers``): config
   values pinned from the moment ``warp.config`` exists (later assignments by the program
@@ -63,6 +70,19 @@ _WATCHED_CONFIG = (
 )
 _MAX_CONFIG_RECORDS = 200
 _MAX_TAPED_KERNELS = 1024
+# Attribution: user frames kept per cause, causes kept pending per module, cause records.
+_MAX_FRAMES = 8
+_MAX_PENDING = 16
+_MAX_CAUSE_RECORDS = 2000
+# Which Warp function called Module.mark_modified -> what changed the module.
+_MODIFIED_BY = {
+    "register_kernel": "kernel_added",
+    "register_function": "function_added",
+    "register_struct": "struct_added",
+    "_add_normalized_overload": "generic_instance",
+    "add_overload": "generic_instance",
+    "set_module_options": "options",
+}
 
 
 class _Recorder:
@@ -83,6 +103,7 @@ class _Recorder:
         self.warp_seen = False
         self.taped = {}  # (kernel key, module name) -> recordings on a wp.Tape
         self.config_records = 0
+        self.cause_records = 0
 
     def after_fork_in_child(self):
         self.lock = threading.Lock()
@@ -303,10 +324,30 @@ class _Hooks:
         if load is not None and not getattr(load, "_warp_ct_wrapped", False):
             module_class.load = self._recorded_load(load)
             self.installed.add("Module.load")
+        mark_modified = getattr(module_class, "mark_modified", None) if module_class is not None else None
+        if mark_modified is not None and not getattr(mark_modified, "_warp_ct_wrapped", False):
+            module_class._warp_ct_pending = None  # causes waiting for the module's next real load
+            module_class._warp_ct_block_dims = None  # block_dims this module was really loaded at
+            module_class.mark_modified = self._attributed_mark_modified(mark_modified)
+            self.installed.add("Module.mark_modified")
         launch = getattr(context, "launch", None)
         if launch is not None and not getattr(launch, "_warp_ct_wrapped", False):
             context.launch = self._recorded_launch(launch)
             self.installed.add("launch")
+
+    # -- Module.mark_modified: why a loaded module changes (attribution) ------------------
+    def _attributed_mark_modified(self, original):
+        def mark_modified(module, *args, **kwargs):
+            try:
+                if module.execs:
+                    _remember_cause(module, sys._getframe(1))
+            except Exception:
+                pass
+            return original(module, *args, **kwargs)
+
+        mark_modified._warp_ct_wrapped = True
+        mark_modified.__wrapped__ = original
+        return mark_modified
 
     def _recorded_load(self, original):
         recorder = self.recorder
@@ -339,9 +380,16 @@ class _Hooks:
             local.last_block_dim = getattr(result, "block_dim", block_dim)
             local.last_device = getattr(result, "device", device)
             if result is None or seen_execs.seen(result):
+                if module._warp_ct_pending is not None:
+                    module._warp_ct_pending = None  # the change did not move the hash: no cost
                 return result  # in-memory hit: the common path of every launch
             status = "compiled" if native_ms > 0.0 else "cached"
-            recorder.write(_load_record(module, device, block_dim, result, wall_start, t0, native_ms, status, None))
+            record = _load_record(module, device, block_dim, result, wall_start, t0, native_ms, status, None)
+            recorder.write(record)
+            try:
+                _write_causes(recorder, module, record)
+            except Exception:
+                pass
             return result
 
         load._warp_ct_wrapped = True
@@ -374,7 +422,7 @@ class _Hooks:
             return
         self.announced = True
         self.recorder.warp_seen = True
-        expected = ("Module.load", "launch", "build_cpu", "build_cuda", "config", "Tape.record_launch")
+        expected = ("Module.load", "launch", "build_cpu", "build_cuda", "config", "Tape.record_launch", "Module.mark_modified")
         missing = [name for name in expected if name not in self.installed]
         if missing:
             self.notes.append("hooks not found in this Warp release: " + ", ".join(missing))
@@ -478,6 +526,163 @@ def _load_record(module, device, block_dim, result, wall_start, t0, native_ms, s
         "config": {k: getattr(config, k) for k in _LOAD_CONFIG if hasattr(config, k)},
         "kernels": _kernel_sources(module),
     }
+
+
+def _library_roots():
+    """Directory prefixes whose frames are not the user's: Warp, the standard library,
+    installed packages (site-packages/dist-packages) and this bootstrap."""
+    roots = []
+    warp = sys.modules.get("warp")
+    warp_file = getattr(warp, "__file__", None)
+    if warp_file:
+        roots.append(os.path.dirname(os.path.abspath(warp_file)) + os.sep)
+    roots.append(os.path.dirname(os.path.abspath(os.__file__)) + os.sep)
+    roots.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)
+    return tuple(roots)
+
+
+_roots_cache = []
+_user_file_cache = {}
+
+
+def _is_user_file(filename):
+    known = _user_file_cache.get(filename)
+    if known is not None:
+        return known
+    if not _roots_cache:
+        _roots_cache.append(_library_roots())
+    path = os.path.abspath(filename) if filename and not filename.startswith("<") else filename or ""
+    user = not (
+        path.startswith("<")
+        or path.startswith(_roots_cache[0])
+        or (os.sep + "site-packages" + os.sep) in path
+        or (os.sep + "dist-packages" + os.sep) in path
+    )
+    if len(_user_file_cache) < 4096:
+        _user_file_cache[filename] = user
+    return user
+
+
+def _package_of(filename):
+    """``newton`` for .../site-packages/newton/..., ``warp`` for Warp's own files."""
+    for marker in ("site-packages", "dist-packages"):
+        part = os.sep + marker + os.sep
+        if part in filename:
+            rest = filename.split(part, 1)[1]
+            return rest.split(os.sep, 1)[0].rsplit(".py", 1)[0]
+    return None
+
+
+def _user_frames(frame):
+    """(frames, package): up to _MAX_FRAMES user frames from the innermost outwards, and the
+    innermost installed package (not Warp) between them and Warp, if any."""
+    frames = []
+    package = None
+    while frame is not None and len(frames) < _MAX_FRAMES:
+        code = frame.f_code
+        if _is_user_file(code.co_filename):
+            frames.append({"file": code.co_filename, "line": frame.f_lineno, "function": code.co_name})
+        elif not frames and package is None:
+            name = _package_of(code.co_filename)
+            if name is not None and name != "warp":
+                package = name
+        frame = frame.f_back
+    return frames, package
+
+
+def _value(value):
+    return value if isinstance(value, (bool, int, float, str, type(None))) else repr(value)
+
+
+def _remember_cause(module, caller):
+    """Called from Module.mark_modified on a loaded module: keep why and where on it."""
+    what = caller.f_code.co_name
+    cause = _MODIFIED_BY.get(what)
+    detail = {}
+    local_vars = caller.f_locals
+    if cause is None:
+        # mark_modified called by the user (after options.update) or by other Warp code
+        cause = "options" if _is_user_file(caller.f_code.co_filename) else "modified"
+        detail["called_from"] = what
+    elif cause == "options":
+        options = local_vars.get("options")
+        if isinstance(options, dict):
+            detail["options"] = {str(k): _value(v) for k, v in options.items()}
+    elif cause == "generic_instance":
+        owner = local_vars.get("self")
+        detail["kernel"] = getattr(owner, "key", None)
+        sig = local_vars.get("sig")
+        detail["signature"] = None if sig is None else str(sig)
+        arg_types = local_vars.get("arg_types")
+        if arg_types is not None:
+            try:
+                detail["types"] = [_type_name(t) for t in arg_types]
+            except Exception:
+                pass
+    else:
+        item = local_vars.get("kernel") or local_vars.get("func") or local_vars.get("struct")
+        detail["key"] = getattr(item, "key", None)
+        func = getattr(item, "func", None)
+        code = getattr(func, "__code__", None)
+        if code is not None:
+            detail["file"] = code.co_filename
+            detail["line"] = code.co_firstlineno
+    frames, package = _user_frames(caller.f_back)
+    pending = module._warp_ct_pending
+    if pending is None:
+        pending = module._warp_ct_pending = []
+    if len(pending) < _MAX_PENDING:
+        pending.append({"cause": cause, "detail": detail, "frames": frames, "package": package, "t": time.time()})
+
+
+def _write_causes(recorder, module, record):
+    """After a real load: the pending causes of the module, a new block_dim, a unique module."""
+    causes = module._warp_ct_pending or []
+    module._warp_ct_pending = None
+    block_dims = module._warp_ct_block_dims
+    block_dim = record.get("block_dim")
+    first_load = block_dims is None
+    if first_load:
+        block_dims = module._warp_ct_block_dims = set()
+    new_block_dim = not first_load and block_dim not in block_dims
+    block_dims.add(block_dim)
+    load_frames = load_package = None
+    if new_block_dim or causes:
+        load_frames, load_package = _user_frames(sys._getframe(2))
+    if new_block_dim:
+        causes = causes + [{
+            "cause": "block_dim",
+            "detail": {"block_dim": block_dim, "loaded_block_dims": sorted(b for b in block_dims if b != block_dim and b is not None)},
+            "frames": load_frames, "package": load_package, "t": time.time(),
+        }]  # fmt: skip
+    if first_load and _is_unique_module(module):
+        kernels = record.get("kernels") or []
+        causes = causes + [{
+            "cause": "unique_module",
+            "detail": {"key": kernels[0]["key"] if kernels else None},
+            "frames": [{"file": k["file"], "line": k["line"], "function": k["key"]} for k in kernels[:1] if k.get("file")],
+            "package": None, "t": time.time(),
+        }]  # fmt: skip
+    for cause in causes:
+        if recorder.cause_records >= _MAX_CAUSE_RECORDS:
+            return
+        recorder.cause_records += 1
+        out = {"kind": "cause", "module": record.get("module"), "hash": record.get("hash"),
+               "device": record.get("device"), "block_dim": block_dim, "load_t0": record.get("t0"),
+               "load_frames": load_frames}  # fmt: skip
+        out.update(cause)
+        recorder.write(out)
+
+
+def _is_unique_module(module):
+    """A module made by ``module="unique"``: named ``<kernel key>_<hash8>``, one kernel."""
+    kernels = getattr(module, "kernels", None) or {}
+    name = getattr(module, "name", "") or ""
+    if len(kernels) != 1:
+        return False
+    (key,) = kernels
+    suffix = name[len(key) + 1:] if name.startswith(str(key) + "_") else ""
+    return len(suffix) == 8 and all(c in "0123456789abcdef" for c in suffix)
 
 
 # Declared argument types per kernel, weakly keyed: holding a kernel alive would keep it

@@ -1,0 +1,240 @@
+"""Measured findings: the bootstrap's attributed causes as findings of the static rules.
+
+Each ``cause`` record (see ``inject/sitecustomize.py``) says why a real module load happened
+and at which user frames. A cause that cost a build becomes a finding of the rule that
+predicts it, at the user's line, with the measured figures in the message:
+
+* ``options`` (``set_module_options`` / ``options.update`` + ``mark_modified`` on a loaded
+  module) -> WCT006 at the call that changed the options;
+* ``kernel_added`` / ``function_added`` / ``struct_added`` (defined into a loaded module)
+  -> WCT007 at the definition;
+* ``generic_instance`` (a generic kernel instantiated with new types after its module was
+  loaded) -> WCT007 at the launch that instantiated it;
+* ``block_dim`` (a loaded module loaded again at another block_dim) -> WCT009 at the launch
+  (or ``get_suggested_block_size`` / ``force_load`` call) that asked for it;
+* ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
+  a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
+  module options equal those of the other modules built from the same file (no
+  ``module_options`` of their own), and only where one file produced at least two such
+  one-kernel modules (merging them saves a module's fixed cost).
+
+The items have the shape of ``warp-ct lint --output-format json`` findings (the probe may not
+import the analyzer, so the dicts are built here in the same shape) plus
+``"origin": "measured"``. Figures come from the first successful sample's cold run, the
+milliseconds are medians over samples of the load that paid for the cause.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from warp_ct.probe.analysis import ModuleIdentity
+from warp_ct.probe.records import Cause, Frame, ModuleLoad
+from warp_ct.probe.samples import SampleResult
+
+# Same values as the analyzer's rules (tests/probe/test_attribution.py checks they agree).
+DOCS_URL = "https://github.com/warp-ct/warp-ct/blob/main/docs/rules/{code}.md"
+RULE_NAMES = {
+    "WCT002": "unique-stable-kernel",
+    "WCT006": "options-after-load",
+    "WCT007": "kernel-after-load",
+    "WCT009": "block-dim-spread",
+}
+RULE_SEVERITY = {"WCT002": "info", "WCT006": "warning", "WCT007": "warning", "WCT009": "warning"}
+CAUSE_RULES = {
+    "options": "WCT006",
+    "kernel_added": "WCT007",
+    "function_added": "WCT007",
+    "struct_added": "WCT007",
+    "generic_instance": "WCT007",
+    "block_dim": "WCT009",
+}
+MIN_UNIQUE_MODULES_PER_FILE = 2
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000.0:.2f} s"
+
+
+def _at(frame: Frame | None) -> str:
+    if frame is None:
+        return "?"
+    return f"line {frame.line}" + (f" (`{frame.function}`)" if frame.function not in ("<module>", "") else "")
+
+
+def _load_ms(ok: Sequence[SampleResult], cause: Cause) -> float:
+    """Median over samples of the cold load that paid for ``cause``."""
+    values = []
+    for sample in ok:
+        for load in sample.cold.loads:
+            if (load.module, load.hash, load.block_dim) == (cause.module, cause.hash, cause.block_dim):
+                values.append(load.ms)
+                break
+    return statistics.median(values) if values else 0.0
+
+
+def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
+    if path not in cache:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                cache[path] = f.read().splitlines()
+        except OSError:
+            cache[path] = None
+    lines = cache[path]
+    if lines is None or not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1]
+
+
+def _display_path(path: str, cwd: str) -> str:
+    try:
+        relative = os.path.relpath(path, cwd) if cwd else path
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, Any], cwd: str,
+             sources: dict[str, list[str] | None]) -> dict[str, Any]:  # fmt: skip
+    text = _source_line(path, line, sources) if line > 0 else None
+    start = len(text) - len(text.lstrip()) if text else 0
+    end = len(text.rstrip()) if text else 0
+    zero = max(line - 1, 0)
+    return {
+        "code": rule,
+        "name": RULE_NAMES[rule],
+        "path": _display_path(path, cwd),
+        "range": {"start": {"line": zero, "character": start}, "end": {"line": zero, "character": end}},
+        "message": message,
+        "severity": RULE_SEVERITY[rule],
+        "fixes": [],
+        "evidence": [evidence],
+        "location": {"line": zero + 1, "column": start + 1},
+        "end_location": {"line": zero + 1, "column": end + 1},
+        "fixable": False,
+        "url": DOCS_URL.format(code=rule),
+        "origin": "measured",
+    }
+
+
+def _evidence(summary: str, module: ModuleIdentity | None, name: str, ms: float) -> dict[str, Any]:
+    return {
+        "summary": summary,
+        "module": name,
+        "builds": None if module is None else module.loads,
+        "distinct_hashes": None if module is None else len(module.hashes),
+        "block_dims": [] if module is None else [b for b in module.block_dims if isinstance(b, int)],
+        "milliseconds": round(ms, 3),
+    }
+
+
+def _place(cause: Cause, loads: Sequence[ModuleLoad]) -> tuple[str, int, str]:
+    """(file, line, note): the innermost user frame, else the load's, else the module's kernel."""
+    if cause.frames:
+        return cause.frames[0].file, cause.frames[0].line, ""
+    by = f" inside package `{cause.package}`" if cause.package else " inside Warp or an installed package"
+    if cause.load_frames:
+        frame = cause.load_frames[0]
+        return frame.file, frame.line, by
+    for load in loads:
+        if load.module == cause.module:
+            for kernel in load.kernels:
+                if kernel.file and kernel.line:
+                    return kernel.file, kernel.line, by
+    return "", 0, by
+
+
+def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str) -> str:
+    name = cause.module
+    built = "" if module is None else f"`{name}` built {module.loads}× ({len(module.hashes)} hashes) in this run"
+    paid = cause.load_frames[0] if cause.load_frames else None
+    cost = f"{_seconds(ms_total)}" + (f" for {count} rebuilds" if count > 1 else "")
+    if paid is None:
+        rebuilt = "so it was rebuilt"
+    elif cause.frames and cause.frames[0] == paid:
+        rebuilt = "so this launch rebuilt it"
+    else:
+        rebuilt = f"so the launch or load at {_at(paid)} rebuilt it"
+    detail = cause.detail
+    if cause.cause == "options":
+        names = ", ".join(f"`{k}`" for k in sorted(detail.get("options") or {})) or "its options"
+        how = "`set_module_options`" if "options" in detail else f"`{detail.get('called_from', 'mark_modified')}`"
+        what = f"{how} changed {names}{note} after the module was loaded, {rebuilt}"
+    elif cause.cause == "generic_instance":
+        types = ", ".join(detail.get("types") or ()) or str(detail.get("signature"))
+        what = (f"generic kernel `{detail.get('kernel')}` was instantiated for ({types}){note} after the module "
+                f"was loaded, {rebuilt}; declare the instance with `wp.overload` before the first launch")
+    elif cause.cause == "block_dim":
+        before = ", ".join(str(b) for b in detail.get("loaded_block_dims") or ()) or "another"
+        what = f"it was loaded at block_dim {detail.get('block_dim')}{note} after block_dim {before}: one more build"
+    else:
+        kind = cause.cause.split("_")[0]
+        what = f"{kind} `{detail.get('key')}` was added to it{note} after it was loaded, {rebuilt}"
+    return (f"{built}: {what}: {cost}" if built else f"`{name}`: {what}: {cost}")
+
+
+def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str) -> list[dict[str, Any]]:
+    """The findings of the first successful sample's cold run, sorted like lint's."""
+    if not ok:
+        return []
+    first = ok[0]
+    by_name = {(m.name, m.device): m for m in modules}
+    grouped: dict[tuple[str, str, int, str], list[Cause]] = defaultdict(list)
+    notes: dict[tuple[str, str, int, str], str] = {}
+    for cause in first.cold.causes:
+        rule = CAUSE_RULES.get(cause.cause)
+        if rule is None:
+            continue
+        path, line, note = _place(cause, first.cold.loads)
+        if not path:
+            continue
+        key = (rule, path, line, cause.module)
+        grouped[key].append(cause)
+        notes[key] = note
+    sources: dict[str, list[str] | None] = {}
+    out = []
+    for (rule, path, line, name), causes in grouped.items():
+        cause = causes[0]
+        module = by_name.get((name, str(cause.device)))
+        ms = sum(_load_ms(ok, c) for c in causes)
+        message = _message(cause, module, ms, len(causes), notes[(rule, path, line, name)])
+        out.append(_finding(rule, path, line, message, _evidence(message, module, name, ms), cwd, sources))
+    out.extend(_unique_findings(ok, modules, cwd, sources))
+    out.sort(key=lambda f: (f["path"], f["range"]["start"]["line"], f["range"]["start"]["character"], f["code"], f["message"]))
+    return out
+
+
+def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
+                     sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    first = ok[0]
+    unique = {c.module for c in first.cold.causes if c.cause == "unique_module"}
+    by_file: dict[str, list[ModuleIdentity]] = defaultdict(list)
+    others_options: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for module in modules:
+        files = {k.file for k in module.kernels if k.file}
+        if module.name in unique and len(module.kernels) == 1:
+            kernel = module.kernels[0]
+            if kernel.file and kernel.line and "__locals__" not in kernel.key:
+                by_file[kernel.file].append(module)
+        else:
+            for file in files:
+                others_options[file].append(module.options)
+    out = []
+    for file, group in by_file.items():
+        options = [m.options for m in group] + others_options.get(file, [])
+        if len(group) < MIN_UNIQUE_MODULES_PER_FILE or any(o != options[0] for o in options):
+            continue  # one kernel only, or module options differ: module="unique" is doing its job
+        total = sum(m.ms for m in group)
+        for module in group:
+            kernel = module.kernels[0]
+            message = (f"kernel `{kernel.key}` got a module of its own (`module=\"unique\"`): one of {len(group)} "
+                       f"one-kernel modules with the same options built from this file in this run, "
+                       f"{_seconds(module.ms)} here, {_seconds(total)} in all; kernels defined at module scope "
+                       "with the same options can share the file's module and pay its fixed cost once")
+            out.append(_finding("WCT002", file, int(kernel.line or 0), message, _evidence(message, module, module.name, module.ms),
+                                cwd, sources))  # fmt: skip
+    return out
