@@ -11,14 +11,16 @@ file's is kept packed in its summary (``FileSummary.pack_text``).
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import Callable, Iterable
 
 from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
-from warp_ct.analyzer.engine import Linter, SourceFile, read_sources
+from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_sources
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
+from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.config import Config
 
@@ -46,6 +48,8 @@ def run_lint(
 ) -> list[FileResult]:
     """Lint ``paths`` (files or directories) and return one result per file, in path order.
 
+    Each file is analysed with the files of its project (``scope``), whatever else was
+    named: the paths choose what is reported, not what is analysed.
     ``jobs``: worker processes (None or 0: available cores); output order never depends on it.
     ``cache_dir``: content-hash result cache directory (None: no cache).
     ``on_file``: called with each result, in path order, as soon as it and all results
@@ -54,17 +58,42 @@ def run_lint(
     global last_stats
     stats = LintStats()
     last_stats = stats
-    linter = Linter(config)
     with package_layout_fixed():  # a batch's folders do not change under it
-        files = read_sources(list(paths), config)
-        linter.add_to_project(files)
-        linter.project.freeze()  # the file set of a batch is final
-        stats.files = len(files)
-        try:
-            with collector_ignores_existing():
-                return _lint_files(linter, files, stats, jobs, cache_dir, on_file)
-        finally:
-            deactivate(linter.project)
+        reported = read_sources(list(paths), config)
+        stats.files = len(reported)
+        results: list[FileResult | None] = [None] * len(reported)
+        emitted = 0
+        for scope in scopes_of(source.path for source in reported):
+            files = [reported[i] for i in scope.reported]
+            for i, result in zip(scope.reported, _lint_scope(scope, files, config, stats, jobs, cache_dir)):
+                results[i] = result
+            while emitted < len(results) and results[emitted] is not None:
+                if on_file is not None:
+                    on_file(results[emitted])  # type: ignore[arg-type]
+                emitted += 1
+        return [r for r in results if r is not None]
+
+
+def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: LintStats, jobs: int | None,
+                cache_dir: Path | None) -> list[FileResult]:  # fmt: skip
+    """Lint the reported ``files`` of one project, with the rest of the project read for the model."""
+    relative = any(not os.path.isabs(source.path) for source in files)
+    named = {os.path.abspath(source.path) for source in files}
+    context = []
+    for path in project_files(scope, config):
+        if path not in named:
+            source = read_source(os.path.relpath(path) if relative else path)
+            if source.text is not None:  # what cannot be read is reported only where it was named
+                context.append(source)
+    linter = Linter(config)
+    # One order for the project's files whatever was named: module names claimed first win.
+    linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
+    linter.project.freeze()  # the file set of a batch is final
+    try:
+        with collector_ignores_existing():
+            return _lint_files(linter, list(files), stats, jobs, cache_dir, None)
+    finally:
+        deactivate(linter.project)
 
 
 def _lint_files(
@@ -142,7 +171,7 @@ def _lint_files(
                 deliver(i, lint_one(linter, source))
             summaries[i].pack_text()
         gc.freeze()
-    stats.trees = len(heavy)
+    stats.trees += len(heavy)
 
     workers = available_cores() if not jobs else max(1, int(jobs))
     workers = min(workers, len(heavy))

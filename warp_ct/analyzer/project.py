@@ -9,6 +9,7 @@ microseconds per file, so the whole project is summarised before any astroid tre
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
 import zlib
@@ -140,11 +141,12 @@ def _package_part(directory: Path) -> bool:
 
 
 def _reads_as_package_part(directory: Path) -> bool:
-    if (directory / "__init__.py").is_file():
+    # os.path.isfile: a folder that cannot be searched is no package (Path.is_file raises)
+    if os.path.isfile(directory / "__init__.py"):
         return True
-    if directory.parent == directory or not (directory.parent / "__init__.py").is_file():
+    if directory.parent == directory or not os.path.isfile(directory.parent / "__init__.py"):
         return False
-    return not any((directory / name).is_file() for name in _PROJECT_FILES)
+    return not any(os.path.isfile(directory / name) for name in _PROJECT_FILES)
 
 
 def package_root_for(path: Path) -> Path:

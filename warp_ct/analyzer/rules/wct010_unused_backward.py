@@ -19,7 +19,7 @@ from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
 from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.facts import FileFacts, const
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
-from warp_ct.analyzer.program import FunctionRef, KernelRef, Program, is_demo_path
+from warp_ct.analyzer.program import FunctionRef, KernelRef, Program, is_demo_path, is_test_path
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
@@ -331,7 +331,7 @@ def _may_have_live_kernels(text: str) -> bool:
 @dataclass
 class _Verdict:
     differentiated: set[str]  # module names something differentiates (or may)
-    global_off: set[str]  # modules an entry point turned backward off for (wp.config before imports)
+    global_off: set[str]  # modules whose text turns backward code off (``wp.config.enable_backward = False``)
     configured: dict[str, bool | None]  # module name -> enable_backward set from another file
     launchers: dict[str, list["FileSummary"]]  # kernel name -> files that launch a kernel of that name
     # files that ask for gradients with no tape of its own (``requires_grad=True``): a
@@ -393,7 +393,7 @@ def project_verdict(project: "Project") -> _Verdict:
         for name in facts.launched:
             launchers.setdefault(name, []).append(summary)
         if facts.global_off:
-            global_off.update(s.module_name for s in _reachable(project, summary, imports))
+            global_off.add(summary.module_name)
         for name, value in facts.by_name.items():
             configured[name] = value if configured.get(name, value) == value else None
         if facts.wants_grad:
@@ -588,9 +588,9 @@ class UnusedBackward(Rule):
             return False
         if _EXPLICIT_TRUE_RE.search(summary.text):
             return True
-        if facts.self_backward is False or configured is True or summary.module_name in verdict.global_off:
+        if facts.self_backward is False or configured is True:
             return False
-        if _turned_off_globally(project.program()):
+        if _backward_off_in_every_run(project.program(), verdict, summary.module_name):
             return False
         return _may_have_live_kernels(summary.text) and bool(_consumers(project, summary, verdict))
 
@@ -623,9 +623,9 @@ class UnusedBackward(Rule):
             return
         if not kernels:
             return
-        if facts.self_backward is False or configured is True or ctx.module_name in verdict.global_off:
+        if facts.self_backward is False or configured is True:
             return
-        if _turned_off_globally(ctx.program):
+        if _backward_off_in_every_run(ctx.program, verdict, ctx.module_name):
             return  # the program means to run without backward code; WCT001 says if it is too late
         live = [d for d in kernels if d.keyword_const("enable_backward") is not False]
         if not live:
@@ -685,15 +685,54 @@ class UnusedBackward(Rule):
         return None
 
 
-def _turned_off_globally(program: Program) -> bool:
-    """Some code of the program sets ``wp.config.enable_backward`` to something other than
-    True (``False``, a command-line flag): the author chose; when it comes too late for
-    some modules, WCT001 reports the assignment."""
-    for facts in program.modules.values():
+def _backward_off_in_every_run(program: Program, verdict: _Verdict, module: str) -> bool:
+    """Every run that loads ``module`` turns backward code off (``wp.config.enable_backward``
+    set to anything but True: False, a command-line flag): the author chose; when it comes
+    too late for some modules, WCT001 reports the assignment.
+
+    A setting is a global effect of the run that executes it: an entry point (a script, a
+    ``__main__``) runs the settings of the modules it imports, and those inside a function
+    only if it calls that function. A setting in a package ``__init__`` runs wherever the
+    package is imported. A module no entry point in view loads is library code: only a
+    module that imports it (not a test's ``conftest.py``: the tests are not the program)
+    decides for it. One run that loads the module with backward code on keeps the finding."""
+    sources = program.memo("WCT010.backward_off_sources", lambda: _backward_off_sources(program, verdict))
+    if not sources:
+        return False
+    parts = module.split(".")
+    packages = {".".join(parts[:cut]) for cut in range(1, len(parts) + 1)}  # imported with the module
+    if any(source in packages and function is None for source, function in sources):
+        return True
+    runs = [entry for entry in program.entry_modules() if entry == module or module in program.imported_closure(entry)]
+    if runs:
+        return all(_run_turns_off(program, entry, sources) for entry in runs)
+    return any(function is None and not is_test_path(program.modules[source].path) and module in program.imported_closure(source)
+               for source, function in sources)  # fmt: skip
+
+
+def _backward_off_sources(program: Program, verdict: _Verdict) -> frozenset[tuple[str, str | None]]:
+    """(module, function or None at module level) of each setting that turns backward code off."""
+    found = {(module, None) for module in verdict.global_off if module in program.modules}  # by text
+    for module, facts in program.modules.items():
         for option in facts.options:
             value = option.options.get("enable_backward")
             if option.kind == "config" and value is not None and value != const(True):
-                return True
+                found.add((module, option.function))
+    return frozenset(found)
+
+
+def _run_turns_off(program: Program, entry: str, sources: frozenset[tuple[str, str | None]]) -> bool:
+    loaded = program.imported_closure(entry) | {entry}
+    reached: set[FunctionRef] | None = None
+    for source, function in sources:
+        if source not in loaded:
+            continue
+        if function is None:
+            return True
+        if reached is None:
+            reached = program.reached_from(entry)
+        if FunctionRef(source, function) in reached:
+            return True
     return False
 
 

@@ -1,0 +1,94 @@
+"""What is analysed with a file: its project, found from the file, as mypy and pyright do.
+
+Warp's costs are per process, and a process runs one project's code: a finding in one file
+depends on the files of its own project (who calls a factory, who differentiates a module,
+which options an entry point sets), never on another project that happens to be linted in
+the same run. So the paths a user passes choose what is *reported*; each reported file is
+*analysed* together with the files of its project:
+
+- the nearest folder above the file that holds a ``pyproject.toml``, ``setup.py`` or
+  ``setup.cfg`` is the project: every Python file under it, except the excluded ones and
+  those of projects nested inside it (a vendored project, a test fixture with its own
+  ``pyproject.toml``);
+- without one, the folder that must be on ``sys.path`` for the file to import (the parent of
+  its top package, or a script's own folder) is the project: the files directly in it and
+  the packages under it, what a script there can import.
+
+``warp-ct lint a.py`` then reports for ``a.py`` what ``warp-ct lint .`` reports for it, and
+one run over several projects reports the union of linting each alone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from warp_ct.analyzer.project import package_root_for
+from warp_ct.config import Config
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+@dataclass
+class Scope:
+    """One project: where it starts, whether a project file marks it, the reported files."""
+
+    root: Path
+    marked: bool  # a pyproject/setup file (all files under it) or a sys.path folder (its packages)
+    reported: list[int] = field(default_factory=list)  # indexes into the run's reported files
+
+
+def _holds_marker(directory: Path, cache: dict[Path, bool]) -> bool:
+    known = cache.get(directory)
+    if known is None:
+        known = cache[directory] = any(os.path.isfile(directory / name) for name in PROJECT_MARKERS)
+    return known
+
+
+def scope_root(path: str, cache: dict[Path, bool]) -> tuple[Path, bool]:
+    """(root, marked) of the project ``path`` belongs to."""
+    start = Path(os.path.abspath(path)).parent
+    for directory in (start, *start.parents):
+        if _holds_marker(directory, cache):
+            return directory, True
+    return package_root_for(Path(path)), False
+
+
+def scopes_of(paths: Iterable[str]) -> list[Scope]:
+    """The projects of the reported ``paths`` (by index), in order of their first file."""
+    cache: dict[Path, bool] = {}
+    by_root: dict[tuple[Path, bool], Scope] = {}
+    for index, path in enumerate(paths):
+        root, marked = scope_root(path, cache)
+        scope = by_root.get((root, marked))
+        if scope is None:
+            scope = by_root[(root, marked)] = Scope(root, marked)
+        scope.reported.append(index)
+    return list(by_root.values())
+
+
+def project_files(scope: Scope, config: Config) -> list[str]:
+    """Every Python file analysed with the scope's reported files, sorted (unreadable folders
+    are skipped here: only what is reported is reported as unread)."""
+    found: list[str] = []
+    markers: dict[Path, bool] = {}
+    root = scope.root
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        kept = []
+        for name in sorted(dirnames):
+            sub = here / name
+            if config.is_excluded(sub) or _holds_marker(sub, markers):
+                continue  # excluded, or a project of its own
+            if not scope.marked and here == root and not os.path.isfile(sub / "__init__.py"):
+                continue  # beside a script: only packages are importable
+            kept.append(name)
+        dirnames[:] = kept
+        for filename in sorted(filenames):
+            if filename.endswith((".py", ".pyi")):
+                candidate = here / filename
+                if not config.is_excluded(candidate):
+                    found.append(str(candidate))
+    return sorted(found)
