@@ -705,35 +705,53 @@ def _backward_off_in_every_run(program: Program, verdict: _Verdict, module: str)
         return True
     runs = [entry for entry in program.entry_modules() if entry == module or module in program.imported_closure(entry)]
     if runs:
-        return all(_run_turns_off(program, entry, sources) for entry in runs)
+        return all(_run_turns_off(program, entry, sources, module) for entry in runs)
     return any(function is None and not is_test_path(program.modules[source].path) and module in program.imported_closure(source)
                for source, function in sources)  # fmt: skip
 
 
 def _backward_off_sources(program: Program, verdict: _Verdict) -> frozenset[tuple[str, str | None]]:
     """(module, function or None at module level) of each setting that turns backward code off."""
-    found = {(module, None) for module in verdict.global_off if module in program.modules}  # by text
+    found: set[tuple[str, str | None]] = set()
     for module, facts in program.modules.items():
         for option in facts.options:
-            value = option.options.get("enable_backward")
-            if option.kind == "config" and value is not None and value != const(True):
+            if _turns_backward_off(option):
                 found.add((module, option.function))
+    seen = {module for module, _function in found}
+    # The text says so where the facts saw no setting (an alias they cannot follow): at import.
+    found.update((module, None) for module in verdict.global_off if module in program.modules and module not in seen)
     return frozenset(found)
 
 
-def _run_turns_off(program: Program, entry: str, sources: frozenset[tuple[str, str | None]]) -> bool:
+def _run_turns_off(program: Program, entry: str, sources: frozenset[tuple[str, str | None]], module: str) -> bool:
     loaded = program.imported_closure(entry) | {entry}
-    reached: set[FunctionRef] | None = None
-    for source, function in sources:
-        if source not in loaded:
+    inside = {(source, function) for source, function in sources if source in loaded}
+    if any(function is None for _source, function in inside):
+        return True  # set at import of a module the run loads
+    if not inside:
+        return False
+    reached = program.reached_from(entry)
+    if not any(FunctionRef(source, function) in reached for source, function in inside):
+        # Called from where the model cannot follow (``args.func(args)`` of an argparse
+        # subcommand): that subcommand may well be the run that launches this module.
+        return any(not program.callers(FunctionRef(source, function)) for source, function in inside)
+    # Set inside a function the run calls: unless one of the run's flows shows a branch
+    # that launches this module without passing such a setting (``if cmd == "fast": fast()``
+    # sets it, ``else: render()`` launches with backward code on: that arm is a run too).
+    for root in (FunctionRef(entry, "<module>"), *reached):
+        events = program.effects(root)
+        offs = [event for event in events if event.kind == "options" and _turns_backward_off(event.detail)]
+        if not offs:
             continue
-        if function is None:
-            return True
-        if reached is None:
-            reached = program.reached_from(entry)
-        if FunctionRef(source, function) in reached:
-            return True
-    return False
+        for event in events:
+            if event.kind == "load" and module in event.warp_modules and all(off.exclusive_with(event) for off in offs):
+                return False
+    return True
+
+
+def _turns_backward_off(option: object) -> bool:
+    value = getattr(option, "options", {}).get("enable_backward")
+    return getattr(option, "kind", None) == "config" and value is not None and value != const(True)
 
 
 def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool:

@@ -1,0 +1,1 @@
+from mylib.ops import scale

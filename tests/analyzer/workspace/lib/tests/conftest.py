@@ -1,0 +1,3 @@
+import warp as wp
+
+wp.config.enable_backward = False
