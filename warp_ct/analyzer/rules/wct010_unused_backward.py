@@ -19,7 +19,7 @@ from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
 from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.facts import FileFacts, const
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
-from warp_ct.analyzer.program import FunctionRef, KernelRef, Program, is_demo_path, is_test_path
+from warp_ct.analyzer.program import Freq, FunctionRef, KernelRef, Program, is_demo_path, is_test_path
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
@@ -716,7 +716,10 @@ def _backward_off_sources(program: Program, verdict: _Verdict) -> frozenset[tupl
     for module, facts in program.modules.items():
         for option in facts.options:
             if _turns_backward_off(option):
-                found.add((module, option.function))
+                function = option.function
+                if function is not None and program.frequency(FunctionRef(module, function)).freq == Freq.IMPORT:
+                    function = None  # ``_configure_warp()`` called by the module's own body: at import
+                found.add((module, function))
     seen = {module for module, _function in found}
     # The text says so where the facts saw no setting (an alias they cannot follow): at import.
     found.update((module, None) for module in verdict.global_off if module in program.modules and module not in seen)
