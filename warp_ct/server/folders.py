@@ -1,4 +1,7 @@
-"""Per workspace folder: its configuration, one long-lived Linter, and the pyproject to watch.
+"""Per project in a workspace folder: its configuration, one long-lived Linter, and the
+pyproject to watch. A document is analysed with the files of its own project (the
+nearest pyproject/setup folder inside the workspace folder, ``analyzer.scope``), as
+``warp-ct lint`` analyses it: two projects opened as one workspace do not mix.
 
 Everything here runs on the analysis worker thread only.
 """
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from warp_ct.analyzer.engine import Linter, discover, read_source
+from warp_ct.analyzer.scope import Scope, project_files, scope_root
 from warp_ct.config import Config
 from warp_ct.server.settings import Settings, build_config
 
@@ -28,6 +32,10 @@ class Folder:
     config: Config
     linter: Linter
     in_workspace: bool  # False: an implicit folder for a file outside every workspace folder
+    # How ``root`` holds its project's files: True, a pyproject/setup folder (all files under
+    # it but nested projects); False, a sys.path folder (its files and packages); None, the
+    # whole workspace folder (a project that starts above it).
+    marked: bool | None = None
     project_loaded: bool = False
     watched: dict[Path, float | None] = field(default_factory=dict)
 
@@ -49,7 +57,11 @@ class Folder:
             self.project_loaded = True
             return 0
         self.project_loaded = True
-        files = [read_source(p) for p in discover([str(self.root)], self.config)]
+        if self.marked is None:
+            paths = discover([str(self.root)], self.config)
+        else:
+            paths = project_files(Scope(self.root, self.marked), self.config)
+        files = [read_source(p) for p in paths]
         self.linter.add_to_project(files)
         return len(files)
 
@@ -72,6 +84,7 @@ class Folders:
         self.roots: list[Path] = []
         self._folders: dict[Path, Folder] = {}
         self._implicit: dict[Path, Folder] = {}
+        self._markers: dict[Path, bool] = {}  # folder -> holds a pyproject/setup file (scope_root)
         self.settings = Settings()
 
     def configure(self, roots: list[Path], settings: Settings) -> None:
@@ -80,14 +93,18 @@ class Folders:
         self.settings = settings
         self._folders.clear()
         self._implicit.clear()
+        self._markers.clear()
 
     def folder_for(self, path: str) -> Folder:
         real = Path(normalize_path(path))
         for root in self.roots:
             if real == root or root in real.parents:
-                folder = self._folders.get(root)
+                project, marked = scope_root(str(real), self._markers)
+                inside = project == root or root in project.parents
+                key = project if inside else root
+                folder = self._folders.get(key)
                 if folder is None:
-                    folder = self._folders[root] = self._make(root, in_workspace=True)
+                    folder = self._folders[key] = self._make(key, in_workspace=True, marked=marked if inside else None)
                 return folder
         start = real.parent
         folder = self._implicit.get(start)
@@ -95,16 +112,7 @@ class Folders:
             folder = self._implicit[start] = self._make(start, in_workspace=False)
         return folder
 
-    def workspace_folders(self) -> list[Folder]:
-        out = []
-        for root in self.roots:
-            folder = self._folders.get(root)
-            if folder is None:
-                folder = self._folders[root] = self._make(root, in_workspace=True)
-            out.append(folder)
-        return out
-
-    def _make(self, root: Path, *, in_workspace: bool) -> Folder:
+    def _make(self, root: Path, *, in_workspace: bool, marked: bool | None = None) -> Folder:
         config, problems = build_config(root, self.settings)
         known = set().union(*self._problems.values())
         for problem in problems:
@@ -113,7 +121,7 @@ class Folders:
             else:
                 self._show(problem)
         self._problems[root] = set(problems)
-        folder = Folder(root=root, config=config, linter=Linter(config), in_workspace=in_workspace)
+        folder = Folder(root=root, config=config, linter=Linter(config), in_workspace=in_workspace, marked=marked)
         folder.snapshot_watched()
         return folder
 

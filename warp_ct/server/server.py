@@ -41,7 +41,7 @@ from warp_ct.server.diagnostics import to_diagnostics
 from warp_ct.server.folders import Folders, normalize_path
 from warp_ct.server.lenses import OPEN_REPORT_COMMAND, MeasuredState
 from warp_ct.server.positions import UTF8, UTF16, Converter, normalize_encoding
-from warp_ct.server.settings import SECTION, Settings, SettingsError, parse_settings, unwrap
+from warp_ct.server.settings import SECTION, Settings, SettingsError, build_config, parse_settings, unwrap
 from warp_ct.server.worker import Job, Worker
 
 logger = logging.getLogger("warp_ct.server")
@@ -576,9 +576,10 @@ class WarpCtServer(LanguageServer):
 
     def _lint_workspace(self, open_docs: dict[str, Doc]) -> dict[str, int]:
         files = findings = 0
-        for folder in self.folders.workspace_folders():
-            folder.load_project()
-            for path in discover([str(folder.root)], folder.config):
+        for root in self.folders.roots:
+            for path in discover([str(root)], build_config(root, self.folders.settings)[0]):
+                folder = self.folders.folder_for(path)  # the project the file belongs to
+                folder.load_project()
                 files += 1
                 doc = open_docs.get(normalize_path(path))
                 if doc is not None:
