@@ -123,3 +123,10 @@ def test_diagnoses_never_claim_optimal():
     assert "no-structural-churn" in codes
     text = json.dumps(report.to_json_dict()).lower()
     assert "optimal" not in text
+
+
+def test_a_measure_report_with_measured_findings_is_a_report_not_a_lint_result():
+    from warp_ct.probe.report import document_kind
+
+    assert document_kind({"schema_version": 2, "command": ["python", "x.py"], "samples": [], "findings": []}) is None
+    assert document_kind({"findings": [], "summary": {}}) == "a `warp-ct lint` JSON report (findings)"

@@ -177,7 +177,7 @@ def document_kind(data: Any) -> str | None:
         return "a SARIF file (lint findings)"
     if "findings" in data and "unexplained" in data:
         return "a `warp-ct confirm` result"
-    if "findings" in data:
+    if "findings" in data and not ("samples" in data and "command" in data):  # a report has measured findings too
         return "a `warp-ct lint` JSON report (findings)"
     if "verdict" in data and "topology_differences" in data:
         return "a `probe compare` result"
