@@ -149,3 +149,17 @@ def test_a_batch_lets_go_of_its_project_when_it_returns(tmp_path, monkeypatch):
     assert any(r.findings for r in results)
     gc.collect()
     assert made and all(ref() is None for ref in made)
+
+
+def test_an_edit_extracts_only_the_edited_files_facts_again(tmp_path: Path) -> None:
+    """The result cache misses on every file once any file changes (the project digest); the
+    facts of the unchanged files still come from the cache, and the findings are a cold run's."""
+    pkg = _project(tmp_path)
+    cache = tmp_path / ".warp_ct_cache"
+    run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    (pkg / "mod03.py").write_text(KERNEL_FILE.format(i=3, block=512), encoding="utf-8")
+    edited = run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache)
+    in_program = 11  # the kernel files and broken.py (it mentions warp); plain.py is not read for the model
+    assert batch.last_stats.cache_hits == 0
+    assert batch.last_stats.facts_hits == in_program - 1
+    assert _dump(edited) == _dump(run_lint([str(pkg / "mod00.py")], _config(tmp_path)))

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable
 
-from warp_ct.analyzer.cache import ResultCache, project_digest, run_key
+from warp_ct.analyzer.cache import FactsCache, ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_sources
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
@@ -32,6 +32,7 @@ class LintStats:
         self.files = 0
         self.cache_hits = 0
         self.trees = 0  # files some rule needed a tree of (cache misses only)
+        self.facts_hits = 0  # files whose facts came from the cache (the facts cache)
         self.jobs = 1
 
 
@@ -86,6 +87,8 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             if source.text is not None:  # what cannot be read is reported only where it was named
                 context.append(source)
     linter = Linter(config)
+    if cache_dir is not None:
+        linter.project.facts_cache = FactsCache(cache_dir)
     # One order for the project's files whatever was named: module names claimed first win.
     linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
     linter.project.freeze()  # the file set of a batch is final
@@ -94,6 +97,8 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             return _lint_files(linter, list(files), stats, jobs, cache_dir, None)
     finally:
         deactivate(linter.project)
+        if linter.project.facts_cache is not None:
+            stats.facts_hits += linter.project.facts_cache.hits
 
 
 def _lint_files(

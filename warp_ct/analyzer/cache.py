@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import pickle
 import platform
 import sys
 import tempfile
@@ -212,17 +213,7 @@ class ResultCache:
         target = self._entry(key)
         try:
             self._ensure_dir(target.parent)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(payload)
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_atomically(target, payload)
         except OSError:
             self.enabled = False  # read-only or full disk: lint on without the cache
             return
@@ -236,6 +227,64 @@ class ResultCache:
             ensure_cache_root(self.root)
         directory.mkdir(parents=True, exist_ok=True)
         self._made.add(name)
+
+
+class FactsCache(ResultCache):
+    """One file's facts by content (``<cache_dir>/v1/facts/``): a file's facts depend on its
+    text, name and parse mode only, so they outlive edits of every other file. The project
+    digest of the result cache makes any edit a miss for every result; with the facts kept,
+    such a run (a pre-commit hook's, or a file linted alone: the whole project is read for
+    the model) extracts only what changed. Pickled: written and read by this warp-ct only,
+    under the same analyzer source hash."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        super().__init__(directory, analyzer_source_hash(), ".".join(map(str, sys.version_info[:2])))
+        self.dir = self.root / FORMAT / "facts"
+
+    def facts_key(self, path: str, module: str, is_package: bool, skeleton: bool, text: str) -> str:
+        return self.key(f"{path}\0{module}\0{is_package:d}{skeleton:d}", text)
+
+    def _entry(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.pickle"
+
+    def get_facts(self, key: str) -> Any:
+        if not self.enabled:
+            return None
+        try:
+            with open(self._entry(key), "rb") as handle:
+                facts = pickle.loads(handle.read())
+        except Exception:  # noqa: BLE001 - missing, partial or foreign: extracted again
+            self.misses += 1
+            return None
+        self.hits += 1
+        return facts
+
+    def put_facts(self, key: str, facts: Any) -> None:
+        if not self.enabled:
+            return
+        target = self._entry(key)
+        try:
+            self._ensure_dir(target.parent)
+            _write_atomically(target, pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
+        except (OSError, pickle.PicklingError, RecursionError):
+            self.enabled = False
+            return
+        self.writes += 1
+
+
+def _write_atomically(target: Path, payload: bytes) -> None:
+    """Two runs sharing the directory see no entry or a whole one."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix, dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def ensure_cache_root(root: Path) -> None:

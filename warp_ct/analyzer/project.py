@@ -265,6 +265,7 @@ class Project:
         # text), so they survive changes of other files; the program joining them is
         # rebuilt per generation.
         self._facts: dict[str, tuple[FileSummary, FileFacts]] = {}
+        self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
         self._last_tree: tuple[str, ast.Module] | None = None
         # ``freeze()``: the file set is final, so the program may drop what no query asks of
@@ -383,6 +384,14 @@ class Project:
         if cached is not None and cached[0] is summary:
             return cached[1]
         text = summary.text
+        is_package = Path(summary.path).stem == "__init__"
+        stored = self.facts_cache
+        key = stored.facts_key(summary.path, summary.module_name, is_package, self._frozen, text) if stored else ""
+        facts = stored.get_facts(key) if stored else None
+        if facts is not None:
+            self._facts[summary.path] = (summary, facts)
+            self._last_tree = None
+            return facts
         with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
             # A batch parses module-level kernel bodies only where a tree rule reads the file;
             # an editor parses the edited text whole (WCT900 for any syntax error in it) and
@@ -391,8 +400,10 @@ class Project:
                 tree, problem, blanked = parse_for_facts(text, summary.path)
             else:
                 (tree, problem), blanked = parse_source(text, summary.path), frozenset()
-            facts = extract(summary.path, text, summary.module_name, Path(summary.path).stem == "__init__",
+            facts = extract(summary.path, text, summary.module_name, is_package,
                             tree=tree, problem=problem, blanked=blanked)  # fmt: skip
+        if stored:
+            stored.put_facts(key, facts)  # before the program trims them
         self._facts[summary.path] = (summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
