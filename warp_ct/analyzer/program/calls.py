@@ -1,0 +1,411 @@
+"""Where calls go: the project function a call reaches, the callers of a function, and the
+functions a flow can run.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Sequence
+
+from warp_ct.analyzer.facts import (
+    CallFact,
+    FileFacts,
+    FunctionFact,
+    KernelFact,
+    Value,
+)
+from warp_ct.analyzer.program.base import (
+    _NO_TARGETS,
+    FunctionRef,
+    KernelRef,
+    argument_passed,
+)
+
+# The last part of decorators that make a method an attribute read (``functools.cached_property``...).
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def _binds(program: Calls, module: str, caller: FunctionFact, name: str) -> bool:
+    """Whether ``_resolve_call`` reads ``name`` from the caller: ``self``/``cls``, or a local
+    or loop table of the caller or an enclosing function. Otherwise the call resolves as it
+    would at module level (most calls: ``np.zeros``, ``helper(...)``, ``pkg.make()``)."""
+    if name in ("self", "cls"):
+        return True
+    scope: FunctionFact | None = caller
+    while scope is not None:
+        if scope.locals.get(name) or name in scope.loop_tables:
+            return True
+        scope = program.function(FunctionRef(module, scope.parent)) if scope.parent else None
+    return False
+
+
+class Calls:
+    """Part of :class:`Program` (``self`` is the program)."""
+
+    def function(self, ref: FunctionRef) -> FunctionFact | None:
+        facts = self.modules.get(ref.module)
+        return facts.functions.get(ref.qualname) if facts else None
+
+
+    def kernel(self, ref: KernelRef) -> KernelFact:
+        return self.modules[ref.module].kernels[ref.index]
+
+
+    def functions(self) -> Iterator[tuple[FunctionRef, FunctionFact]]:
+        for module, facts in self.modules.items():
+            for qualname, fact in facts.functions.items():
+                yield FunctionRef(module, qualname), fact
+
+
+    def kernels(self) -> Iterator[tuple[KernelRef, KernelFact]]:
+        for module, facts in self.modules.items():
+            for index, kernel in enumerate(facts.kernels):
+                yield KernelRef(module, index), kernel
+
+
+    def resolve_dotted(self, dotted: str, depth: int = 0) -> tuple[str, str] | None:
+        """A dotted, import-resolved name -> (project module, name inside it), following
+        re-exports (``from .kernels import make`` in a package ``__init__``)."""
+        if depth > 6:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            facts = self.modules.get(module)
+            if facts is None:
+                continue
+            rest = parts[cut:]
+            if rest[0] in facts.aliases and rest[0] not in facts.globals:
+                target = facts.aliases[rest[0]]
+                if target != dotted:
+                    return self.resolve_dotted(".".join([target, *rest[1:]]), depth + 1)
+            if rest[0] not in facts.globals and rest[0] not in facts.aliases:
+                source = self._star_source(facts, rest[0])  # ``from .ops import *`` in a package
+                if source is not None:
+                    return self.resolve_dotted(".".join([source, *rest]), depth + 1)
+            return module, ".".join(rest)
+        return None
+
+
+    def _star_source(self, facts: FileFacts, name: str) -> str | None:
+        """The project module one of ``facts``' ``*`` imports takes the function ``name``
+        from. Functions only: classes re-exported this way (``newton.solvers.SolverX``) pull
+        every example's solver calls into the model, +20 MiB on newton (over the 400 MiB
+        budget) with no finding changed."""
+        star = (facts.exports or {}).get("*")
+        if star is None:
+            return None
+        for source in star.target.split(","):
+            found = self.modules.get(source)
+            if found is not None and source != facts.module and name in found.functions:
+                return source
+        return None
+
+
+    def function_named(self, module: str, name: str) -> FunctionRef | None:
+        """A function or a class constructor defined at the top of ``module`` (or a method
+        ``Class.method``), through re-exports."""
+        facts = self.modules.get(module)
+        if facts is None:
+            return None
+        if name in facts.functions:
+            return FunctionRef(module, name)
+        if name in facts.classes:
+            return self.method(module, name, "__init__")
+        if "." in name:
+            head, _, attr = name.rpartition(".")
+            if head in facts.classes:
+                return self.method(module, head, attr)
+        first = name.split(".")[0]
+        if first in facts.aliases:
+            resolved = self.resolve_dotted(".".join([facts.aliases[first], *name.split(".")[1:]]))
+            if resolved and resolved != (module, name):
+                return self.function_named(*resolved)
+        return None
+
+
+    def method(self, module: str, class_name: str, method: str, depth: int = 0) -> FunctionRef | None:
+        """``Class.method`` looked up through the class's project bases."""
+        facts = self.modules.get(module)
+        if facts is None or depth > 6:
+            return None
+        qualname = f"{class_name}.{method}"
+        if qualname in facts.functions:
+            return FunctionRef(module, qualname)
+        alias = facts.method_aliases.get(qualname)  # the facts keep aliases of defined methods only
+        if alias is not None:
+            return FunctionRef(module, alias)
+        for base in facts.classes.get(class_name, ()):
+            if not base:
+                continue
+            if base in facts.classes:
+                found = self.method(module, base, method, depth + 1)
+            else:
+                resolved = self.resolve_dotted(facts.aliases.get(base.split(".")[0], base) + base[len(base.split(".")[0]):])
+                found = self.method(resolved[0], resolved[1], method, depth + 1) if resolved else None
+            if found:
+                return found
+        return None
+
+
+    def is_property(self, ref: FunctionRef) -> bool:
+        """A method read as an attribute (``@property``, ``@functools.cached_property``)."""
+        fact = self.function(ref)
+        return fact is not None and any(d.rsplit(".", 1)[-1] in _PROPERTY_DECORATORS for d in fact.decorators)
+
+
+    def class_of(self, ref: FunctionRef) -> str | None:
+        fact = self.function(ref)
+        while fact is not None and fact.class_name is None and fact.parent is not None:
+            fact = self.function(FunctionRef(ref.module, fact.parent))
+        return fact.class_name if fact is not None else None
+
+
+    def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
+        """The project function a call reaches (a constructor call reaches ``__init__``)."""
+        if caller is not None and not _binds(self, module, caller, callee.partition(".")[0]):
+            caller = None  # resolved as at module level: one answer for every function
+        key = (module, caller.qualname if caller is not None else None, callee)
+        try:
+            return self._resolved_calls[key]
+        except KeyError:
+            # Answered None while it is being resolved: ``for name, module in module.children()``
+            # resolves ``module.children`` through the loop's own table, which asks again.
+            self._resolved_calls[key] = None
+            found = self._resolved_calls[key] = self._resolve_call(module, caller, callee)
+            return found
+
+
+    def _resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
+        facts = self.modules.get(module)
+        if facts is None:
+            return None
+        parts = callee.split(".")
+        if parts[0] in ("self", "cls") and caller is not None:
+            class_name = self.class_of(FunctionRef(module, caller.qualname))
+            if class_name is None:
+                return None
+            if len(parts) == 2:
+                found = self.method(module, class_name, parts[1])
+                if found is not None:
+                    return found
+                for _where, value in self.self_attr_values(module, class_name, parts[1]):
+                    cls = self._class_of_value(module, value)
+                    if cls is not None:
+                        return self.method(cls[0], cls[1], "__call__")
+                return None
+            if len(parts) == 3 and parts[2] == "__get__":  # a property read (facts: launches of self.k)
+                found = self.method(module, class_name, parts[1])
+                return found if found is not None and self.is_property(found) else None
+            if len(parts) == 3:  # self.solver.step(): what self.solver holds
+                for _where, value in self.self_attr_values(module, class_name, parts[1]):
+                    cls = self._class_of_value(module, value)
+                    if cls is not None:
+                        return self.method(cls[0], cls[1], parts[2])
+            return None
+        if caller is not None:
+            # A nested function, or a local holding an object: ``p = Pipeline(); p.run()``.
+            scope: FunctionFact | None = caller
+            while scope is not None:
+                values = scope.locals.get(parts[0])
+                if not values and parts[0] in scope.loop_tables:  # for layer in self.layers: layer.f()
+                    values = [scope.loop_tables[parts[0]]]
+                    function_of = scope.qualname
+                    for value in values:
+                        for item_module, item_function, item in self._picked(module, function_of, value, 0) or ():
+                            cls = self._class_of_value(item_module, item, item_function)
+                            if cls is not None and len(parts) == 2:
+                                return self.method(cls[0], cls[1], parts[1])
+                    return None
+                if values:
+                    for value in values:
+                        if value.kind == "function" and len(parts) == 1:
+                            return FunctionRef(module, value.data)
+                        if len(parts) == 1:  # an object called: its __call__
+                            cls = self._class_of_value(module, value)
+                            if cls is not None:
+                                return self.method(cls[0], cls[1], "__call__")
+                        if len(parts) == 2:
+                            cls = self._class_of_value(module, value)
+                            if cls is not None:
+                                return self.method(cls[0], cls[1], parts[1])
+                    return None
+                scope = self.function(FunctionRef(module, scope.parent)) if scope.parent else None
+        if len(parts) == 1 or parts[0] in facts.classes or parts[0] in facts.functions:
+            if parts[0] not in facts.aliases:
+                found = self.function_named(module, callee)
+                if found is not None or len(parts) != 1 or parts[0] not in facts.globals:
+                    return found
+        if len(parts) <= 2 and parts[0] in facts.globals and parts[0] not in facts.aliases:
+            # An object built at module level: ``f = FIR()``, then ``f(x)`` or ``f.forward(x)``.
+            for value in facts.globals[parts[0]]:
+                cls = self._class_of_value(module, value)
+                if cls is not None:
+                    return self.method(cls[0], cls[1], parts[1] if len(parts) == 2 else "__call__")
+        resolved = self.resolve_dotted(callee)
+        if resolved is not None:
+            return self.function_named(*resolved)
+        return None
+
+
+    def _class_of_value(self, module: str, value: Value, function: str | None = None) -> tuple[str, str] | None:
+        """A value built by ``Class(...)``: (module, class name)."""
+        if value.kind == "local":
+            for item in value.items:
+                found = self._class_of_value(module, item, function)
+                if found:
+                    return found
+            return None
+        if value.kind != "call" or not value.data:
+            return None
+        facts = self.modules.get(module)
+        name = value.data
+        if facts is not None and name in facts.classes:
+            return module, name
+        resolved = self.resolve_dotted(name)
+        if resolved is not None:
+            target = self.modules.get(resolved[0])
+            if target is not None and resolved[1] in target.classes:
+                return resolved
+        return None
+
+
+    def self_attr_values(self, module: str, class_name: str, attr: str) -> list[tuple[FunctionRef, Value]]:
+        """(method, value) for each assignment to ``self.<attr>`` in the class's methods."""
+        by_attr = self._self_attrs.get((module, class_name))
+        if by_attr is None:
+            by_attr = self._self_attrs[(module, class_name)] = {}
+            facts = self.modules.get(module)
+            prefix = class_name + "."
+            for qualname, fact in facts.functions.items() if facts is not None else ():
+                if qualname.startswith(prefix):
+                    for name, values in fact.self_attrs.items():
+                        by_attr.setdefault(name, []).extend((FunctionRef(module, qualname), v) for v in values)
+        return list(by_attr.get(attr, ()))
+
+
+    def callers(self, ref: FunctionRef) -> list[tuple[FunctionRef | None, str, CallFact]]:
+        """(calling function or None for module level, calling module, call) per call site."""
+        if self._callers is None:
+            self._callers = {}
+            for module, facts in self.modules.items():
+                for qualname, fact in facts.functions.items():
+                    caller = FunctionRef(module, qualname)
+                    for call in fact.calls:
+                        target = self.resolve_call(module, fact, call.callee)
+                        if target is not None:
+                            self._callers.setdefault(target, []).append((caller, module, call))
+                for call in facts.module_calls:
+                    target = self.resolve_call(module, None, call.callee)
+                    if target is not None:
+                        self._callers.setdefault(target, []).append((None, module, call))
+                for call in facts.main_calls:
+                    target = self.resolve_call(module, None, call.callee)
+                    if target is not None:
+                        self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
+                for target_name, span in facts.atexit_targets:
+                    target = self.resolve_call(module, None, target_name)
+                    if target is not None:
+                        call = CallFact(target_name, (), {}, span, 0, 0, False)
+                        self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+        return self._callers.get(ref, [])
+
+
+    def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
+        """The functions whose run can reach one of ``targets`` (themselves included), and
+        ``<module>`` flows of modules whose top level calls into them: the only flows worth
+        inlining when a question is about what those targets do."""
+        return self._callers_closure(targets, enclosing=True)
+
+
+    def _callers_closure(self, starts: Iterable[FunctionRef], enclosing: bool,
+                         more_callers: dict[FunctionRef, list[FunctionRef]] | None = None) -> set[FunctionRef]:  # fmt: skip
+        """``starts`` and every flow that calls into them (a module body for its top-level
+        calls), transitively; ``enclosing``: the functions that define them, too."""
+        seen: set[FunctionRef] = set()
+        stack = list(starts)
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            for caller, module, _call in self.callers(ref):
+                if caller is None or caller.qualname == "<main>":
+                    stack.append(FunctionRef(module, "<module>"))
+                elif caller.qualname != "<atexit>":
+                    stack.append(caller)
+            if enclosing:
+                fact = self.function(ref)
+                if fact is not None and fact.parent is not None:
+                    stack.append(FunctionRef(ref.module, fact.parent))
+            if more_callers:
+                stack.extend(more_callers.get(ref, ()))
+        return seen
+
+
+    def forget_calls_that_reach_nothing(self) -> int:
+        """Drop the calls no question of the model can use: those that reach no project
+        function (``len(x)``, ``torch.zeros(n)``, a method of an object of unknown type),
+        outside a tape and not of a Warp API a project function may replace. Two thirds of
+        a large project's calls; only right when the file set is final (the facts are
+        shared with later programs otherwise). Returns how many were dropped."""
+        dropped = 0
+        for module, facts in self.modules.items():
+            for fact in facts.functions.values():
+                kept = [c for c in fact.calls if self._may_reach(module, fact, c)]
+                dropped += len(fact.calls) - len(kept)
+                fact.calls = kept
+            for name in ("module_calls", "main_calls"):
+                calls = getattr(facts, name)
+                kept = [c for c in calls if self._may_reach(module, None, c)]
+                dropped += len(calls) - len(kept)
+                setattr(facts, name, kept)
+        # Their answers, all None or empty, would only be asked again by the calls just dropped.
+        self._resolved_calls = {key: ref for key, ref in self._resolved_calls.items() if ref is not None}
+        self._hook_targets = {key: refs for key, refs in self._hook_targets.items() if refs}
+        return dropped
+
+
+    def _may_reach(self, module: str, caller: FunctionFact | None, call: CallFact) -> bool:
+        return call.taped or call.callee.startswith("warp.") or bool(self._call_targets(module, caller, call.callee))
+
+
+    def arguments_for(self, ref: FunctionRef, param: str) -> Iterator[tuple[str, str | None, CallFact, Value | None]]:
+        """(caller module, caller qualname or None at module level, call, the argument it
+        passes for ``param`` or None) for each call site of ``ref``."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.params:
+            return
+        for caller, caller_module, call in self.callers(ref):
+            arg = argument_passed(fact, call, param)
+            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+            yield caller_module, caller_name, call, arg
+
+
+    def _call_targets(self, module: str, caller: FunctionFact | None, callee: str) -> Sequence[FunctionRef]:
+        """What a call can run: the function it resolves to, or, for ``Class.apply(...)``
+        on a project class that inherits the method (``torch.autograd.Function``), the
+        class's own hook methods (``forward``, ``backward``) that the base class calls."""
+        target = self.resolve_call(module, caller, callee)
+        if target is not None:
+            return [target]
+        key = (module, callee)  # the hooks depend on the callee's text only
+        found = self._hook_targets.get(key)
+        if found is None:
+            found = self._hook_targets[key] = self._hooks_called(module, callee)
+        return found
+
+
+    def _hooks_called(self, module: str, callee: str) -> Sequence[FunctionRef]:
+        head, _, _attr = callee.rpartition(".")
+        if not head:
+            return _NO_TARGETS
+        found = self._class_of_value(module, Value("call", head))
+        if found is None:
+            return _NO_TARGETS
+        class_module, class_name = found
+        prefix = class_name + "."
+        return tuple(
+            FunctionRef(class_module, qualname)
+            for qualname, method in self.modules[class_module].functions.items()
+            if qualname.startswith(prefix) and self._intrinsic(method, "") is not None
+        )  # memoized and shared: never a list a caller could change

@@ -1,0 +1,354 @@
+"""What a value can be: constants through defaults, call sites, tuples and loop tables; whether
+it varies between calls; the dtypes an array argument can have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp_ct.analyzer.facts import (
+    Value,
+)
+from warp_ct.analyzer.program.base import (
+    _DTYPE_ALIASES,
+    _FLOAT_SUFFIXED,
+    _UNRESOLVED_ONLY,
+    MAX_DEPTH,
+    UNRESOLVED,
+    FunctionRef,
+    _identity,
+    _positional_index,
+)
+
+_UNKNOWN_DTYPE = frozenset({"?"})
+
+
+# Python's types as array dtypes: Warp stores ``dtype=float`` as float32, ``int`` as int32.
+_PYTHON_DTYPES = {"float": "warp.float32", "int": "warp.int32", "bool": "warp.bool"}
+
+
+def _canonical_dtype(name: str) -> str:
+    """One spelling per Warp type: ``wp.vec4`` is ``wp.vec4f``, ``np.float32`` is ``wp.float32``."""
+    name = _DTYPE_ALIASES.get(name, name)
+    if name.startswith(_FLOAT_SUFFIXED) and name.endswith("f") and not name.endswith(("_f",)):
+        return name[:-1]
+    return name
+
+
+# Calls that convert or wrap a constant without changing what it says.
+_CONVERSIONS = {
+    "int": int, "float": float, "str": str, "bool": bool, "warp.constant": _identity,
+    "warp.int32": int, "warp.int64": int, "warp.uint32": int, "warp.float32": float, "warp.float64": float,
+}  # fmt: skip
+
+
+def _reads_self_attr(value: Value, attr: str, depth: int = 0) -> bool:
+    """``value`` reads ``self.<attr>`` (an update computed from the attribute's own value)."""
+    if value.kind == "attr" and value.data == attr and value.items and value.items[0].kind == "self":
+        return True
+    return depth < MAX_DEPTH and any(_reads_self_attr(item, attr, depth + 1) for item in value.items)
+
+
+class Values:
+    """Part of :class:`Program` (``self`` is the program)."""
+
+    def resolve(self, module: str, function: str | None, value: Value | None, depth: int = 0) -> list[Any]:
+        """The concrete values ``value`` can take (constants); ``UNRESOLVED`` among them
+        when some path is unknown."""
+        if value is None:
+            return [UNRESOLVED]
+        if depth > MAX_DEPTH:
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        return list(self._queries.ask(("resolve", module, function, id(value)), value,
+                                      lambda: self._resolve_distinct(module, function, value, depth + 1),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+
+    def _resolve_distinct(self, module: str, function: str | None, value: Value, depth: int) -> tuple[Any, ...]:
+        unique: list[Any] = []
+        for item in self._resolve(module, function, value, depth):
+            if not any(item is u or (type(item) is type(u) and item == u) for u in unique):
+                unique.append(item)
+        return tuple(unique)
+
+
+    def _resolve(self, module: str, function: str | None, value: Value, depth: int) -> list[Any]:
+        kind = value.kind
+        if kind == "const":
+            return [value.data]
+        if kind == "local":
+            out = []
+            for item in value.items:
+                out.extend(self.resolve(module, function, item, depth))
+            return out or [UNRESOLVED]
+        if kind == "param":
+            return self.param_values(FunctionRef(module, function), value.data, depth) if function else [UNRESOLVED]
+        if kind == "name":
+            named = value.data.removesuffix(".__name__")
+            if named != value.data and named in self.modules:
+                return [named]  # ``diagnostics.__name__`` of an imported module
+            return self._global_values(module, value.data, depth)
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function:
+            class_name = self.class_of(FunctionRef(module, function))
+            if class_name is None:
+                return [UNRESOLVED]
+            out = []
+            for where, item in self.self_attr_values(module, class_name, value.data):
+                out.extend(self.resolve(where.module, where.qualname, item, depth))
+            return out or [UNRESOLVED]
+        if kind == "tuple":
+            # Unknown items stay in place: ``(kernel, 64)`` still says 64 at index 1.
+            parts = [self.resolve(module, function, item, depth) for item in value.items]
+            return [tuple(p[0] if len(p) == 1 else UNRESOLVED for p in parts)]
+        if kind == "sub":
+            if len(value.items) == 2:
+                bases = self.resolve(module, function, value.items[0], depth)
+                indices = self.resolve(module, function, value.items[1], depth)
+                out = []
+                for base in bases:
+                    for index in indices:
+                        try:
+                            out.append(base[index] if base is not UNRESOLVED and index is not UNRESOLVED else UNRESOLVED)
+                        except (TypeError, IndexError, KeyError):
+                            out.append(UNRESOLVED)
+                return out or [UNRESOLVED]
+            return [UNRESOLVED]
+        if kind == "elem":
+            out = []
+            for iterable in self.resolve(module, function, value.items[0], depth):
+                if isinstance(iterable, (tuple, list)):
+                    out.extend(iterable)
+                elif isinstance(iterable, range):
+                    out.extend(iterable)
+                else:
+                    out.append(UNRESOLVED)
+            return out or [UNRESOLVED]
+        if kind == "choice":
+            out = []
+            for item in value.items:
+                out.extend(self.resolve(module, function, item, depth))
+            return out
+        if kind == "call":
+            convert = _CONVERSIONS.get(value.data)
+            if convert is not None and len(value.items) == 1:
+                out = []
+                for item in self.resolve(module, function, value.items[0], depth):
+                    try:
+                        out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
+                    except (TypeError, ValueError):
+                        out.append(UNRESOLVED)
+                return out
+            if value.data == "range" and value.items:
+                bounds = [self.resolve(module, function, item, depth) for item in value.items if item.kind != "kw"]
+                if all(len(b) == 1 and isinstance(b[0], int) for b in bounds):
+                    return [range(*[b[0] for b in bounds])]
+            return [UNRESOLVED]
+        if kind == "binop":
+            left = self.resolve(module, function, value.items[0], depth)
+            right = self.resolve(module, function, value.items[1], depth)
+            if len(left) == 1 and len(right) == 1 and isinstance(left[0], (int, float)) and isinstance(right[0], (int, float)):
+                import operator
+
+                ops = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "FloorDiv": operator.floordiv,
+                       "Pow": operator.pow, "LShift": operator.lshift}  # fmt: skip
+                op = ops.get(value.data)
+                if op is not None:
+                    try:
+                        return [op(left[0], right[0])]
+                    except (ArithmeticError, ValueError):
+                        return [UNRESOLVED]
+            return [UNRESOLVED]
+        return [UNRESOLVED]
+
+
+    def _global_values(self, module: str, dotted: str, depth: int) -> list[Any]:
+        facts = self.modules.get(module)
+        if facts is not None and dotted in facts.globals:
+            values = facts.globals[dotted]
+            if len(values) == 1:
+                return self.resolve(module, None, values[0], depth)
+            return [UNRESOLVED]
+        resolved = self.resolve_dotted(dotted)
+        if resolved is not None and resolved[0] != module or (resolved and resolved[1] != dotted):
+            target = self.modules.get(resolved[0])
+            if target is not None and resolved[1] in target.globals and len(target.globals[resolved[1]]) == 1:
+                return self.resolve(resolved[0], None, target.globals[resolved[1]][0], depth)
+        return [UNRESOLVED]
+
+
+    def param_values(self, ref: FunctionRef, param: str, depth: int = 0) -> list[Any]:
+        """A parameter's values over every call site in the project (its default where a
+        call omits it; unknown where a call passes ``*args``)."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.params:
+            return [UNRESOLVED]
+        index = _positional_index(fact, param)
+        out: list[Any] = []
+        sites = self.callers(ref)
+        for caller, module, call in sites:
+            caller_name = caller.qualname if caller is not None and caller.qualname not in ("<main>", "<atexit>") else None
+            if param in call.kwargs:
+                out.extend(self.resolve(module, caller_name, call.kwargs[param], depth))
+            elif 0 <= index < len(call.args):
+                out.extend(self.resolve(module, caller_name, call.args[index], depth))
+            elif call.passes_star:
+                out.append(UNRESOLVED)
+            elif param in fact.defaults:
+                out.extend(self.resolve(ref.module, None, fact.defaults[param], depth))
+            else:
+                out.append(UNRESOLVED)
+        if not sites:
+            if param in fact.defaults:
+                out.extend(self.resolve(ref.module, None, fact.defaults[param], depth))
+            else:
+                out.append(UNRESOLVED)
+        return out
+
+
+    def capture_varies(self, ref: FunctionRef, name: str) -> bool:
+        """Whether the value a kernel defined in ``ref`` captures as ``name`` (a parameter, a
+        loop variable, a local) can differ from one definition to the next: each new value
+        is a new kernel hash. A helper ``@wp.func`` defined beside it is source, not data."""
+        fact = self.function(ref)
+        if fact is None:
+            return False
+        if name in fact.params:
+            return self.varies(ref.module, ref.qualname, Value("param", name))
+        if name in fact.loop_tables:
+            return self.varies(ref.module, ref.qualname, fact.loop_tables[name])
+        values = [v for v in fact.locals.get(name, ()) if v.kind not in ("kernel", "function")]
+        return any(self.varies(ref.module, ref.qualname, v) for v in values)
+
+
+    def varies(self, module: str, function: str | None, value: Value, depth: int = 0) -> bool:
+        """Whether an expression can take different values between calls: two known values,
+        or an unknown one that comes from a loop variable or a call result. An attribute of
+        a settings object (``cfg.gain``) or a name the model cannot follow is taken as
+        fixed for the run: such values rarely change between steps."""
+        if depth > MAX_DEPTH:
+            return self._queries.cut(False)
+        return self._queries.ask(("varies", module, function, id(value)), value,
+                                 lambda: self._varies(module, function, value, depth), False)  # fmt: skip
+
+
+    def _varies(self, module: str, function: str | None, value: Value, depth: int) -> bool:
+        known = self.resolve(module, function, value)
+        concrete = [v for v in known if v is not UNRESOLVED]
+        if len({repr(v) for v in concrete}) > 1:
+            return True
+        if len(concrete) == len(known):
+            return False
+        kind = value.kind
+        if kind in ("elem", "changed"):
+            return True
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            assigned = self.self_attr_values(module, class_name, value.data) if class_name else []
+            # ``self.scale = self.scale * 0.5`` in a method: each call moves the value on.
+            if any(_reads_self_attr(item, value.data) for _where, item in assigned):
+                return True
+            return any(self.varies(where.module, where.qualname, item, depth + 1) for where, item in assigned)
+        if kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            if self.function(ref) is None:
+                return False
+            if not self.callers(ref):
+                return True  # callers outside the linted code may pass anything
+            for caller_module, caller_name, call, arg in self.arguments_for(ref, value.data):
+                if arg is None:
+                    continue
+                if call.loop_depth and arg.kind != "const" or self.varies(caller_module, caller_name, arg, depth + 1):
+                    return True
+            return False
+        if kind == "local":
+            return any(self.varies(module, function, item, depth + 1) for item in value.items)
+        if kind in ("binop", "tuple", "choice", "sub"):
+            return any(self.varies(module, function, item, depth + 1) for item in value.items)
+        if kind == "call":
+            if value.data in ("int", "float", "str", "bool", "range", "len"):
+                return any(self.varies(module, function, item, depth + 1) for item in value.items)
+            return True  # time.time(), random...: a fresh value each call
+        return False
+
+
+    def array_dtypes(self, module: str, function: str | None, value: Value, depth: int = 0) -> set[str]:
+        """The dtypes (as dotted names, "?" when unknown) an array argument can have:
+        ``wp.zeros(n, dtype=D)``, ``wp.empty_like(x)``, through locals, loop tables and the
+        call sites of parameters."""
+        # A parameter's dtypes fan out over every call site, recursively: memoized.
+        if depth > MAX_DEPTH:
+            return set(self._queries.cut(_UNKNOWN_DTYPE))
+        return set(self._queries.ask(("dtypes", module, function, id(value)), value,
+                                     lambda: frozenset(self._array_dtypes(module, function, value, depth)),
+                                     _UNKNOWN_DTYPE))  # fmt: skip
+
+
+    def _array_dtypes(self, module: str, function: str | None, value: Value, depth: int) -> set[str]:
+        kind = value.kind
+        if kind == "name":
+            if value.data.startswith(("warp.", "numpy.")):
+                return {_canonical_dtype(value.data)}
+            if value.data in _PYTHON_DTYPES:  # ``wp.array(..., dtype=float)``
+                return {_PYTHON_DTYPES[value.data]}
+            facts = self.modules.get(module)
+            if facts is not None and len(facts.globals.get(value.data, ())) == 1:
+                return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
+            return {"?"}
+        if kind == "local":
+            out: set[str] = set()
+            for item in value.items:
+                out |= self.array_dtypes(module, function, item, depth + 1)
+            return out or {"?"}
+        if kind in ("elem", "sub"):
+            picked = self._picked(module, function, value, depth + 1)
+            if picked is None:
+                return {"?"}
+            out = set()
+            for item_module, item_function, item in picked:
+                out |= self.array_dtypes(item_module, item_function, item, depth + 1)
+            return out or {"?"}
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            out = set()
+            for where, item in self.self_attr_values(module, class_name, value.data) if class_name else ():
+                out |= self.array_dtypes(where.module, where.qualname, item, depth + 1)
+            return out or {"?"}
+        if kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is None or value.data not in fact.params:
+                return {"?"}
+            out = set()
+            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
+                out |= self.array_dtypes(caller_module, caller_name, arg, depth + 1) if arg is not None else {"?"}
+            return out or {"?"}
+        if kind == "call":
+            keywords = {item.data: item.items[0] for item in value.items if item.kind == "kw"}
+            positional = [item for item in value.items if item.kind != "kw"]
+            if "dtype" in keywords:
+                return self.array_dtypes(module, function, keywords["dtype"], depth + 1)
+            if value.data.endswith("_like") and positional:
+                return self.array_dtypes(module, function, positional[0], depth + 1)
+            if value.data in ("warp.array", "warp.from_numpy") and positional:
+                return self.array_dtypes(module, function, positional[0], depth + 1)
+            # A project function's result, when it has one ``return`` (``g = wp.empty(...,
+            # dtype=wp.vec2); return g``). Several returns are a dispatch on the input (Warp's
+            # ``type_scalar_type``): their union is no set of dtypes one call meets.
+            caller = self.function(FunctionRef(module, function)) if function is not None else None
+            target = self.resolve_call(module, caller, value.data) if value.data else None
+            fact = self.function(target) if target is not None else None
+            if fact is not None and len(fact.returns) == 1:
+                return self.array_dtypes(target.module, target.qualname, fact.returns[0], depth + 1)  # type: ignore[union-attr]
+        return {"?"}
+
+
+    def default_decides(self, ref: FunctionRef, param: str) -> bool:
+        """True when no call site in the project passes ``param``: its default is its value."""
+        fact = self.function(ref)
+        if fact is None or param not in fact.defaults:
+            return False
+        index = _positional_index(fact, param)
+        for _caller, _module, call in self.callers(ref):
+            if param in call.kwargs or index < len(call.args) or call.passes_star:
+                return False
+        return True
