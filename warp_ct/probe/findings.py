@@ -116,7 +116,8 @@ def _display_path(path: str, cwd: str) -> str:
 
 
 def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, Any], cwd: str,
-             sources: dict[str, list[str] | None], kernel: str | None = None) -> dict[str, Any]:  # fmt: skip
+             sources: dict[str, list[str] | None], kernel: str | None = None,
+             also_at: Sequence[Frame] = ()) -> dict[str, Any]:  # fmt: skip
     text = _source_line(path, line, sources) if line > 0 else None
     start = len(text) - len(text.lstrip()) if text else 0
     end = len(text.rstrip()) if text else 0
@@ -138,6 +139,9 @@ def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, 
         # What the finding is about, for joining with static findings (confirm): the module
         # (evidence) and, when one kernel caused it, that kernel's key.
         "kernel": kernel,
+        # Other lines the same cause runs through (a cache removed at exit: the removal call
+        # inside the function that atexit ran), where a static finding may sit instead.
+        "also_at": [{"path": _display_path(f.file, cwd), "line": f.line} for f in also_at],
     }
 
 
@@ -269,7 +273,10 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
     warm = sum(m.warm_builds for m in rebuilt)
     out = []
     seen: set[tuple[str, int]] = set()
+    cuda = any(str(m.device).startswith("cuda") for m in modules)
     for removal in first.cold.cache_removals:
+        if removal.what == "clear_lto_cache" and not cuda:
+            continue  # LTO artifacts are CUDA's (MathDx): they did not cost a CPU rebuild
         if removal.atexit_frames:
             frame, when = removal.atexit_frames[0], " at exit (registered with `atexit.register` here)"
         elif removal.frames:
@@ -284,7 +291,8 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
                    f"{_seconds(ms)}); the cache the cold run filled was not reused")
         evidence = _evidence(message, rebuilt[0], rebuilt[0].name, ms)
         evidence["builds"] = rebuilt[0].warm_builds
-        out.append(_finding("WCT008", frame.file, frame.line, message, evidence, cwd, sources))
+        also = removal.frames[:1] if removal.atexit_frames else ()
+        out.append(_finding("WCT008", frame.file, frame.line, message, evidence, cwd, sources, also_at=also))
     return out
 
 

@@ -754,10 +754,17 @@ def _config_assigned(recorder, name, value, ignored, caller):
         frames, package = _user_frames(caller)
         recorder.last_config[name] = {"t": time.time(), "value": _value(value), "frames": frames,
                                       "package": package, "ignored": ignored}  # fmt: skip
-    elif name == "cache_kernels" and value is False and not ignored:
+    elif ignored or _is_warp_file(caller.f_code.co_filename):
+        return  # a lever holds it, or Warp itself set it (init resolves kernel_cache_dir)
+    elif name == "cache_kernels" and value is False:
         _cache_removal(recorder, "cache_kernels_off", None, caller)
     elif name == "kernel_cache_dir" and isinstance(value, (str, os.PathLike)) and _is_temporary_dir(value):
         _cache_removal(recorder, "temporary_kernel_cache_dir", os.fspath(value), caller)
+
+
+def _is_warp_file(filename):
+    warp_file = getattr(sys.modules.get("warp"), "__file__", None)
+    return bool(warp_file) and os.path.abspath(filename).startswith(os.path.dirname(os.path.abspath(warp_file)) + os.sep)
 
 
 def _is_temporary_dir(path):
