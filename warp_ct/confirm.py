@@ -325,18 +325,21 @@ def _static_kernels(finding: Finding, report: ProbeReport, path: str, source_lin
 
 def _twins(finding: Finding, path: str, kernels: set[tuple[str, str]],
            measured: Sequence[MeasuredFinding]) -> list[MeasuredFinding]:  # fmt: skip
+    """Measured findings of a fitting rule about the same kernel, or at the nearest line within
+    ±PLACE_TOLERANCE in the same file (two measured causes two lines apart are two places)."""
     line = finding.range.start.line + 1
-    out = []
+    by_kernel, by_place = [], []
     for m in measured:
         if finding.rule not in _TWIN_RULES.get(m.rule, {m.rule}):
             continue
-        same_place = any(
-            file == path and abs(at - line) <= PLACE_TOLERANCE for file, at in ((m.file, m.line), *m.also_at)
-        )
-        same_kernel = m.kernel is not None and (m.module or "", m.kernel) in kernels
-        if same_place or same_kernel:
-            out.append(m)
-    return out
+        distances = [abs(at - line) for file, at in ((m.file, m.line), *m.also_at) if file == path]
+        distance = min(distances) if distances else None
+        if m.kernel is not None and (m.module or "", m.kernel) in kernels:
+            by_kernel.append(m)
+        elif distance is not None and distance <= PLACE_TOLERANCE:
+            by_place.append((distance, m))
+    nearest = min((d for d, _ in by_place), default=None)
+    return by_kernel + [m for d, m in by_place if d == nearest]
 
 
 def _twin_evidence(twin: MeasuredFinding) -> Evidence:
