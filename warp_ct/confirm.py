@@ -212,11 +212,14 @@ def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
 # Rules whose mechanism exists only on CUDA devices (every CPU launch runs at block_dim 1), and
 # options or settings that only CUDA builds read: not measurable on a run without a CUDA device.
 GPU_ONLY_RULES = {"WCT009"}
-_CUDA_ONLY_WORDS = ("lineinfo", "compile_time_trace", "CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "clear_lto_cache", "cuda_output")
+_CUDA_ONLY_OPTIONS = {"lineinfo", "compile_time_trace", "cuda_output"}
+_CUDA_ONLY_CACHE = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "clear_lto_cache")
 # A measured finding of rule K twins static findings of these rules (same place or kernel).
 _TWIN_RULES = {"WCT007": {"WCT007", "WCT003"}}
 PLACE_TOLERANCE = 2  # lines
 
+STATUS_COUNT = {"confirmed": "confirmed", "not-observed": "not observed", "not-exercised": "not exercised",
+                "not-measurable": "not measurable on this device"}
 STATUS_TEXT = {
     "confirmed": "confirmed",
     "not-observed": "exercised by this run, the predicted cost was not observed",
@@ -354,14 +357,20 @@ def _twin_evidence(twin: MeasuredFinding) -> Evidence:
     )
 
 
-def _not_measurable(finding: Finding, report: ProbeReport) -> str | None:
+def _not_measurable(finding: Finding, report: ProbeReport, source_line: str) -> str | None:
     if _on_cuda(report):
         return None
     if finding.rule in GPU_ONLY_RULES:
         return "a block_dim spread exists only on CUDA devices (every CPU launch runs at block_dim 1); this run had none"
-    words = [w for w in _CUDA_ONLY_WORDS if w in finding.message]
-    if words:
-        return f"`{words[0]}` matters only to CUDA builds; this run had no CUDA device"
+    import re
+
+    options = set(re.findall(r"wp\.config\.(\w+)", finding.message + " " + source_line))
+    if finding.rule == "WCT001" and options and options <= _CUDA_ONLY_OPTIONS:
+        return f"`{sorted(options)[0]}` matters only to CUDA builds; this run had no CUDA device"
+    if finding.rule == "WCT008":
+        words = [w for w in _CUDA_ONLY_CACHE if w in finding.message or w in source_line]
+        if words:
+            return f"`{words[0]}` concerns the CUDA caches only; this run had no CUDA device"
     return None
 
 
@@ -402,7 +411,7 @@ def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] 
         with_evidence = finding.with_evidence(*evidence) if evidence else finding
         if any(e.summary.startswith("confirmed:") for e in evidence):
             status, why = "confirmed", ""
-        elif (cuda_only := _not_measurable(finding, report)) is not None:
+        elif (cuda_only := _not_measurable(finding, report, source_line)) is not None:
             status, why = "not-measurable", cuda_only
         elif not modules and path not in exercised:
             status, why = "not-exercised", "this file was never imported or run by the measured command"
@@ -477,7 +486,7 @@ def render_confirm_text(result: ConfirmResult | Iterable[Finding], unexplained: 
         lines += ["", "Measured problems no rule explains:"] + [f"  - {u}" for u in result.unexplained]
     if result.joined:
         counts = {s: sum(1 for j in result.joined if j.status == s) for s in STATUS_TEXT}
-        summary = ", ".join(f"{n} {STATUS_TEXT[s].split(',')[0]}" for s, n in counts.items() if n)
+        summary = ", ".join(f"{n} {STATUS_COUNT[s]}" for s, n in counts.items() if n)
         lines += ["", f"{len(result.joined)} finding{'s' if len(result.joined) != 1 else ''}: {summary}"
                   + (f"; {len(result.missed)} missed by the static analyzer" if result.missed else "")]  # fmt: skip
     if not lines:

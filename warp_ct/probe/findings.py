@@ -174,7 +174,8 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad]) -> tuple[str, int, str]:
 
 def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str) -> str:
     name = cause.module
-    built = "" if module is None else f"`{name}` built {module.loads}× ({len(module.hashes)} hashes) in this run"
+    hashes = 0 if module is None else len(module.hashes)
+    built = "" if module is None else f"`{name}` built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
     paid = cause.load_frames[0] if cause.load_frames else None
     cost = f"{_seconds(ms_total)}" + (f" for {count} rebuilds" if count > 1 else "")
     if paid is None:
