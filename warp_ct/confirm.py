@@ -1,13 +1,29 @@
 """``warp-ct confirm``: join static findings with what the probe measured.
 
-The only place where the analyzer and the probe meet. For each finding we find the
-measured modules it is about, then attach :class:`~warp_ct.analyzer.model.Evidence`:
+The only place where the analyzer and the probe meet. Two sides: the *static* findings of
+linting the given paths, and the *measured* findings of the report (the bootstrap's
+attributed causes, see :mod:`warp_ct.probe.findings`). They are joined by rule and place:
+
+* *twins*: a measured finding of the same rule (a measured WCT007 "kernel added after load"
+  also twins a static WCT003 "kernel per call") in the same file within ±2 lines, or about
+  the same kernel (module + kernel key, the kernel found by its source file and line in the
+  report, never by the module name alone);
+* each static finding gets a status: ``confirmed`` (a twin, or the rule's mechanism measured
+  on the modules it is about), ``not-measurable`` (GPU-only mechanisms on a run without a
+  CUDA device: WCT009's block_dim spread, CUDA-only options), ``not-exercised`` (its file was
+  never imported or run), else ``not-observed`` (exercised, the predicted cost not seen);
+* measured findings in the linted paths without a static twin are what *the static analyzer
+  missed*; measured findings in files outside the linted paths are left out (counted).
+
+Module evidence (the facts attached to each finding) comes from the modules it is about:
 
 * *which modules*: modules whose kernels were defined in the finding's file (the probe
   records each kernel's source file and line), narrowed to the kernels on or named by the
-  finding's line when possible; else the Warp module named after the file's Python module
-  (``pkg.stages``, ``__main__`` for the measured script). Rules with process-wide effect
-  (late global options, a destroyed cache) fall back to every measured module.
+  finding's line when possible; else modules named in the message or after the file's Python
+  module, but only when their kernels come from the finding's own project (a module name is
+  not an identity: every script's module is ``__main__``). Rules with process-wide effect
+  (late global options, a destroyed cache) fall back to the project's measured modules when
+  the finding's file ran.
 * *confirmed or not*: each rule names the mechanism it predicts (hash churn, block_dim
   spread, a one-kernel module, a warm run that rebuilt, backward code nobody launched).
   When the measurement shows it, the summary says ``confirmed: …``; otherwise it says
@@ -24,11 +40,14 @@ this module, -62% compile elapsed (improved), 3 samples".
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from warp_ct.analyzer.model import Evidence, Finding
 from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
@@ -67,6 +86,7 @@ def python_module_name(path: str | os.PathLike[str]) -> str:
     return ".".join(parts)
 
 
+@functools.lru_cache(maxsize=8192)
 def _resolve(path: str, base: str | None) -> str:
     candidate = Path(path)
     if not candidate.is_absolute() and base and not candidate.exists():
@@ -77,6 +97,22 @@ def _resolve(path: str, base: str | None) -> str:
 def _script_paths(report: ProbeReport) -> set[str]:
     """Files the measured command ran as ``__main__`` (``python script.py``)."""
     return {_resolve(arg, report.cwd) for arg in report.command if arg.endswith(".py")}
+
+
+def project_dir(path: str | os.PathLike[str]) -> str:
+    """The folder a file's top package (or the script itself) lives in: its project."""
+    directory = Path(path).resolve().parent
+    while (directory / "__init__.py").exists():
+        directory = directory.parent
+    return str(directory)
+
+
+def _in_project(module: ModuleIdentity, project: str, base: str | None) -> bool:
+    return any(k.file and _inside(_resolve(k.file, base), project) for k in module.kernels)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def modules_for_finding(finding: Finding, report: ProbeReport, source_line: str = "") -> list[ModuleIdentity]:
@@ -101,22 +137,25 @@ def modules_for_finding(finding: Finding, report: ProbeReport, source_line: str 
         ]
         return named or in_file
 
+    # Beyond the file itself, only modules whose kernels come from the finding's project: a
+    # module name alone is not an identity (every measured script is `__main__`).
+    project = project_dir(path)
+    own = [m for m in modules if _in_project(m, project, report.cwd)]
     # A finding reported where the user must change the code (a helper's call site, a
     # factory default in another file) names the modules it is about in its message.
-    mentioned = [m for m in modules if f"`{m.name}`" in finding.message]
+    mentioned = [m for m in own if f"`{m.name}`" in finding.message]
     if mentioned:
         return mentioned
-    names = {python_module_name(path)}
-    if path in _script_paths(report):
-        names.add("__main__")
-    by_name = [m for m in modules if m.name in names]
+    by_name = [m for m in own if m.name == python_module_name(path)]
     if by_name:
         return by_name
-    # Kernels named in the message (``square``, ``make_scale()``'s kernel) wherever they live.
-    named = [m for m in modules if any(f"`{normalize_kernel_key(k.key)}`" in finding.message for k in m.kernels)]
+    # Kernels named in the message (``square``, ``make_scale()``'s kernel) within the project.
+    named = [m for m in own if any(f"`{normalize_kernel_key(k.key)}`" in finding.message for k in m.kernels)]
     if named:
         return named
-    return list(modules) if finding.rule in _PROCESS_WIDE_RULES else []
+    if finding.rule in _PROCESS_WIDE_RULES and path in exercised_files(report):
+        return own
+    return []
 
 
 def _mentions(kernel_key: str, text: str) -> bool:
@@ -170,21 +209,198 @@ def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
     return lines[line] if 0 <= line < len(lines) else ""
 
 
-def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[list[Finding], list[str]]:
-    """Attach measured evidence to findings; also return measured problems no finding explains.
+# Rules whose mechanism exists only on CUDA devices (every CPU launch runs at block_dim 1), and
+# options or settings that only CUDA builds read: not measurable on a run without a CUDA device.
+GPU_ONLY_RULES = {"WCT009"}
+_CUDA_ONLY_OPTIONS = {"lineinfo", "compile_time_trace", "cuda_output"}
+_CUDA_ONLY_CACHE = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "clear_lto_cache")
+# A measured finding of rule K twins static findings of these rules (same place or kernel).
+_TWIN_RULES = {"WCT007": {"WCT007", "WCT003"}}
+PLACE_TOLERANCE = 2  # lines
 
-    Returns ``(findings, unexplained)``: the findings in the same order (those with a
-    matching measured module carry one :class:`Evidence` per module, ``confirmed: …`` when
-    the measurement shows the rule's mechanism), and one sentence per measured problem
-    whose modules no finding of a fitting rule confirmed.
+STATUS_COUNT = {"confirmed": "confirmed", "not-observed": "not observed", "not-exercised": "not exercised",
+                "not-measurable": "not measurable on this device"}
+STATUS_TEXT = {
+    "confirmed": "confirmed",
+    "not-observed": "exercised by this run, the predicted cost was not observed",
+    "not-exercised": "not exercised by this run",
+    "not-measurable": "not measurable on this device",
+}
+
+
+@dataclass(frozen=True)
+class MeasuredFinding:
+    """One of the report's measured findings (``report.findings``), placed for the join."""
+
+    data: dict[str, Any]
+    rule: str
+    file: str  # resolved path
+    line: int  # 1-based
+    module: str | None
+    kernel: str | None
+    also_at: tuple[tuple[str, int], ...] = ()  # other (file, line) the same cause runs through
+
+    @classmethod
+    def from_report(cls, data: dict[str, Any], base: str | None) -> MeasuredFinding:
+        evidence = (data.get("evidence") or [{}])[0]
+        kernel = data.get("kernel")
+        also = tuple((_resolve(str(a["path"]), base), int(a["line"])) for a in data.get("also_at") or ())
+        return cls(data, str(data["code"]), _resolve(str(data["path"]), base), int(data["location"]["line"]),
+                   evidence.get("module"), normalize_kernel_key(kernel) if kernel else None, also)  # fmt: skip
+
+    @property
+    def where(self) -> str:
+        return f"{self.data['path']}:{self.line}"
+
+
+@dataclass
+class Joined:
+    """A static finding (with evidence attached), its status and its measured twins."""
+
+    finding: Finding
+    status: str
+    reason: str = ""
+    twins: list[MeasuredFinding] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.finding.to_dict()
+        data["status"] = self.status
+        data["status_reason"] = self.reason
+        data["measured"] = [
+            {"code": t.rule, "path": t.data["path"], "line": t.line, "message": t.data["message"]} for t in self.twins
+        ]
+        return data
+
+
+@dataclass
+class ConfirmResult:
+    joined: list[Joined]
+    missed: list[MeasuredFinding]  # measured in the linted paths, no static twin
+    left_out: int  # measured findings in files outside the linted paths
+    unexplained: list[str]  # measured problems (diagnoses) no finding explains
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [j.finding for j in self.joined]
+
+    def notes(self) -> list[str]:
+        if not self.left_out:
+            return []
+        n = self.left_out
+        return [f"{n} measured finding{'s' if n != 1 else ''} in files outside the linted paths left out"]
+
+
+def exercised_files(report: ProbeReport) -> set[str]:
+    """Files the measured run imported or ran code of (resolved paths)."""
+    base = report.cwd
+    files = set(_script_paths(report))
+    for sample in report.ok_samples:
+        run = sample.cold
+        files.update(_resolve(f, base) for f in run.user_files)
+        files.update(_resolve(k.file, base) for load in run.loads for k in load.kernels if k.file)
+        for cause in run.causes:
+            files.update(_resolve(f.file, base) for f in (*cause.frames, *cause.load_frames))
+        files.update(_resolve(a.file, base) for a in run.config_assignments if a.file)
+        for removal in run.cache_removals:
+            files.update(_resolve(f.file, base) for f in (*removal.frames, *(removal.atexit_frames or ())))
+    return files
+
+
+def _on_cuda(report: ProbeReport) -> bool:
+    return any(str(m.device).startswith("cuda") for m in report.analysis.modules)
+
+
+def _static_kernels(finding: Finding, report: ProbeReport, path: str, source_line: str) -> set[tuple[str, str]]:
+    """(module, kernel key) of the kernels a static finding is about: defined within ±2 lines
+    of it in its file, or named in its message and defined in its file."""
+    first, last = finding.range.start.line + 1, finding.range.end.line + 1
+    out = set()
+    for module in report.analysis.modules:
+        for kernel in module.kernels:
+            if not kernel.file or _resolve(kernel.file, report.cwd) != path:
+                continue
+            key = normalize_kernel_key(kernel.key)
+            near = kernel.line is not None and first - PLACE_TOLERANCE <= kernel.line <= last + PLACE_TOLERANCE
+            if near or f"`{key}`" in finding.message:
+                out.add((module.name, key))
+    return out
+
+
+def _twins(finding: Finding, path: str, kernels: set[tuple[str, str]],
+           measured: Sequence[MeasuredFinding]) -> list[MeasuredFinding]:  # fmt: skip
+    """Measured findings of a fitting rule about the same kernel, or at the nearest line within
+    ±PLACE_TOLERANCE in the same file (two measured causes two lines apart are two places)."""
+    line = finding.range.start.line + 1
+    by_kernel, by_place = [], []
+    for m in measured:
+        if finding.rule not in _TWIN_RULES.get(m.rule, {m.rule}):
+            continue
+        distances = [abs(at - line) for file, at in ((m.file, m.line), *m.also_at) if file == path]
+        distance = min(distances) if distances else None
+        if m.kernel is not None and (m.module or "", m.kernel) in kernels:
+            by_kernel.append(m)
+        elif distance is not None and distance <= PLACE_TOLERANCE:
+            by_place.append((distance, m))
+    nearest = min((d for d, _ in by_place), default=None)
+    return by_kernel + [m for d, m in by_place if d == nearest]
+
+
+def _twin_evidence(twin: MeasuredFinding) -> Evidence:
+    data = (twin.data.get("evidence") or [{}])[0]
+    return Evidence(
+        summary=f"confirmed: measured at {twin.where}: {twin.data['message']}",
+        module=data.get("module"),
+        builds=data.get("builds"),
+        distinct_hashes=data.get("distinct_hashes"),
+        block_dims=tuple(data.get("block_dims") or ()),
+        milliseconds=data.get("milliseconds"),
+    )
+
+
+def _not_measurable(finding: Finding, report: ProbeReport, source_line: str) -> str | None:
+    if _on_cuda(report):
+        return None
+    if finding.rule in GPU_ONLY_RULES:
+        return "a block_dim spread exists only on CUDA devices (every CPU launch runs at block_dim 1); this run had none"
+    import re
+
+    options = set(re.findall(r"wp\.config\.(\w+)", finding.message + " " + source_line))
+    if finding.rule == "WCT001" and options and options <= _CUDA_ONLY_OPTIONS:
+        return f"`{sorted(options)[0]}` matters only to CUDA builds; this run had no CUDA device"
+    if finding.rule == "WCT008":
+        words = [w for w in _CUDA_ONLY_CACHE if w in finding.message or w in source_line]
+        if words:
+            return f"`{words[0]}` concerns the CUDA caches only; this run had no CUDA device"
+    return None
+
+
+def _within(path: str, roots: Sequence[str] | None) -> bool:
+    return roots is None or any(_inside(path, root) for root in roots)
+
+
+def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] | None = None) -> ConfirmResult:
+    """Join static findings with the report's measurements (see the module docstring).
+
+    ``roots``: the linted files and folders (resolved); measured findings outside them are
+    left out and counted. None keeps every measured finding.
     """
     lines_cache: dict[str, list[str]] = {}
-    out: list[Finding] = []
+    measured_all = [MeasuredFinding.from_report(f, report.cwd) for f in report.findings]
+    measured = [m for m in measured_all if _within(m.file, roots)]
+    exercised = exercised_files(report)
+    joined: list[Joined] = []
+    twinned: set[int] = set()
     confirmed: set[tuple[str, str]] = set()  # (rule, module name)
     for finding in findings:
-        source_line = _source_line(_resolve(finding.path, report.cwd), finding.range.start.line, lines_cache)
+        path = _resolve(finding.path, report.cwd)
+        source_line = _source_line(path, finding.range.start.line, lines_cache)
+        twins = _twins(finding, path, _static_kernels(finding, report, path, source_line), measured)
+        twinned.update(id(t) for t in twins)
+        evidence = [_twin_evidence(t) for t in twins]
+        for twin in twins:
+            if twin.module:
+                confirmed.add((finding.rule, twin.module))
         modules = modules_for_finding(finding, report, source_line)
-        evidence = []
         for module in modules[:10]:
             reason = _confirms(finding.rule, module)
             if reason is not None:
@@ -192,8 +408,22 @@ def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[l
                 evidence.append(_evidence(module, f"confirmed: {reason}"))
             elif finding.rule not in _PROCESS_WIDE_RULES or len(modules) == 1:
                 evidence.append(_evidence(module, f"measured: {_facts(module)}; the predicted cost was not observed"))
-        out.append(finding.with_evidence(*evidence) if evidence else finding)
+        with_evidence = finding.with_evidence(*evidence) if evidence else finding
+        if any(e.summary.startswith("confirmed:") for e in evidence):
+            status, why = "confirmed", ""
+        elif (cuda_only := _not_measurable(finding, report, source_line)) is not None:
+            status, why = "not-measurable", cuda_only
+        elif not modules and path not in exercised:
+            status, why = "not-exercised", "this file was never imported or run by the measured command"
+        else:
+            status, why = "not-observed", ""
+        joined.append(Joined(with_evidence, status, why, twins))
 
+    missed = [m for m in measured if id(m) not in twinned]
+    return ConfirmResult(joined, missed, len(measured_all) - len(measured), _unexplained(report, confirmed))
+
+
+def _unexplained(report: ProbeReport, confirmed: set[tuple[str, str]]) -> list[str]:
     unexplained: list[str] = []
     for diagnosis in report.analysis.diagnoses:
         rules = _DIAGNOSIS_RULES.get(diagnosis.code)
@@ -210,7 +440,19 @@ def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[l
             where = ", ".join(f"`{m}`" for m in missing if m) or "the command"
             first = f" ({diagnosis.evidence[0]})" if diagnosis.evidence else ""
             unexplained.append(f"{diagnosis.title} — {where}{first}: no lint finding explains it")
-    return out, unexplained
+    return unexplained
+
+
+def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[list[Finding], list[str]]:
+    """Attach measured evidence to findings; also return measured problems no finding explains.
+
+    Returns ``(findings, unexplained)``: the findings in the same order (those with a
+    measured twin or a matching measured module carry :class:`Evidence`, ``confirmed: …``
+    when the measurement shows the rule's mechanism), and one sentence per measured problem
+    whose modules no finding of a fitting rule confirmed. :func:`join` has the statuses too.
+    """
+    result = join(findings, report)
+    return result.findings, result.unexplained
 
 
 def default_paths(report: ProbeReport) -> list[str]:
@@ -224,13 +466,29 @@ def default_paths(report: ProbeReport) -> list[str]:
     return files or [report.cwd or "."]
 
 
-def render_confirm_text(findings: Iterable[Finding], unexplained: Sequence[str]) -> str:
+def render_confirm_text(result: ConfirmResult | Iterable[Finding], unexplained: Sequence[str] = ()) -> str:
+    if not isinstance(result, ConfirmResult):  # plain findings (older callers)
+        result = ConfirmResult([Joined(f, "confirmed" if f.evidence else "not-observed") for f in result], [], 0,
+                               list(unexplained))  # fmt: skip
     lines = []
-    for finding in findings:
+    for item in result.joined:
+        finding = item.finding
         lines.append(f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {finding.message}")
         lines += [f"    {e.summary}" for e in finding.evidence]
-    if unexplained:
-        lines += ["", "Measured problems no rule explains:"] + [f"  - {u}" for u in unexplained]
+        if item.status in ("not-exercised", "not-measurable"):
+            lines.append(f"    {STATUS_TEXT[item.status]}: {item.reason}")
+        elif item.status == "not-observed" and not finding.evidence:
+            lines.append(f"    {STATUS_TEXT[item.status]}")
+    if result.missed:
+        lines += ["", "The static analyzer missed (measured, no finding of that rule at that place):"]
+        lines += [f"  {m.where}: {m.rule} {m.data['message']}" for m in result.missed]
+    if result.unexplained:
+        lines += ["", "Measured problems no rule explains:"] + [f"  - {u}" for u in result.unexplained]
+    if result.joined:
+        counts = {s: sum(1 for j in result.joined if j.status == s) for s in STATUS_TEXT}
+        summary = ", ".join(f"{n} {STATUS_COUNT[s]}" for s, n in counts.items() if n)
+        lines += ["", f"{len(result.joined)} finding{'s' if len(result.joined) != 1 else ''}: {summary}"
+                  + (f"; {len(result.missed)} missed by the static analyzer" if result.missed else "")]  # fmt: skip
     if not lines:
         lines.append("no findings and no measured problems")
     return "\n".join(lines) + "\n"
@@ -320,28 +578,37 @@ def attach_lever_figures(findings: Sequence[Finding], ledger: Ledger) -> list[Fi
     return out
 
 
+def linted_roots(targets: Sequence[str]) -> list[str]:
+    return [str(Path(t).resolve()) for t in targets]
+
+
 def run_confirm(report_path: str, paths: Sequence[str], *, output_format: str = "text") -> int:
-    """CLI body: 0 nothing to report, 1 findings or unexplained problems, 2 via ProbeError."""
+    """CLI body: 0 nothing to report, 1 findings, missed or unexplained problems, 2 via ProbeError."""
     from warp_ct.analyzer import lint_paths
 
     report, ledger = load_measurement(report_path)
     targets = list(paths) or default_paths(report)
     results = lint_paths(targets)
     findings = sorted((f for result in results for f in result.findings), key=lambda f: f.sort_key)
-    with_evidence, unexplained = attach_evidence(findings, report)
+    result = join(findings, report, linted_roots(targets))
     if ledger is not None:
-        with_evidence = attach_lever_figures(with_evidence, ledger)
-    notes = [note for result in results for note in result.notes]
+        with_figures = attach_lever_figures(result.findings, ledger)
+        for item, finding in zip(result.joined, with_figures):
+            item.finding = finding
+    notes = [note for r in results for note in r.notes] + result.notes()
     if output_format == "json":
         payload = {
             "report": report_path,
-            "findings": [f.to_dict() for f in with_evidence],
-            "unexplained": unexplained,
+            "findings": [item.to_dict() for item in result.joined],
+            "missed": [dict(m.data) for m in result.missed],
+            "left_out": result.left_out,
+            "statuses": {s: sum(1 for j in result.joined if j.status == s) for s in STATUS_TEXT},
+            "unexplained": result.unexplained,
             "notes": notes,
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
-        sys.stdout.write(render_confirm_text(with_evidence, unexplained))
+        sys.stdout.write(render_confirm_text(result))
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
-    return 1 if with_evidence or unexplained else 0
+    return 1 if result.joined or result.unexplained or result.missed else 0

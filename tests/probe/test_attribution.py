@@ -164,3 +164,129 @@ def test_measured_findings_agree_with_the_lint_rules():
     assert measured.DOCS_URL == LINT_DOCS_URL
     for code, name in measured.RULE_NAMES.items():
         assert rules[code].name == name
+
+
+CACHE_CLEARED_AT_EXIT = """\
+import atexit
+
+import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+def cleanup():
+    wp.clear_kernel_cache()
+
+
+atexit.register(cleanup)
+a = wp.zeros(4, dtype=float, device="cpu")
+wp.launch(k, dim=4, inputs=[a], device="cpu")
+"""
+
+CACHE_RMTREE_AT_EXIT = """\
+import atexit
+import os
+import shutil
+
+import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+wp.init()
+os.makedirs("scratch", exist_ok=True)
+atexit.register(shutil.rmtree, "scratch", ignore_errors=True)
+atexit.register(shutil.rmtree, wp.config.kernel_cache_dir, ignore_errors=True)
+atexit.register(wp.clear_lto_cache)
+a = wp.zeros(4, dtype=float, device="cpu")
+wp.launch(k, dim=4, inputs=[a], device="cpu")
+"""
+
+TEMPORARY_CACHE_DIR = """\
+import tempfile
+
+import warp as wp
+
+scratch = tempfile.TemporaryDirectory(prefix="kernels-")
+wp.config.kernel_cache_dir = scratch.name
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+a = wp.zeros(4, dtype=float, device="cpu")
+wp.launch(k, dim=4, inputs=[a], device="cpu")
+"""
+
+LATE_CONFIG = """\
+import warp as wp
+
+
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+wp.config.max_unroll = 4
+a = wp.zeros(4, dtype=float, device="cpu")
+wp.launch(first, dim=4, inputs=[a], device="cpu")
+wp.config.optimization_level = 1
+
+
+@wp.kernel
+def second(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+wp.launch(second, dim=4, inputs=[a], device="cpu")
+"""
+
+
+def test_a_cache_removed_at_exit_is_attributed_to_the_atexit_line(tmp_path):
+    report = _measure(tmp_path, "cleared_at_exit.py", CACHE_CLEARED_AT_EXIT)
+    assert _placed(report) == [("WCT008", "cleared_at_exit.py", 15)]
+    (finding,) = report.findings
+    assert finding["name"] == "cache-destroyed" and "at exit" in finding["message"]
+    assert "`wp.clear_kernel_cache()`" in finding["message"] and "`__main__` again" in finding["message"]
+    (removal,) = report.samples[0].cold.cache_removals
+    assert [(f.line, f.function) for f in removal.frames] == [(12, "cleanup")]
+    assert [f.line for f in removal.atexit_frames] == [15]
+    schema = json.loads((ROOT / "warp_ct/probe/report.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(report.to_json_dict())), schema)
+
+
+def test_rmtree_of_the_cache_registered_with_atexit_is_wct008_and_a_scratch_folder_is_not(tmp_path):
+    report = _measure(tmp_path, "rmtree_at_exit.py", CACHE_RMTREE_AT_EXIT)
+    # the scratch folder is not Warp's cache, Warp's own removals of its temporary build
+    # folders are not the user's, and the LTO cache (CUDA only) did not cost the CPU rebuild
+    assert _placed(report) == [("WCT008", "rmtree_at_exit.py", 16)]
+    assert {r.what for r in report.samples[0].cold.cache_removals} == {"rmtree", "clear_lto_cache"}
+    assert "`shutil.rmtree` removed the kernel cache directory at exit" in report.findings[0]["message"]
+
+
+def test_a_temporary_kernel_cache_dir_is_wct008_at_the_assignment(tmp_path):
+    report = _measure(tmp_path, "temp_cache.py", TEMPORARY_CACHE_DIR)
+    assert _placed(report) == [("WCT008", "temp_cache.py", 6)]
+    assert "temporary directory" in report.findings[0]["message"]
+
+
+def test_late_wp_config_options_are_wct006_when_hashed_and_wct001_when_copied_at_creation(tmp_path):
+    report = _measure(tmp_path, "late_config.py", LATE_CONFIG)
+    assert _placed(report) == [
+        ("WCT001", "late_config.py", 9),  # max_unroll is copied when the module is made: never arrives
+        ("WCT006", "late_config.py", 12),  # optimization_level is hashed: the rebuild carries it
+        ("WCT007", "late_config.py", 15),
+    ]
+    late, hashed, _ = report.findings
+    assert "never arrived" in late["message"] and "max_unroll=16" in late["message"]
+    assert late["evidence"][0]["milliseconds"] == 0
+    assert "`wp.config.optimization_level` changed from None to 1" in hashed["message"]
+    assert "line 20" in hashed["message"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 from tests.probe.conftest import EXAMPLES, ROOT, measure_example
 from warp_ct.analyzer.model import Finding, Range, Severity
-from warp_ct.confirm import attach_evidence, python_module_name
+from warp_ct.confirm import attach_evidence, join, python_module_name
 
 pytestmark = pytest.mark.warp
 
@@ -23,7 +24,8 @@ def test_options_after_load_finding_is_confirmed():
     report = measure_example("options_after_load.py")
     finding = _finding("WCT006", EXAMPLES / "options_after_load.py", 14, "options changed after `scale` was launched")
     (result,), unexplained = attach_evidence([finding], report)
-    (evidence,) = result.evidence
+    twin, evidence = result.evidence  # the measured finding at that line, then the module's figures
+    assert twin.summary.startswith("confirmed: measured at examples/probe/options_after_load.py:15: `__main__` built 3×")
     assert evidence.summary.startswith("confirmed: module `__main__` built 3× with 3 hashes")
     assert evidence.distinct_hashes == 3 and evidence.builds == 3 and evidence.milliseconds > 0
     assert unexplained == []  # the churn is explained by the finding
@@ -50,7 +52,9 @@ def test_unique_and_destroyed_cache_are_confirmed():
     assert result.evidence[0].summary.startswith("confirmed:") and "fill" in result.evidence[0].module
     destroyed = measure_example("destroyed_cache.py")
     (result,), unexplained = attach_evidence([_finding("WCT008", EXAMPLES / "destroyed_cache.py", 4)], destroyed)
-    assert result.evidence[0].summary.startswith("confirmed: module `__main__` rebuilt 1× in the warm run")
+    twin, module = result.evidence
+    assert twin.summary.startswith("confirmed: measured at examples/probe/destroyed_cache.py:5: `wp.config.cache_kernels = False`")
+    assert module.summary.startswith("confirmed: module `__main__` rebuilt 1× in the warm run")
     assert unexplained == []
 
 
@@ -85,3 +89,112 @@ def test_confirm_cli_with_the_real_linter(tmp_path):
     # Whatever the rules find, the measured churn is either confirmed on a finding or listed.
     confirmed = [e for f in payload["findings"] for e in f["evidence"] if e["summary"].startswith("confirmed")]
     assert confirmed or any("`__main__`" in u for u in payload["unexplained"])
+
+
+def test_a_module_name_alone_attaches_nothing(tmp_path):
+    """Another program's `__main__` measurement says nothing about an unrelated script."""
+    report = measure_example("options_after_load.py")
+    script = tmp_path / "other.py"
+    script.write_text("import warp as wp\n\nwp.set_module_options({'enable_backward': False})\nwp.clear_kernel_cache()\n")
+    named = _finding("WCT006", script, 2, "options of `__main__` changed after it was launched")
+    process_wide = _finding("WCT008", script, 3, "clear_kernel_cache() deletes the cache")
+    result = join([named, process_wide], report)
+    assert [j.finding.evidence for j in result.joined] == [(), ()]
+    assert [j.status for j in result.joined] == ["not-exercised", "not-exercised"]
+    # the churn it measured stays unexplained, and its measured finding is missed
+    assert result.unexplained and [(m.rule, m.line) for m in result.missed] == [("WCT006", 15), ("WCT006", 17)]
+
+
+APP_MAIN = """\
+import warp as wp
+
+from app.helper import tune
+
+
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+a = wp.zeros(4, dtype=float, device="cpu")
+wp.launch(first, dim=4, inputs=[a], device="cpu")
+tune()
+
+
+@wp.kernel
+def second(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+wp.launch(second, dim=4, inputs=[a], device="cpu")
+"""
+
+APP_HELPER = """\
+import warp as wp
+
+
+def tune():
+    wp.config.optimization_level = 1
+"""
+
+APP_UNUSED = """\
+import warp as wp
+
+
+def reset():
+    wp.clear_kernel_cache()
+"""
+
+
+def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
+    from warp_ct.probe.measure import run_measure
+
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "__init__.py").write_text("")
+    (app / "__main__.py").write_text(APP_MAIN)
+    (app / "helper.py").write_text(APP_HELPER)
+    (app / "unused.py").write_text(APP_UNUSED)
+    report = run_measure([sys.executable, "-m", "app"], cwd=str(tmp_path), samples=1)
+    assert report.ok_samples, report.samples[0].cold.stderr_tail
+    report_path = tmp_path / "report.json"
+    report_path.write_text(json.dumps(report.to_json_dict()))
+    measured = {(f["code"], f["path"], f["location"]["line"]) for f in report.findings}
+    assert measured == {("WCT007", "app/__main__.py", 16), ("WCT006", "app/helper.py", 5)}
+
+    def confirm(*paths: str, output: str = "json") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", output, *paths],
+            cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+
+    result = confirm(".")
+    assert result.returncode == 1, result.stderr
+    payload = json.loads(result.stdout)
+    by_place = {(f["path"], f["range"]["start"]["line"] + 1, f["code"]): f for f in payload["findings"]}
+    late = by_place[("app/__main__.py", 17, "WCT007")]  # static: the def line; measured: the decorator
+    assert late["status"] == "confirmed" and late["measured"][0]["line"] == 16
+    assert late["evidence"][0]["summary"].startswith("confirmed: measured at app/__main__.py:16:")
+    cleared = by_place[("app/unused.py", 5, "WCT008")]
+    assert cleared["status"] == "not-exercised" and cleared["evidence"] == []
+    # the late optimization_level in the helper has no static twin: the analyzer missed it
+    assert [(m["code"], m["path"], m["location"]["line"]) for m in payload["missed"]] == [("WCT006", "app/helper.py", 5)]
+    assert payload["left_out"] == 0 and payload["statuses"]["confirmed"] >= 1 and payload["unexplained"] == []
+
+    # linting only some files: measured findings in the others are left out, with a note
+    partial = confirm("app/__main__.py", "app/unused.py")
+    data = json.loads(partial.stdout)
+    assert data["missed"] == [] and data["left_out"] == 1
+    assert "1 measured finding in files outside the linted paths left out" in data["notes"]
+
+    text = confirm(".", output="text").stdout
+    assert "    confirmed: measured at app/__main__.py:16:" in text
+    assert "    not exercised by this run: this file was never imported or run" in text
+    assert "The static analyzer missed (measured, no finding of that rule at that place):\n  app/helper.py:5: WCT006" in text
+
+
+def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():
+    report = measure_example("clean.py")
+    finding = _finding("WCT009", EXAMPLES / "clean.py", 11, "launched at block_dim 128 after 256")
+    (joined,) = join([finding], report).joined
+    assert joined.status == "not-measurable" and "CUDA" in joined.reason

@@ -12,6 +12,18 @@ predicts it, at the user's line, with the measured figures in the message:
   loaded) -> WCT007 at the launch that instantiated it;
 * ``block_dim`` (a loaded module loaded again at another block_dim) -> WCT009 at the launch
   (or ``get_suggested_block_size`` / ``force_load`` call) that asked for it;
+* ``config`` (a ``wp.config`` option read when a module is hashed -- ``mode``,
+  ``optimization_level``, ``use_precompiled_headers`` -- differs from the module's previous
+  load and the module was rebuilt with a new hash) -> WCT006 at the last assignment of that
+  option: for the module it is an option changed after load, like ``set_module_options``;
+* ``config_ignored`` (a ``wp.config`` option copied when a module is created --
+  ``enable_backward``, ``max_unroll``, ``lineinfo`` -- assigned after the module was created,
+  and the module was then built with its old value) -> WCT001 at the assignment: no rebuild,
+  the value never arrived;
+* ``cache_removal`` records (``wp.clear_kernel_cache()``, ``wp.clear_lto_cache()``,
+  ``shutil.rmtree`` of the kernel cache, ``wp.config.kernel_cache_dir`` set to a temporary
+  dir, ``wp.config.cache_kernels = False``) when the warm run rebuilt modules -> WCT008 at the
+  call, or, when the call ran at exit, at the ``atexit.register`` line that registered it;
 * ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
@@ -39,12 +51,15 @@ from warp_ct.probe.samples import SampleResult
 # Same values as the analyzer's rules (tests/probe/test_attribution.py checks they agree).
 DOCS_URL = "https://github.com/warp-ct/warp-ct/blob/main/docs/rules/{code}.md"
 RULE_NAMES = {
+    "WCT001": "late-global-option",
     "WCT002": "unique-stable-kernel",
     "WCT006": "options-after-load",
     "WCT007": "kernel-after-load",
+    "WCT008": "cache-destroyed",
     "WCT009": "block-dim-spread",
 }
-RULE_SEVERITY = {"WCT002": "info", "WCT006": "warning", "WCT007": "warning", "WCT009": "warning"}
+RULE_SEVERITY = {"WCT001": "warning", "WCT002": "info", "WCT006": "warning", "WCT007": "warning", "WCT008": "warning",
+                 "WCT009": "warning"}  # fmt: skip
 CAUSE_RULES = {
     "options": "WCT006",
     "kernel_added": "WCT007",
@@ -52,6 +67,8 @@ CAUSE_RULES = {
     "struct_added": "WCT007",
     "generic_instance": "WCT007",
     "block_dim": "WCT009",
+    "config": "WCT006",
+    "config_ignored": "WCT001",
 }
 MIN_UNIQUE_MODULES_PER_FILE = 2
 
@@ -99,7 +116,8 @@ def _display_path(path: str, cwd: str) -> str:
 
 
 def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, Any], cwd: str,
-             sources: dict[str, list[str] | None]) -> dict[str, Any]:  # fmt: skip
+             sources: dict[str, list[str] | None], kernel: str | None = None,
+             also_at: Sequence[Frame] = ()) -> dict[str, Any]:  # fmt: skip
     text = _source_line(path, line, sources) if line > 0 else None
     start = len(text) - len(text.lstrip()) if text else 0
     end = len(text.rstrip()) if text else 0
@@ -118,6 +136,12 @@ def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, 
         "fixable": False,
         "url": DOCS_URL.format(code=rule),
         "origin": "measured",
+        # What the finding is about, for joining with static findings (confirm): the module
+        # (evidence) and, when one kernel caused it, that kernel's key.
+        "kernel": kernel,
+        # Other lines the same cause runs through (a cache removed at exit: the removal call
+        # inside the function that atexit ran), where a static finding may sit instead.
+        "also_at": [{"path": _display_path(f.file, cwd), "line": f.line} for f in also_at],
     }
 
 
@@ -150,7 +174,8 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad]) -> tuple[str, int, str]:
 
 def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str) -> str:
     name = cause.module
-    built = "" if module is None else f"`{name}` built {module.loads}× ({len(module.hashes)} hashes) in this run"
+    hashes = 0 if module is None else len(module.hashes)
+    built = "" if module is None else f"`{name}` built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
     paid = cause.load_frames[0] if cause.load_frames else None
     cost = f"{_seconds(ms_total)}" + (f" for {count} rebuilds" if count > 1 else "")
     if paid is None:
@@ -168,6 +193,14 @@ def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count
         types = ", ".join(detail.get("types") or ()) or str(detail.get("signature"))
         what = (f"generic kernel `{detail.get('kernel')}` was instantiated for ({types}){note} after the module "
                 f"was loaded, {rebuilt}; declare the instance with `wp.overload` before the first launch")
+    elif cause.cause == "config":
+        what = (f"`wp.config.{detail.get('option')}` changed from {detail.get('before')!r} to {detail.get('after')!r}"
+                f"{note} after the module was loaded; its hash includes that value, {rebuilt}")
+    elif cause.cause == "config_ignored":
+        what = (f"`wp.config.{detail.get('option')} = {detail.get('value')!r}`{note} came after the module was created, "
+                f"which copies that option: it was built with {detail.get('option')}={detail.get('module_value')!r}, "
+                "the value never arrived; set it before the module's kernels are defined, or as the module's option")
+        return f"{built}: {what}" if built else f"`{name}`: {what}"
     elif cause.cause == "block_dim":
         before = ", ".join(str(b) for b in detail.get("loaded_block_dims") or ()) or "another"
         what = f"it was loaded at block_dim {detail.get('block_dim')}{note} after block_dim {before}: one more build"
@@ -201,10 +234,66 @@ def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdenti
         cause = causes[0]
         module = by_name.get((name, str(cause.device)))
         ms = sum(_load_ms(ok, c) for c in causes)
+        if cause.cause == "config_ignored":
+            ms = 0.0
         message = _message(cause, module, ms, len(causes), notes[(rule, path, line, name)])
-        out.append(_finding(rule, path, line, message, _evidence(message, module, name, ms), cwd, sources))
+        out.append(_finding(rule, path, line, message, _evidence(message, module, name, ms), cwd, sources,
+                            _cause_kernel(cause)))  # fmt: skip
     out.extend(_unique_findings(ok, modules, cwd, sources))
+    out.extend(_cache_findings(ok, modules, cwd, sources))
     out.sort(key=lambda f: (f["path"], f["range"]["start"]["line"], f["range"]["start"]["character"], f["code"], f["message"]))
+    return out
+
+
+def _cause_kernel(cause: Cause) -> str | None:
+    if cause.cause == "generic_instance":
+        return cause.detail.get("kernel")
+    if cause.cause == "kernel_added":
+        return cause.detail.get("key")
+    return None
+
+
+_REMOVAL_TEXT = {
+    "clear_kernel_cache": "`wp.clear_kernel_cache()` removed the kernel cache",
+    "clear_lto_cache": "`wp.clear_lto_cache()` removed the LTO cache",
+    "rmtree": "`shutil.rmtree` removed the kernel cache directory",
+    "temporary_kernel_cache_dir": "`wp.config.kernel_cache_dir` was set to a temporary directory",
+    "cache_kernels_off": "`wp.config.cache_kernels = False` turned the kernel cache off",
+}
+
+
+def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
+                    sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    """WCT008: the warm run rebuilt what the cold run built, and the cold run removed the cache."""
+    first = ok[0]
+    rebuilt = [m for m in modules if m.warm_builds]
+    if not rebuilt or first.warm is None:
+        return []
+    names = ", ".join(f"`{m.name}`" for m in rebuilt[:5]) + (f" and {len(rebuilt) - 5} more" if len(rebuilt) > 5 else "")
+    ms = sum(m.warm_ms for m in rebuilt)
+    warm = sum(m.warm_builds for m in rebuilt)
+    out = []
+    seen: set[tuple[str, int]] = set()
+    cuda = any(str(m.device).startswith("cuda") for m in modules)
+    for removal in first.cold.cache_removals:
+        if removal.what == "clear_lto_cache" and not cuda:
+            continue  # LTO artifacts are CUDA's (MathDx): they did not cost a CPU rebuild
+        if removal.atexit_frames:
+            frame, when = removal.atexit_frames[0], " at exit (registered with `atexit.register` here)"
+        elif removal.frames:
+            frame, when = removal.frames[0], ""
+        else:
+            continue
+        if (frame.file, frame.line) in seen:
+            continue
+        seen.add((frame.file, frame.line))
+        what = _REMOVAL_TEXT.get(removal.what, removal.what)
+        message = (f"{what}{when}: the warm run built {names} again ({warm} build{'s' if warm != 1 else ''}, "
+                   f"{_seconds(ms)}); the cache the cold run filled was not reused")
+        evidence = _evidence(message, rebuilt[0], rebuilt[0].name, ms)
+        evidence["builds"] = rebuilt[0].warm_builds
+        also = removal.frames[:1] if removal.atexit_frames else ()
+        out.append(_finding("WCT008", frame.file, frame.line, message, evidence, cwd, sources, also_at=also))
     return out
 
 
@@ -236,5 +325,5 @@ def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentit
                        f"{_seconds(module.ms)} here, {_seconds(total)} in all; kernels defined at module scope "
                        "with the same options can share the file's module and pay its fixed cost once")
             out.append(_finding("WCT002", file, int(kernel.line or 0), message, _evidence(message, module, module.name, module.ms),
-                                cwd, sources))  # fmt: skip
+                                cwd, sources, kernel.key))  # fmt: skip
     return out

@@ -182,7 +182,7 @@ class Frame:
 
 # Why a real load happened, as the bootstrap attributes it (``cause`` records).
 CAUSES = ("options", "kernel_added", "function_added", "struct_added", "generic_instance", "block_dim",
-          "unique_module", "modified")  # fmt: skip
+          "unique_module", "modified", "config", "config_ignored")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -236,6 +236,45 @@ class Cause:
         )
 
 
+# What removed or bypassed the kernel cache (``cache_removal`` records).
+CACHE_REMOVALS = ("clear_kernel_cache", "clear_lto_cache", "rmtree", "temporary_kernel_cache_dir", "cache_kernels_off")
+
+
+@dataclass(frozen=True)
+class CacheRemoval:
+    """The program removed the kernel cache (or pointed Warp at a throw-away one), and where.
+
+    ``frames``: user frames of the call (innermost first); ``atexit_frames``: when the call ran
+    at exit, the user frames of the ``atexit.register`` call that registered it.
+    """
+
+    what: str
+    path: str | None
+    frames: tuple[Frame, ...] = ()
+    atexit_frames: tuple[Frame, ...] | None = None
+    package: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "what": self.what,
+            "path": self.path,
+            "frames": [f.to_dict() for f in self.frames],
+            "atexit_frames": None if self.atexit_frames is None else [f.to_dict() for f in self.atexit_frames],
+            "package": self.package,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CacheRemoval:
+        at_exit = data.get("atexit_frames")
+        return cls(
+            what=str(data.get("what")),
+            path=data.get("path"),
+            frames=tuple(Frame.from_dict(f) for f in data.get("frames") or ()),
+            atexit_frames=None if at_exit is None else tuple(Frame.from_dict(f) for f in at_exit),
+            package=data.get("package"),
+        )
+
+
 @dataclass
 class RunRecords:
     """Everything the bootstrap wrote during one run (all processes of the command)."""
@@ -256,6 +295,8 @@ class RunRecords:
     taped: list[TapedKernel] = field(default_factory=list)
     warp_config: dict[str, Any] = field(default_factory=dict)  # wp.config when Warp was imported
     causes: list[Cause] = field(default_factory=list)  # why loads happened, in order
+    cache_removals: list[CacheRemoval] = field(default_factory=list)
+    user_files: list[str] = field(default_factory=list)  # the user's modules the processes imported
 
 
 def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float) -> RunRecords:
@@ -308,8 +349,13 @@ def read_records_dir(records_dir: str | os.PathLike[str], run_start_epoch: float
                 out.unrecorded_launches += int(record.get("overflow_launches", 0))
                 out.launches.extend(LaunchSignature.from_dict(s) for s in record.get("signatures") or ())
                 out.taped.extend(TapedKernel.from_dict(t) for t in record.get("taped") or ())
+                for path in record.get("user_files") or ():
+                    if path not in out.user_files:
+                        out.user_files.append(str(path))
             elif kind == "cause":
                 out.causes.append(Cause.from_dict(record))
+            elif kind == "cache_removal":
+                out.cache_removals.append(CacheRemoval.from_dict(record))
             elif kind == "uncaught":
                 out.uncaught.append(record)
         if saw_warp and not saw_launches:

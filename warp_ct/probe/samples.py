@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warp_ct.probe.records import Cause, ConfigAssignment, LaunchSignature, ModuleLoad, RunRecords, TapedKernel
+from warp_ct.probe.records import CacheRemoval, Cause, ConfigAssignment, LaunchSignature, ModuleLoad, RunRecords, TapedKernel
 
 
 @dataclass
@@ -37,6 +37,8 @@ class RunResult:
     warp_config: dict[str, Any] = field(default_factory=dict)
     cpu_s: float | None = None  # CPU time of the command (user + system), None if unknown
     causes: list[Cause] = field(default_factory=list)  # why loads happened (attribution)
+    cache_removals: list[CacheRemoval] = field(default_factory=list)  # what removed the kernel cache
+    user_files: list[str] = field(default_factory=list)  # the user's source files the run imported
 
     @property
     def ok(self) -> bool:
@@ -68,6 +70,8 @@ class RunResult:
             warp_config=records.warp_config,
             cpu_s=None if cpu_s is None else round(cpu_s, 4),
             causes=records.causes,
+            cache_removals=records.cache_removals,
+            user_files=records.user_files,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +95,8 @@ class RunResult:
             "warp_config": self.warp_config,
             "cpu_s": self.cpu_s,
             "causes": [c.to_dict() for c in self.causes],
+            "cache_removals": [r.to_dict() for r in self.cache_removals],
+            "user_files": list(self.user_files),
         }
 
     @classmethod
@@ -115,6 +121,8 @@ class RunResult:
             warp_config=dict(data.get("warp_config") or {}),
             cpu_s=None if data.get("cpu_s") is None else float(data["cpu_s"]),
             causes=[Cause.from_dict(c) for c in data.get("causes", ())],
+            cache_removals=[CacheRemoval.from_dict(r) for r in data.get("cache_removals", ())],
+            user_files=[str(f) for f in data.get("user_files", ())],
         )
 
 

@@ -74,6 +74,15 @@ _MAX_TAPED_KERNELS = 1024
 _MAX_FRAMES = 8
 _MAX_PENDING = 16
 _MAX_CAUSE_RECORDS = 2000
+# Config options whose late assignment is attributed (cause records): those read when a module
+# is hashed (a changed value moves the hash of the next build: WCT006), and those copied when
+# a module is created (a later value never reaches an existing module: WCT001).
+_HASH_TIME_CONFIG = ("mode", "optimization_level", "use_precompiled_headers")
+_CREATION_CONFIG = ("enable_backward", "max_unroll", "lineinfo")
+# Cache removal (WCT008): atexit registrations remembered (function, args, raw frames).
+_MAX_ATEXIT_REGISTRATIONS = 256
+_MAX_RAW_FRAMES = 32
+_MAX_CACHE_RECORDS = 100
 # Which Warp function called Module.mark_modified -> what changed the module.
 _MODIFIED_BY = {
     "register_kernel": "kernel_added",
@@ -104,6 +113,9 @@ class _Recorder:
         self.taped = {}  # (kernel key, module name) -> recordings on a wp.Tape
         self.config_records = 0
         self.cause_records = 0
+        self.cache_records = 0
+        self.main_file = None  # __main__'s file (Python drops __main__.__file__ before atexit)
+        self.last_config = {}  # option -> {"t", "value", "frames", "package", "ignored"}
 
     def after_fork_in_child(self):
         self.lock = threading.Lock()
@@ -147,6 +159,7 @@ class _Recorder:
                 "t": time.time(),
                 "taped": [{"kernel": k, "module": m, "count": c} for (k, m), c in sorted(self.taped.items(), key=str)],
                 "total": self.total_launches,
+                "user_files": _user_module_files(self.main_file),
                 "overflow_launches": self.overflow_launches,
                 "max_signatures": _MAX_SIGNATURES,
                 "signatures": [
@@ -164,6 +177,24 @@ class _Recorder:
                 ],
             }
         self.write(payload)
+
+
+_MAX_USER_FILES = 2048
+
+
+def _user_module_files(main_file=None):
+    """Source files of the user's modules this process imported (what the run exercised)."""
+    out = [os.path.abspath(main_file)] if main_file and _is_user_file(main_file) else []
+    try:
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if isinstance(path, str) and path.endswith(".py") and _is_user_file(path):
+                out.append(os.path.abspath(path))
+                if len(out) >= _MAX_USER_FILES:
+                    break
+    except Exception:
+        pass
+    return sorted(set(out))
 
 
 def _type_name(value):
@@ -300,6 +331,19 @@ class _Hooks:
                 continue
             setattr(build_module, name, self._timed_native_build(original))
             self.installed.add(name)
+        for name in ("clear_kernel_cache", "clear_lto_cache"):
+            original = getattr(build_module, name, None)
+            if original is not None and not getattr(original, "_warp_ct_wrapped", False):
+                setattr(build_module, name, _hooked_removal(self.recorder, name, original))
+                self.installed.add(name)
+        shutil = sys.modules.get("shutil")
+        rmtree = getattr(shutil, "rmtree", None)
+        if rmtree is not None and not getattr(rmtree, "_warp_ct_wrapped", False):
+            wrapped = _hooked_removal(self.recorder, "rmtree", rmtree)
+            for attr in ("avoids_symlink_attacks",):
+                if hasattr(rmtree, attr):
+                    setattr(wrapped, attr, getattr(rmtree, attr))
+            shutil.rmtree = wrapped
 
     def _timed_native_build(self, original):
         local = self.recorder.local
@@ -330,6 +374,9 @@ class _Hooks:
             module_class._warp_ct_block_dims = None  # block_dims this module was really loaded at
             module_class.mark_modified = self._attributed_mark_modified(mark_modified)
             self.installed.add("Module.mark_modified")
+        init = getattr(module_class, "__init__", None) if module_class is not None else None
+        if init is not None and not getattr(init, "_warp_ct_wrapped", False):
+            module_class.__init__ = _timed_module_init(init)
         launch = getattr(context, "launch", None)
         if launch is not None and not getattr(launch, "_warp_ct_wrapped", False):
             context.launch = self._recorded_launch(launch)
@@ -422,6 +469,7 @@ class _Hooks:
             return
         self.announced = True
         self.recorder.warp_seen = True
+        self.recorder.main_file = getattr(sys.modules.get("__main__"), "__file__", None)
         expected = ("Module.load", "launch", "build_cpu", "build_cuda", "config", "Tape.record_launch", "Module.mark_modified")
         missing = [name for name in expected if name not in self.installed]
         if missing:
@@ -443,6 +491,19 @@ class _Hooks:
         )
 
 
+def _timed_module_init(original):
+    def __init__(module, *args, **kwargs):
+        original(module, *args, **kwargs)
+        try:
+            module._warp_ct_created = time.time()
+        except Exception:
+            pass
+
+    __init__._warp_ct_wrapped = True
+    __init__.__wrapped__ = original
+    return __init__
+
+
 class _WatchedConfig(type(sys)):
     """``warp.config``'s class while the probe runs: records assignments, holds pins."""
 
@@ -451,6 +512,11 @@ class _WatchedConfig(type(sys)):
         recorder = self.__dict__.get("_warp_ct_recorder")
         if name in _WATCHED_CONFIG or name in pins:
             pinned = name in pins and pins[name] != value
+            if recorder is not None:
+                try:
+                    _config_assigned(recorder, name, value, name in pins and pins[name] != value, sys._getframe(1))
+                except Exception:
+                    pass
             if recorder is not None and recorder.config_records < _MAX_CONFIG_RECORDS:
                 recorder.config_records += 1
                 caller = sys._getframe(1)
@@ -655,6 +721,10 @@ def _write_causes(recorder, module, record):
             "detail": {"block_dim": block_dim, "loaded_block_dims": sorted(b for b in block_dims if b != block_dim and b is not None)},
             "frames": load_frames, "package": load_package, "t": time.time(),
         }]  # fmt: skip
+    try:
+        causes = causes + _config_causes(recorder, module, record, first_load)
+    except Exception:
+        pass
     if first_load and _is_unique_module(module):
         kernels = record.get("kernels") or []
         causes = causes + [{
@@ -672,6 +742,189 @@ def _write_causes(recorder, module, record):
                "load_frames": load_frames}  # fmt: skip
         out.update(cause)
         recorder.write(out)
+
+
+# -- config causes and cache removal (WCT001/WCT006 from wp.config, WCT008) ----------------
+
+
+def _config_assigned(recorder, name, value, ignored, caller):
+    """A watched ``wp.config`` option was assigned: remember where (for config causes) and
+    report assignments that defeat the kernel cache."""
+    if name in _HASH_TIME_CONFIG or name in _CREATION_CONFIG:
+        frames, package = _user_frames(caller)
+        recorder.last_config[name] = {"t": time.time(), "value": _value(value), "frames": frames,
+                                      "package": package, "ignored": ignored}  # fmt: skip
+    elif ignored or _is_warp_file(caller.f_code.co_filename):
+        return  # a lever holds it, or Warp itself set it (init resolves kernel_cache_dir)
+    elif name == "cache_kernels" and value is False:
+        _cache_removal(recorder, "cache_kernels_off", None, caller)
+    elif name == "kernel_cache_dir" and isinstance(value, (str, os.PathLike)) and _is_temporary_dir(value):
+        _cache_removal(recorder, "temporary_kernel_cache_dir", os.fspath(value), caller)
+
+
+def _is_warp_file(filename):
+    warp_file = getattr(sys.modules.get("warp"), "__file__", None)
+    return bool(warp_file) and os.path.abspath(filename).startswith(os.path.dirname(os.path.abspath(warp_file)) + os.sep)
+
+
+def _is_temporary_dir(path):
+    """Inside the system temp dir, and not the private cache the probe gave the run."""
+    import tempfile
+
+    real = os.path.realpath(os.fspath(path))
+    private = os.environ.get("WARP_CACHE_PATH")
+    if private and _inside(real, os.path.realpath(private)):
+        return False
+    return _inside(real, os.path.realpath(tempfile.gettempdir()))
+
+
+def _inside(path, root):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+_atexit_registrations = []  # (function, args, kwargs, raw frames) of atexit.register calls
+_removing = threading.local()  # set while a hooked removal runs (clear_kernel_cache -> rmtree)
+
+
+def _raw_frames(frame):
+    out = []
+    while frame is not None and len(out) < _MAX_RAW_FRAMES:
+        out.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    return out
+
+
+def _watch_atexit():
+    """Wrap ``atexit.register`` to remember where each function was registered (the frames
+    are filtered for user code only when a registered function removes the cache)."""
+    original = atexit.register
+    if getattr(original, "_warp_ct_wrapped", False):
+        return
+
+    def register(func, *args, **kwargs):
+        try:
+            if len(_atexit_registrations) < _MAX_ATEXIT_REGISTRATIONS:
+                _atexit_registrations.append((func, args, kwargs, _raw_frames(sys._getframe(1))))
+        except Exception:
+            pass
+        return original(func, *args, **kwargs)
+
+    register._warp_ct_wrapped = True
+    register.__wrapped__ = original
+    atexit.register = register
+
+
+def _code_of(func):
+    func = getattr(func, "func", func)  # functools.partial
+    return getattr(func, "__code__", None)
+
+
+def _atexit_frames(call_frame, args, kwargs, func=None):
+    """The user frames of the ``atexit.register`` call that registered the function now
+    running at exit (the outermost frame of the stack), or None when not run by atexit."""
+    outer = call_frame
+    while outer.f_back is not None:
+        outer = outer.f_back
+    if outer is call_frame and func is not None:  # the hooked function itself was registered
+        candidates = [r for r in _atexit_registrations if r[0] is func]
+    else:
+        candidates = [r for r in _atexit_registrations if _code_of(r[0]) is outer.f_code]
+    if not candidates:
+        return None
+    exact = [r for r in candidates if r[1] == args and r[2] == kwargs]
+    raw = (exact or candidates)[-1][3]
+    return [{"file": f, "line": n, "function": c} for f, n, c in raw if _is_user_file(f)][:_MAX_FRAMES]
+
+
+def _cache_removal(recorder, what, path, caller, args=(), kwargs=None, call_frame=None, func=None):
+    if recorder.cache_records >= _MAX_CACHE_RECORDS:
+        return
+    recorder.cache_records += 1
+    frames, package = _user_frames(caller)
+    at_exit = _atexit_frames(call_frame or caller, args, kwargs or {}, func)
+    recorder.write({"kind": "cache_removal", "t": time.time(), "what": what, "path": path, "frames": frames,
+                    "package": package, "atexit_frames": at_exit})  # fmt: skip
+
+
+def _kernel_cache_dir():
+    config = sys.modules.get(_CONFIG_MODULE)
+    cache = getattr(config, "kernel_cache_dir", None) or os.environ.get("WARP_CACHE_PATH")
+    return os.path.realpath(os.fspath(cache)) if cache else None
+
+
+def _removes_cache(path):
+    """``path`` is the kernel cache directory, a folder above it, or a part of it."""
+    try:
+        cache = _kernel_cache_dir()
+        if cache is None:
+            return False
+        target = os.path.realpath(os.fspath(path))
+        return _inside(target, cache) or _inside(cache, target)
+    except Exception:
+        return False
+
+
+def _hooked_removal(recorder, what, original):
+    """``clear_kernel_cache`` / ``clear_lto_cache`` / ``shutil.rmtree`` of the cache."""
+
+    def removal(*args, **kwargs):
+        active = getattr(_removing, "active", False)
+        if not active:
+            try:
+                path = args[0] if args else kwargs.get("path")
+                frame = sys._getframe(0)
+                direct = frame.f_back
+                user_call = direct is None or _is_user_file(direct.f_code.co_filename)
+                if what != "rmtree" or (user_call and path is not None and _removes_cache(path)):
+                    _cache_removal(recorder, what, None if path is None else str(path), frame.f_back, args, kwargs, frame,
+                                   removal)
+            except Exception:
+                pass
+        _removing.active = True
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _removing.active = active
+
+    removal._warp_ct_wrapped = True
+    removal.__wrapped__ = original
+    removal.__name__ = getattr(original, "__name__", what)
+    return removal
+
+
+def _config_causes(recorder, module, record, first_load):
+    """Causes from ``wp.config``: a hash-time option that changed since this module's previous
+    load when the hash changed, and a creation-time option assigned after the module was made
+    that never reached it."""
+    config = record.get("config") or {}
+    options = getattr(module, "options", None) or {}
+    out = []
+    previous = getattr(module, "_warp_ct_last_load", None)
+    if previous is not None and previous[0] != record.get("hash"):
+        for name in _HASH_TIME_CONFIG:
+            if name in options and options.get(name) is not None:
+                continue  # the module's own value wins: the global one did not move its hash
+            if name in config and previous[1].get(name) != config.get(name):
+                assigned = recorder.last_config.get(name) or {}
+                out.append({"cause": "config", "detail": {"option": name, "before": _value(previous[1].get(name)),
+                                                           "after": _value(config.get(name))},
+                            "frames": assigned.get("frames") or [], "package": assigned.get("package"), "t": time.time()})  # fmt: skip
+    module._warp_ct_last_load = (record.get("hash"), dict(config))
+    created = getattr(module, "_warp_ct_created", None)
+    reported = getattr(module, "_warp_ct_ignored_config", None)
+    for name in _CREATION_CONFIG:
+        assigned = recorder.last_config.get(name)
+        if not assigned or assigned.get("ignored") or created is None or assigned["t"] <= created:
+            continue
+        if name not in options or options.get(name) == config.get(name) or (reported and name in reported):
+            continue
+        if reported is None:
+            reported = module._warp_ct_ignored_config = set()
+        reported.add(name)
+        out.append({"cause": "config_ignored", "detail": {"option": name, "value": assigned.get("value"),
+                                                           "module_value": _value(options.get(name))},
+                    "frames": assigned.get("frames") or [], "package": assigned.get("package"), "t": time.time()})  # fmt: skip
+    return out
 
 
 def _is_unique_module(module):
@@ -841,6 +1094,7 @@ def _install():
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=recorder.after_fork_in_child)
     atexit.register(recorder.flush_launches)
+    _watch_atexit()
 
     previous_excepthook = sys.excepthook
 
