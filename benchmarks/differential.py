@@ -7,6 +7,9 @@ program's sources with `warp-ct lint --output-format json`, and joins the two:
 * agreements: a static finding and a measured finding of the same rule in the same file
   within +-2 lines (or, for a measured cause, at one of the user frames the bootstrap
   recorded for it: the helper's caller, the generic kernel's definition);
+* other rule: the same place, but a static rule that explains the same rebuild under
+  another name (a factory's kernel measured as added after load, WCT007, is the analyzer's
+  per-call kernel, WCT003);
 * static misses: measured findings without a static twin;
 * contradicted claims: static WCT006/WCT007 findings on a file the run exercised (it built a
   module with kernels from that file) where every such module was built with one hash and
@@ -43,6 +46,10 @@ REPO = Path(__file__).resolve().parent.parent
 LINE_SLACK = 2
 # Static claims the run can contradict: a rebuild of the module with a new hash.
 REBUILD_RULES = ("WCT006", "WCT007")
+# A measured rule and the static rules that explain the same rebuild at the same place: the
+# bootstrap sees a factory's kernel added to a loaded module (WCT007); the analyzer names the
+# factory that re-runs (WCT003, at the kernel's def).
+RELATED_RULES = {"WCT007": ("WCT003",)}
 
 # warp-lang examples that run on CPU, headless, without USD/pyglet/torch, in well under a minute
 # of cold compile on one core (sizes and step counts made small; `--stage-path None` = no USD).
@@ -51,7 +58,6 @@ WARP_EXAMPLES: list[tuple[str, list[str]]] = [
     ("warp.examples.core.example_fluid", ["--device", "cpu", "--num-frames", "2", "--headless"]),
     ("warp.examples.core.example_sph", ["--device", "cpu", "--stage-path", "None", "--num-frames", "2"]),
     ("warp.examples.core.example_dem", ["--device", "cpu", "--stage-path", "None", "--num-frames", "2"]),
-    ("warp.examples.optim.example_fluid_checkpoint", ["--device", "cpu", "--train-iters", "1", "--headless"]),
     ("warp.examples.fem.example_convection_diffusion",
      ["--device", "cpu", "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
     ("warp.examples.fem.example_diffusion", ["--device", "cpu", "--headless", "--quiet", "--resolution", "8"]),
@@ -78,6 +84,7 @@ class Result:
     measured: list[dict[str, Any]] = field(default_factory=list)
     static: list[dict[str, Any]] = field(default_factory=list)
     agreements: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    related: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # same place, related rule
     misses: list[dict[str, Any]] = field(default_factory=list)
     misses_outside: list[dict[str, Any]] = field(default_factory=list)  # measured outside the linted files
     contradicted: list[dict[str, Any]] = field(default_factory=list)
@@ -85,7 +92,7 @@ class Result:
     def row(self) -> dict[str, Any]:
         return {
             "measured": len(self.measured), "static": len(self.static), "agreements": len(self.agreements),
-            "static_misses": len(self.misses) + len(self.misses_outside), "misses_outside_linted": len(self.misses_outside),
+            "other_rule": len(self.related), "static_misses": len(self.misses) + len(self.misses_outside), "misses_outside_linted": len(self.misses_outside),
             "contradicted": len(self.contradicted),
         }  # fmt: skip
 
@@ -165,15 +172,25 @@ def compare(result: Result, report: dict[str, Any], lint: dict[str, Any], run_cw
     matched_static: set[int] = set()
     for m in result.measured:
         places = _places(report, m, run_cwd)
-        candidates = []  # (already matched, distance, index): the nearest free static twin
-        for i, (s, spath, sline) in enumerate(static_abs):
-            distances = [abs(sline - line) for p, line in places if s["code"] == m["code"] and spath == p]
-            if distances and min(distances) <= LINE_SLACK:
-                candidates.append((i in matched_static, min(distances), i))
-        twin = min(candidates)[2] if candidates else None
+        twin = related = None
+        for codes in ((m["code"],), RELATED_RULES.get(m["code"], ())):
+            candidates = []  # (already matched, distance, index): the nearest free static twin
+            for i, (s, spath, sline) in enumerate(static_abs):
+                distances = [abs(sline - line) for p, line in places if s["code"] in codes and spath == p]
+                if distances and min(distances) <= LINE_SLACK:
+                    candidates.append((i in matched_static, min(distances), i))
+            if candidates:
+                if codes == (m["code"],):
+                    twin = min(candidates)[2]
+                else:
+                    related = min(candidates)[2]
+                break
         if twin is not None:
             matched_static.add(twin)
             result.agreements.append((m, static_abs[twin][0]))
+        elif related is not None:
+            matched_static.add(related)
+            result.related.append((m, static_abs[related][0]))
         elif linted(_abs(m["path"], run_cwd)):
             result.misses.append(m)
         else:
@@ -231,7 +248,7 @@ def _short(f: dict[str, Any], width: int = 150) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-COLUMNS = ("measured", "static", "agreements", "static_misses", "contradicted")
+COLUMNS = ("measured", "static", "agreements", "other_rule", "static_misses", "contradicted")
 
 
 def print_table(results: list[Result], details: bool) -> dict[str, int]:
@@ -252,6 +269,8 @@ def print_table(results: list[Result], details: bool) -> dict[str, int]:
         if details:
             for m, s in r.agreements:
                 print(f"    = {_short(m)}\n      static {s['path']}:{_line(s)}")
+            for m, s in r.related:
+                print(f"    ~ {_short(m)}\n      static {s['code']} {s['path']}:{_line(s)}")
             for m in r.misses:
                 print(f"    ! miss {_short(m)}")
             for m in r.misses_outside:
@@ -296,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                 {"name": r.program.name, "kind": r.program.kind, "command": r.program.argv[1:], "ok": r.ok, "error": r.error,
                  "seconds": round(r.seconds, 1), **(r.row() if r.ok else {}),
                  "agreements": [{"measured": m, "static": s} for m, s in r.agreements],
+                 "other_rule": [{"measured": m, "static": s} for m, s in r.related],
                  "static_misses": r.misses, "static_misses_outside_linted": r.misses_outside,
                  "contradicted": r.contradicted}  # fmt: skip
                 for r in results
