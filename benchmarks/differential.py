@@ -314,10 +314,11 @@ def main(argv: list[str] | None = None) -> int:
             "programs": [
                 {"name": r.program.name, "kind": r.program.kind, "command": r.program.argv[1:], "ok": r.ok, "error": r.error,
                  "seconds": round(r.seconds, 1), **(r.row() if r.ok else {}),
-                 "agreements": [{"measured": m, "static": s} for m, s in r.agreements],
-                 "other_rule": [{"measured": m, "static": s} for m, s in r.related],
-                 "static_misses": r.misses, "static_misses_outside_linted": r.misses_outside,
-                 "contradicted": r.contradicted}  # fmt: skip
+                 "details": {
+                     "agreements": [{"measured": m, "static": s} for m, s in r.agreements],
+                     "other_rule": [{"measured": m, "static": s} for m, s in r.related],
+                     "static_misses": r.misses, "static_misses_outside_linted": r.misses_outside,
+                     "contradicted": r.contradicted}}  # fmt: skip
                 for r in results
             ],
         }
