@@ -553,10 +553,19 @@ async def test_measure_real_warp_program(client: LanguageClient):
     # ... a code lens above it ...
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [lens.range.start.line for lens in lenses] == [kernel_line]
-    assert re.fullmatch(r"built 2× · \d+\.\d\d s cold", lenses[0].command.title), lenses[0].command.title
+    late_line = MEASURED_PROGRAM.splitlines().index('    wp.set_module_options({"enable_backward": False})')
+    assert re.fullmatch(rf"built 2× · \d+\.\d\d s cold · options changed at line {late_line + 1}", lenses[0].command.title), (
+        lenses[0].command.title
+    )
+    # ... the measured finding as a diagnostic of its own at the late set_module_options ...
+    (late,) = [d for d in published.diagnostics if d.source == "warp-ct (measured)"]
+    assert late.code == "WCT006" and late.range.start.line == late_line and late.range.start.character == 4
+    assert late.severity == types.DiagnosticSeverity.Warning and late.data["origin"] == "measured"
+    assert "`set_module_options` changed `enable_backward`" in late.message and "built 2×" in late.message
+    assert late.code_description is not None and late.code_description.href.endswith("WCT006.md")
     # ... the static finding marked confirmed ...
     if get_rule("WCT006") is not None and "WCT006" in static_codes:
-        wct006 = [d for d in published.diagnostics if d.code == "WCT006"]
+        wct006 = [d for d in published.diagnostics if d.code == "WCT006" and d.source == "warp-ct"]
         assert wct006 and "confirmed:" in wct006[0].message and wct006[0].data["confirmed"] is True
     # ... and a summary the client opened
     assert len(client.shown_documents) > shown
@@ -564,4 +573,12 @@ async def test_measure_real_warp_program(client: LanguageClient):
     assert summary_uri.endswith("summary.md") and Path(result["summaryPath"]).is_file()
     if client.client_name == "visual-studio-code":  # type: ignore[attr-defined]
         assert client.code_lens_refreshes >= 1  # type: ignore[attr-defined]
+    # The static re-lint of the next keystrokes keeps the measured finding; it follows its line.
+    edited = "# edited after the measurement\n" + MEASURED_PROGRAM
+    diagnostics = await change_doc(client, uri, edited, version=2)
+    (kept,) = [d for d in diagnostics if d.source == "warp-ct (measured)"]
+    assert kept.code == "WCT006" and kept.range.start.line == late_line + 1
+    gone = edited.replace('    wp.set_module_options({"enable_backward": False})\n', "")
+    diagnostics = await change_doc(client, uri, gone, version=3)
+    assert not [d for d in diagnostics if d.source == "warp-ct (measured)"]
     close_doc(client, uri)

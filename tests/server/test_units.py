@@ -143,3 +143,39 @@ def test_collector_is_held_off_until_the_last_analysis_is_published():
         assert not gc.isenabled()
     finally:
         gc.enable() if was else gc.disable()
+
+
+def _measured_item(path: str, line0: int, start: int, end: int, message: str = "`m` built 2×: `set_module_options` ...") -> dict:
+    return {
+        "code": "WCT006", "name": "options-after-load", "path": path, "severity": "warning", "message": message,
+        "range": {"start": {"line": line0, "character": start}, "end": {"line": line0, "character": end}},
+        "evidence": [{"module": "m", "summary": message}], "url": "https://x/WCT006.md", "origin": "measured",
+    }  # fmt: skip
+
+
+def test_measured_findings_follow_their_line(tmp_path):
+    from types import SimpleNamespace
+
+    from warp_ct.server.lenses import build_findings
+
+    source = 'import warp as wp\n\ndef f():\n    wp.set_module_options({"x": 1})  # é\n'
+    (tmp_path / "p.py").write_text(source, encoding="utf-8")
+    report = SimpleNamespace(cwd=str(tmp_path), findings=[_measured_item("p.py", 3, 4, 43)])
+    (found,) = next(iter(build_findings(report).values()))
+    assert found.place(positions.Converter(source, "utf-16")) == 3
+    assert found.place(positions.Converter("# new\n" + source, "utf-16")) == 4
+    assert found.place(positions.Converter(source.replace("wp.set_module_options", "pass  #"), "utf-16")) is None
+
+
+def test_lens_says_why_the_module_was_rebuilt(tmp_path):
+    from warp_ct.server.lenses import lens_with_reasons
+
+    kernel = str(tmp_path / "k.py")
+    items = [
+        {**_measured_item(kernel, 11, 4, 10), "_abs_path": kernel},
+        {**_measured_item(str(tmp_path / "tuning.py"), 9, 4, 10), "_abs_path": str(tmp_path / "tuning.py")},
+        {**_measured_item(kernel, 20, 0, 5, "generic kernel `g` was instantiated"), "code": "WCT007", "_abs_path": kernel},
+    ]
+    title = lens_with_reasons("built 4× · 2.41 s cold", items, kernel)
+    assert title == "built 4× · 2.41 s cold · options changed at line 12, options changed at tuning.py:10 +1 more"
+    assert lens_with_reasons("built 1× · 0.10 s cold", [], kernel) == "built 1× · 0.10 s cold"

@@ -11,7 +11,15 @@ from warp_ct.analyzer.rules import get_rule
 from warp_ct.server.positions import Converter
 
 SOURCE = "warp-ct"
+MEASURED_SOURCE = "warp-ct (measured)"
 MEASURED_CODE = "WCT-measured"
+
+SEVERITY_NAMES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
 
 SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -77,4 +85,23 @@ def measured_diagnostic(line0: int, message: str, conv: Converter, data: dict) -
         code=MEASURED_CODE,
         source=SOURCE,
         data=data,
+    )
+
+
+def measured_finding_diagnostic(item: dict, line0: int, start: int, end: int, conv: Converter) -> types.Diagnostic:
+    """A measured finding of a probe report (lint JSON shape, ``"origin": "measured"``) as a
+    diagnostic with source ``warp-ct (measured)``; ``start``/``end`` are characters of ``line0``."""
+    url = item.get("url")
+    rng = types.Range(
+        start=types.Position(line=line0, character=conv.position_for(line0, start)),
+        end=types.Position(line=line0, character=conv.position_for(line0, max(end, start))),
+    )
+    return types.Diagnostic(
+        range=rng,
+        message=item.get("message", ""),
+        severity=SEVERITY_NAMES.get(item.get("severity", ""), types.DiagnosticSeverity.Warning),
+        code=item.get("code"),
+        code_description=types.CodeDescription(href=url) if url else None,
+        source=MEASURED_SOURCE,
+        data={"origin": "measured", "name": item.get("name"), "evidence": item.get("evidence", [])},
     )

@@ -1,8 +1,16 @@
 """Measured evidence placed where the code is: code lenses and Information diagnostics above
-the kernels of each measured module, and the probe report kept for ``confirm``.
+the kernels of each measured module, the report's measured findings as diagnostics with
+source ``warp-ct (measured)``, and the probe report kept for ``confirm``.
 
 Built from a probe report's module identities: each module lists its kernels with the
-source file and (1-based) definition line, how often it was built and how long it took.
+source file and (1-based) definition line, how often it was built and how long it took;
+and from its measured findings (lint's JSON items plus ``"origin": "measured"``, see
+:mod:`warp_ct.probe.findings`): why a module was built again and at which user line.
+
+Both are kept until the next measurement, so the static re-lint of every keystroke
+publishes them again. A measured finding remembers the text of its line: after an edit it
+follows that line when it moved (the nearest line with the same text) and is dropped
+when the line is gone.
 """
 
 from __future__ import annotations
@@ -13,11 +21,16 @@ from typing import Any
 
 from lsprotocol import types
 
-from warp_ct.server.diagnostics import measured_diagnostic
+from warp_ct.server.diagnostics import measured_diagnostic, measured_finding_diagnostic
 from warp_ct.server.folders import normalize_path
 from warp_ct.server.positions import Converter
 
 OPEN_REPORT_COMMAND = "warp-ct.openMeasureReport"
+
+# How far a measured finding's line may have moved since the measurement (lines).
+FOLLOW_LINES = 50
+# Lens reasons shown before "+N more".
+LENS_REASONS = 2
 
 # A module is "expensive" when it takes at least this share of all cold module work and
 # at least this many milliseconds.
@@ -36,15 +49,48 @@ class KernelMark:
 
 
 @dataclass
+class MeasuredFinding:
+    """One measured finding of the report, placed in a file (normalized absolute path)."""
+
+    path: str
+    line0: int
+    character: int
+    end_character: int
+    text: str | None  # the line's text when measured (None: the file could not be read)
+    item: dict[str, Any]  # the report's finding (lint JSON shape, "origin": "measured")
+
+    def place(self, conv: Converter) -> int | None:
+        """The finding's line in the text as it is now, or None when its line is gone."""
+        if self.text is None or conv.line(self.line0) == self.text:
+            return self.line0 if self.line0 < len(conv.lines) else None
+        wanted = self.text.strip()
+        if not wanted:
+            return None
+        for delta in range(1, FOLLOW_LINES + 1):
+            for line0 in (self.line0 - delta, self.line0 + delta):
+                if 0 <= line0 < len(conv.lines) and conv.lines[line0].strip() == wanted:
+                    return line0
+        return None
+
+
+@dataclass
 class MeasuredState:
     report: Any = None  # warp_ct.probe.report.ProbeReport of the last successful measure
     ledger: Any = None  # warp_ct.probe.levers.Ledger when that measure was `measureLevers`
     marks: dict[str, list[KernelMark]] = field(default_factory=dict)  # normalized path -> marks
+    findings: dict[str, list[MeasuredFinding]] = field(default_factory=dict)  # normalized path -> findings
     summary_path: str | None = None
     html_path: str | None = None
 
     def marks_for(self, path: str) -> list[KernelMark]:
         return self.marks.get(normalize_path(path), [])
+
+    def findings_for(self, path: str) -> list[MeasuredFinding]:
+        return self.findings.get(normalize_path(path), [])
+
+    def paths(self) -> set[str]:
+        """Every file the measurement points at (kernels and measured findings)."""
+        return set(self.marks) | set(self.findings)
 
     def diagnostics_for(self, path: str, conv: Converter) -> list[types.Diagnostic]:
         out = []
@@ -52,6 +98,16 @@ class MeasuredState:
             if mark.problems and mark.line0 < len(conv.lines):
                 message = f"measured: {' '.join(mark.problems)}"
                 out.append(measured_diagnostic(mark.line0, message, conv, mark.data))
+        for found in self.findings_for(path):
+            line0 = found.place(conv)
+            if line0 is None:
+                continue
+            if line0 == found.line0:
+                start, end = found.character, found.end_character
+            else:  # the line moved: same text, same columns relative to its indentation
+                text = conv.line(line0)
+                start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+            out.append(measured_finding_diagnostic(found.item, line0, start, end, conv))
         return out
 
     def lenses_for(self, path: str, conv: Converter) -> list[types.CodeLens]:
@@ -84,9 +140,97 @@ def lens_title(module: Any) -> str:
     return title
 
 
+def _read_lines(path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    if path not in cache:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                cache[path] = f.read().splitlines()
+        except OSError:
+            cache[path] = None
+    return cache[path]
+
+
+def build_findings(report: Any) -> dict[str, list[MeasuredFinding]]:
+    """The report's measured findings per source file (normalized absolute path)."""
+    out: dict[str, list[MeasuredFinding]] = {}
+    lines: dict[str, list[str] | None] = {}
+    for item in getattr(report, "findings", None) or []:
+        try:
+            path = item["path"]
+            start = item["range"]["start"]
+            end = item["range"]["end"]
+        except (KeyError, TypeError):
+            continue
+        if not path:
+            continue
+        full = path if os.path.isabs(path) else os.path.join(report.cwd or "", path)
+        text = _read_lines(full, lines)
+        line0 = int(start["line"])
+        found = MeasuredFinding(
+            path=normalize_path(full),
+            line0=line0,
+            character=int(start["character"]),
+            end_character=int(end["character"]) if int(end["line"]) == line0 else int(start["character"]),
+            text=text[line0] if text is not None and 0 <= line0 < len(text) else None,
+            item=item,
+        )
+        out.setdefault(found.path, []).append(found)
+    return out
+
+
+REASONS = {
+    "WCT006": "options changed",
+    "WCT007": "kernel added",
+    "WCT009": "new block_dim",
+}
+
+
+def _reason(item: dict[str, Any], kernel_path: str) -> str | None:
+    """'options changed at line 12' (or 'at tuning.py:10' when in another file)."""
+    what = REASONS.get(item.get("code", ""))
+    if what is None:
+        return None
+    message = item.get("message", "")
+    if item.get("code") == "WCT007":
+        if "generic kernel" in message:
+            what = "new generic instance"
+        elif "function `" in message:
+            what = "function added"
+        elif "struct `" in message:
+            what = "struct added"
+    line = int(item["range"]["start"]["line"]) + 1
+    return f"{what} at line {line}" if normalize_path(item["_abs_path"]) == kernel_path else (
+        f"{what} at {os.path.basename(item['_abs_path'])}:{line}")  # fmt: skip
+
+
+def _reasons_by_module(report: Any) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for item in getattr(report, "findings", None) or []:
+        evidence = (item.get("evidence") or [{}])[0]
+        module = evidence.get("module")
+        if module and item.get("code") in REASONS and item.get("path"):
+            path = item["path"] if os.path.isabs(item["path"]) else os.path.join(report.cwd or "", item["path"])
+            out.setdefault(module, []).append({**item, "_abs_path": path})
+    return out
+
+
+def lens_with_reasons(title: str, items: list[dict[str, Any]], kernel_path: str) -> str:
+    reasons: list[str] = []
+    for item in items:
+        reason = _reason(item, kernel_path)
+        if reason and reason not in reasons:
+            reasons.append(reason)
+    if not reasons:
+        return title
+    shown = ", ".join(reasons[:LENS_REASONS])
+    more = f" +{len(reasons) - LENS_REASONS} more" if len(reasons) > LENS_REASONS else ""
+    return f"{title} · {shown}{more}"
+
+
 def build_marks(report: Any) -> dict[str, list[KernelMark]]:
     """Kernel marks per source file (normalized path) from a probe report."""
     analysis = report.analysis
+    reasons = _reasons_by_module(report)
     total_ms = sum(m.ms for m in analysis.modules) or 0.0
     problems_by_module: dict[str, list[str]] = {}
     for diagnosis in analysis.diagnoses:
@@ -117,7 +261,7 @@ def build_marks(report: Any) -> dict[str, list[KernelMark]]:
                 line0=max(int(kernel.line) - 1, 0),
                 kernel=kernel.key,
                 module=module.name,
-                lens=lens_title(module),
+                lens=lens_with_reasons(lens_title(module), reasons.get(module.name, []), normalize_path(file)),
                 problems=problems,
                 data={**data, "kernel": kernel.key},
             )

@@ -1,6 +1,8 @@
 """``warp-ct.measure`` and ``warp-ct.measureLevers``: run the probe with ``$/progress``,
 cancellable, on its own thread; then show the measured evidence in the editor
-(diagnostics, code lenses, a summary).
+(diagnostics, code lenses, a summary). The report's measured findings are published as
+diagnostics with source ``warp-ct (measured)`` next to the static ones, and kept (like the
+rest of the evidence) until the next measurement.
 
 ``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null]``
 (``argv`` null -> the ``probeCommand`` setting). Result::
@@ -43,7 +45,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from warp_ct.server.folders import normalize_path
-from warp_ct.server.lenses import build_marks
+from warp_ct.server.lenses import build_findings, build_marks
 from warp_ct.server.positions import Converter
 
 # warp_ct.server.server.WarpCtServer: not imported, that module imports this one.
@@ -333,9 +335,15 @@ async def _after_measure(ls: Server, report: Any, cwd: str | None) -> dict[str, 
 async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
     """Make ``report`` (and a levers ``ledger``) the editor's evidence: marks, lenses, diagnostics."""
     marks = build_marks(report)
+    try:
+        findings = build_findings(report)
+    except Exception as exc:  # noqa: BLE001 - the measured findings are a bonus: keep the rest
+        ls.log_error("reading the measured findings", exc)
+        findings = {}
     ls.measured.report = report
     ls.measured.ledger = ledger
     ls.measured.marks = marks
+    ls.measured.findings = findings
     # Re-lint (on the analysis worker) every file the measurement points at, attaching evidence.
     unexplained: list[str] = []
     try:
@@ -425,7 +433,7 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[s
     open_paths = {normalize_path(d.path) for d in list(ls.docs.values())}
     roots = [Path(normalize_path(str(r))) for r in ls.workspace_roots()]
     all_findings = []
-    for path in marks:
+    for path in sorted(ls.measured.paths() | set(marks)):
         if path in open_paths or not os.path.isfile(path):
             continue
         if roots and not any(Path(path) == r or r in Path(path).parents for r in roots):
