@@ -300,14 +300,18 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
 def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
                      sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
     first = ok[0]
-    unique = {c.module for c in first.cold.causes if c.cause == "unique_module"}
+    # A generic kernel's module is made per instantiation (its overloads' types): nothing to
+    # share. An installed package's kernels are not the user's line to change.
+    unique = {c.module for c in first.cold.causes
+              if c.cause == "unique_module" and not (c.detail or {}).get("generic")}  # fmt: skip
     by_file: dict[str, list[ModuleIdentity]] = defaultdict(list)
     others_options: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for module in modules:
         files = {k.file for k in module.kernels if k.file}
         if module.name in unique and len(module.kernels) == 1:
             kernel = module.kernels[0]
-            if kernel.file and kernel.line and "__locals__" not in kernel.key:
+            installed = kernel.file and any(part in ("site-packages", "dist-packages") for part in kernel.file.replace("\\", "/").split("/"))
+            if kernel.file and kernel.line and "__locals__" not in kernel.key and not installed:
                 by_file[kernel.file].append(module)
         else:
             for file in files:

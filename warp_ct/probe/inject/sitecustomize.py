@@ -727,9 +727,10 @@ def _write_causes(recorder, module, record):
         pass
     if first_load and _is_unique_module(module):
         kernels = record.get("kernels") or []
+        generic = any(getattr(k, "is_generic", False) for k in (getattr(module, "kernels", None) or {}).values())
         causes = causes + [{
             "cause": "unique_module",
-            "detail": {"key": kernels[0]["key"] if kernels else None},
+            "detail": {"key": kernels[0]["key"] if kernels else None, "generic": generic},
             "frames": [{"file": k["file"], "line": k["line"], "function": k["key"]} for k in kernels[:1] if k.get("file")],
             "package": None, "t": time.time(),
         }]  # fmt: skip
