@@ -106,14 +106,51 @@ def _measure(tmp_path: Path, name: str, source: str):
     return report
 
 
-def _placed(report):
-    return [(f["code"], f["path"], f["location"]["line"]) for f in report.findings]
+def _placed(report, *, backward: bool = False):
+    """(code, path, line) of the measured findings; those about unused backward code only when
+    asked (the programs here launch without a tape: each of them compiles adjoint code unused)."""
+    return [(f["code"], f["path"], f["location"]["line"]) for f in report.findings if backward or f["code"] != "WCT010"]
+
+
+def _findings(report):
+    return [f for f in report.findings if f["code"] != "WCT010"]
+
+
+BACKWARD = """\
+import warp as wp
+
+@wp.kernel
+def square(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] * a[i]
+
+@wp.kernel(module="unique")
+def show(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + 0.0
+
+a = wp.ones(4, dtype=float, requires_grad=True, device="cpu")
+out = wp.zeros(4, dtype=float, requires_grad=True, device="cpu")
+tape = wp.Tape()
+with tape:
+    wp.launch(square, dim=4, inputs=[a, out], device="cpu")
+tape.backward(grads={out: wp.ones(4, dtype=float, device="cpu")})
+wp.launch(show, dim=4, inputs=[a], device="cpu")
+"""
+
+
+def test_backward_code_nothing_differentiated_is_wct010_at_the_module_s_first_kernel(tmp_path):
+    report = _measure(tmp_path, "backward.py", BACKWARD)
+    # `square`'s module ran on the tape; `show`'s own (unique) module compiled adjoint code for nothing
+    assert _placed(report, backward=True) == [("WCT010", "backward.py", 8)]
+    message = report.findings[0]["message"]
+    assert "built with backward (adjoint) code" in message and "no wp.Tape recorded them" in message
 
 
 def test_options_changed_after_a_launch_is_wct006_at_the_set_module_options_line(tmp_path):
     report = _measure(tmp_path, "options_late.py", OPTIONS_AFTER_LAUNCH)
     assert _placed(report) == [("WCT006", "options_late.py", 13)]
-    (finding,) = report.findings
+    (finding,) = _findings(report)
     assert finding["origin"] == "measured" and finding["name"] == "options-after-load"
     assert "`enable_backward`" in finding["message"] and "built 2× (2 hashes)" in finding["message"]
     assert "line 9 (`step`)" in finding["message"]
@@ -139,21 +176,21 @@ def test_options_changed_after_a_launch_is_wct006_at_the_set_module_options_line
 def test_kernel_defined_after_the_module_loaded_is_wct007_at_its_definition(tmp_path):
     report = _measure(tmp_path, "kernel_late.py", KERNEL_AFTER_LOAD)
     assert _placed(report) == [("WCT007", "kernel_late.py", 10)]
-    assert "kernel `second` was added" in report.findings[0]["message"]
-    assert "line 14" in report.findings[0]["message"]
+    assert "kernel `second` was added" in _findings(report)[0]["message"]
+    assert "line 14" in _findings(report)[0]["message"]
 
 
 def test_generic_kernel_with_new_types_after_load_is_wct007_at_the_second_launch(tmp_path):
     report = _measure(tmp_path, "generic_late.py", GENERIC_LATE_TYPES)
     assert _placed(report) == [("WCT007", "generic_late.py", 12)]
-    message = report.findings[0]["message"]
+    message = _findings(report)[0]["message"]
     assert "generic kernel `fill`" in message and "float64" in message and "wp.overload" in message
 
 
 def test_unique_modules_of_stable_kernels_are_wct002_but_factory_kernels_are_not(tmp_path):
     report = _measure(tmp_path, "unique.py", UNIQUE_MODULES)
     assert _placed(report) == [("WCT002", "unique.py", 3), ("WCT002", "unique.py", 7)]
-    assert all(f["severity"] == "info" for f in report.findings)
+    assert all(f["severity"] == "info" for f in _findings(report))
     assert sum(1 for m in report.analysis.modules for c in m.causes if c.cause == "unique_module") == 4
 
 
@@ -253,7 +290,7 @@ wp.launch(second, dim=4, inputs=[a], device="cpu")
 def test_a_cache_removed_at_exit_is_attributed_to_the_atexit_line(tmp_path):
     report = _measure(tmp_path, "cleared_at_exit.py", CACHE_CLEARED_AT_EXIT)
     assert _placed(report) == [("WCT008", "cleared_at_exit.py", 15)]
-    (finding,) = report.findings
+    (finding,) = _findings(report)
     assert finding["name"] == "cache-destroyed" and "at exit" in finding["message"]
     assert "`wp.clear_kernel_cache()`" in finding["message"] and "`__main__` again" in finding["message"]
     (removal,) = report.samples[0].cold.cache_removals
@@ -269,13 +306,13 @@ def test_rmtree_of_the_cache_registered_with_atexit_is_wct008_and_a_scratch_fold
     # folders are not the user's, and the LTO cache (CUDA only) did not cost the CPU rebuild
     assert _placed(report) == [("WCT008", "rmtree_at_exit.py", 16)]
     assert {r.what for r in report.samples[0].cold.cache_removals} == {"rmtree", "clear_lto_cache"}
-    assert "`shutil.rmtree` removed the kernel cache directory at exit" in report.findings[0]["message"]
+    assert "`shutil.rmtree` removed the kernel cache directory at exit" in _findings(report)[0]["message"]
 
 
 def test_a_temporary_kernel_cache_dir_is_wct008_at_the_assignment(tmp_path):
     report = _measure(tmp_path, "temp_cache.py", TEMPORARY_CACHE_DIR)
     assert _placed(report) == [("WCT008", "temp_cache.py", 6)]
-    assert "temporary directory" in report.findings[0]["message"]
+    assert "temporary directory" in _findings(report)[0]["message"]
 
 
 def test_late_wp_config_options_are_wct006_when_hashed_and_wct001_when_copied_at_creation(tmp_path):
@@ -285,7 +322,7 @@ def test_late_wp_config_options_are_wct006_when_hashed_and_wct001_when_copied_at
         ("WCT006", "late_config.py", 12),  # optimization_level is hashed: the rebuild carries it
         ("WCT007", "late_config.py", 15),
     ]
-    late, hashed, _ = report.findings
+    late, hashed, _ = _findings(report)
     assert "never arrived" in late["message"] and "max_unroll=16" in late["message"]
     assert late["evidence"][0]["milliseconds"] == 0
     assert "`wp.config.optimization_level` changed from None to 1" in hashed["message"]

@@ -24,6 +24,10 @@ predicts it, at the user's line, with the measured figures in the message:
   ``shutil.rmtree`` of the kernel cache, ``wp.config.kernel_cache_dir`` set to a temporary
   dir, ``wp.config.cache_kernels = False``) when the warm run rebuilt modules -> WCT008 at the
   call, or, when the call ran at exit, at the ``atexit.register`` line that registered it;
+* a module built with backward (adjoint) code whose kernels no ``wp.Tape`` recorded and no
+  ``adjoint=True`` launch ran in this run -> WCT010 at its first kernel (user files only:
+  an installed package's modules are not the user's to configure). A fact of this run: a
+  library's other callers may differentiate, which the static rule weighs;
 * ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
@@ -57,9 +61,10 @@ RULE_NAMES = {
     "WCT007": "kernel-after-load",
     "WCT008": "cache-destroyed",
     "WCT009": "block-dim-spread",
+    "WCT010": "unused-backward",
 }
 RULE_SEVERITY = {"WCT001": "warning", "WCT002": "info", "WCT006": "warning", "WCT007": "warning", "WCT008": "warning",
-                 "WCT009": "warning"}  # fmt: skip
+                 "WCT009": "warning", "WCT010": "warning"}  # fmt: skip
 CAUSE_RULES = {
     "options": "WCT006",
     "kernel_added": "WCT007",
@@ -241,6 +246,7 @@ def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdenti
                             _cause_kernel(cause)))  # fmt: skip
     out.extend(_unique_findings(ok, modules, cwd, sources))
     out.extend(_cache_findings(ok, modules, cwd, sources))
+    out.extend(_backward_findings(ok, modules, cwd, sources))
     out.sort(key=lambda f: (f["path"], f["range"]["start"]["line"], f["range"]["start"]["character"], f["code"], f["message"]))
     return out
 
@@ -297,6 +303,37 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
     return out
 
 
+def _installed(path: str | None) -> bool:
+    return bool(path) and any(part in ("site-packages", "dist-packages") for part in path.replace("\\", "/").split("/"))
+
+
+def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
+                       sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    """Modules built with adjoint code that nothing in this run differentiated."""
+    loads_of: dict[tuple[str, str], list[ModuleLoad]] = defaultdict(list)
+    for load in ok[0].cold.loads:
+        loads_of[(load.module, load.device)].append(load)
+    out = []
+    for module in modules:
+        loads = loads_of.get((module.name, module.device)) or []
+        built_with_backward = any(bool(load.options.get("enable_backward")) for load in loads) if loads else bool(
+            module.options.get("enable_backward"))
+        if not built_with_backward or module.differentiated or not module.builds:
+            continue
+        kernels = sorted((k for k in module.kernels if k.file and k.line and not _installed(k.file)),
+                         key=lambda k: (k.file or "", k.line or 0))  # fmt: skip
+        if not kernels:
+            continue
+        first = kernels[0]
+        size = f", {module.source_bytes / 1024:.0f} KiB of generated source" if module.source_bytes else ""
+        message = (f"`{module.name}` was built with backward (adjoint) code for its {len(module.kernels)} kernel(s) "
+                   f"({_seconds(module.ms)} cold{size}), but in this run no wp.Tape recorded them and no launch "
+                   "asked for adjoint=True: the adjoint code was compiled for nothing here")  # fmt: skip
+        out.append(_finding("WCT010", first.file or "", int(first.line or 0), message,
+                            _evidence(message, module, module.name, module.ms), cwd, sources))  # fmt: skip
+    return out
+
+
 def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
                      sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
     first = ok[0]
@@ -310,8 +347,7 @@ def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentit
         files = {k.file for k in module.kernels if k.file}
         if module.name in unique and len(module.kernels) == 1:
             kernel = module.kernels[0]
-            installed = kernel.file and any(part in ("site-packages", "dist-packages") for part in kernel.file.replace("\\", "/").split("/"))
-            if kernel.file and kernel.line and "__locals__" not in kernel.key and not installed:
+            if kernel.file and kernel.line and "__locals__" not in kernel.key and not _installed(kernel.file):
                 by_file[kernel.file].append(module)
         else:
             for file in files:

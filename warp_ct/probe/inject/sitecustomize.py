@@ -871,6 +871,7 @@ def _hooked_removal(recorder, what, original):
     def removal(*args, **kwargs):
         active = getattr(_removing, "active", False)
         if not active:
+            frame = direct = None
             try:
                 path = args[0] if args else kwargs.get("path")
                 frame = sys._getframe(0)
@@ -881,6 +882,12 @@ def _hooked_removal(recorder, what, original):
                                    removal)
             except Exception:
                 pass
+            finally:
+                # This frame held in its own locals is a cycle: it would keep its callers'
+                # locals alive (Warp's build removes temp dirs with rmtree while it holds the
+                # module's kernels) until the collector runs, and a module's hash counts the
+                # kernels still alive: cold and warm runs then hashed the same module apart.
+                del frame, direct
         _removing.active = True
         try:
             return original(*args, **kwargs)
