@@ -558,7 +558,7 @@ async def test_measure_real_warp_program(client: LanguageClient):
         lenses[0].command.title
     )
     # ... the measured finding as a diagnostic of its own at the late set_module_options ...
-    (late,) = [d for d in published.diagnostics if d.source == "warp-ct (measured)"]
+    (late,) = [d for d in published.diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
     assert late.code == "WCT006" and late.range.start.line == late_line and late.range.start.character == 4
     assert late.severity == types.DiagnosticSeverity.Warning and late.data["origin"] == "measured"
     assert "`set_module_options` changed `enable_backward`" in late.message and "built 2×" in late.message
@@ -576,9 +576,9 @@ async def test_measure_real_warp_program(client: LanguageClient):
     # The static re-lint of the next keystrokes keeps the measured finding; it follows its line.
     edited = "# edited after the measurement\n" + MEASURED_PROGRAM
     diagnostics = await change_doc(client, uri, edited, version=2)
-    (kept,) = [d for d in diagnostics if d.source == "warp-ct (measured)"]
+    (kept,) = [d for d in diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
     assert kept.code == "WCT006" and kept.range.start.line == late_line + 1
     gone = edited.replace('    wp.set_module_options({"enable_backward": False})\n', "")
     diagnostics = await change_doc(client, uri, gone, version=3)
-    assert not [d for d in diagnostics if d.source == "warp-ct (measured)"]
+    assert not [d for d in diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
     close_doc(client, uri)
