@@ -485,6 +485,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ values
     def value(self, node: ast.AST | None) -> Value:
+        # ``shared`` is written out for the leaves (names, constants): a fifth of the calls.
         kind = node.__class__
         if kind is ast.Name:
             name = node.id  # type: ignore[union-attr]
@@ -496,16 +497,31 @@ class _Extractor:
                     # passed, or what the body assigned.
                     assigned = scope.local_value(name)
                     return self.shared("local", name, (self.shared("param", name), *assigned.items))
-                return self.shared("param", name)
-            fact = scope.fact
-            if fact is not None:
-                if name in fact.loop_tables:
-                    return fact.loop_tables[name]
-                if name in fact.locals:
-                    return scope.local_value(name)
-            return self.shared("name", self.facts.aliases.get(name, name))
+                key = ("param", str, name)
+            else:
+                fact = scope.fact
+                if fact is not None:
+                    if name in fact.loop_tables:
+                        return fact.loop_tables[name]
+                    if name in fact.locals:
+                        return scope.local_value(name)
+                name = self.facts.aliases.get(name, name)
+                key = ("name", str, name)
+            try:
+                return self._values[key]
+            except KeyError:
+                value = self._values[key] = Value(key[0], name)
+                return value
         if kind is ast.Constant:
-            return self.shared("const", node.value)  # type: ignore[union-attr]
+            data = node.value  # type: ignore[union-attr]
+            key = ("const", data.__class__, data)
+            try:
+                return self._values[key]
+            except KeyError:
+                value = self._values[key] = Value("const", data)
+                return value
+            except TypeError:  # an unhashable constant cannot be shared
+                return Value("const", data)
         if kind is ast.Attribute:
             base = node.value  # type: ignore[union-attr]
             if base.__class__ is ast.Name and base.id in ("self", "cls"):
@@ -521,15 +537,21 @@ class _Extractor:
             if known is not None:
                 return known
             callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
-            keywords = tuple(self.shared("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)  # type: ignore[union-attr]
-            value = self._call_values[id(node)] = self.shared(
-                "call", callee, tuple(self.value(a) for a in node.args) + keywords  # type: ignore[union-attr]
+            # Valued again, not taken from ``call``'s: the values that are not shared (``sub``,
+            # ``binop``, ``choice``) are new objects here, and the model's memos key by identity.
+            value_of = self.value
+            keywords = [(k.arg, value_of(k.value)) for k in node.keywords if k.arg]  # type: ignore[union-attr]
+            arguments = [value_of(a) for a in node.args]  # type: ignore[union-attr]
+            shared = self.shared
+            value = self._call_values[id(node)] = shared(
+                "call", callee, (*arguments, *[shared("kw", name, (item,)) for name, item in keywords])
             )
             return value
         if node is None:
             return UNKNOWN
         if kind is ast.Tuple or kind is ast.List:
-            return self.shared("tuple", None, tuple(self.value(e) for e in node.elts))  # type: ignore[attr-defined]
+            value_of = self.value
+            return self.shared("tuple", None, tuple([value_of(e) for e in node.elts]))  # type: ignore[attr-defined]
         if kind is ast.Subscript:
             return Value("sub", None, (self.value(node.value), self.value(node.slice)))  # type: ignore[attr-defined]
         if kind is ast.BinOp:
@@ -554,8 +576,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ walk
     def run(self, tree: ast.Module) -> None:
-        docstring = ast.get_docstring(tree) or ""
-        self._speaks(_gradient_talk(docstring))
+        self._speaks(_gradient_talk(_docstring(tree)))
         self.block(tree.body)
 
     def block(self, body: list[ast.stmt]) -> None:
@@ -564,8 +585,10 @@ class _Extractor:
         for stmt in body:
             self.stmt(stmt)
             # After ``if c: ...; return``, the rest of the block runs only on the other arm.
+            if stmt.__class__ is not ast.If:
+                continue
             branch = self._branch_ids.get(id(stmt))
-            if branch is not None and isinstance(stmt, ast.If):
+            if branch is not None:
                 if _terminates(stmt.body) and not _terminates(stmt.orelse):
                     scope.path.append((branch, 1))
                 elif _terminates(stmt.orelse) and not _terminates(stmt.body):
@@ -578,6 +601,11 @@ class _Extractor:
         if method is None:
             method = _STMT_METHODS[cls] = getattr(_Extractor, "stmt_" + cls.__name__, _Extractor.generic)
         method(self, node)
+
+    def stmt_Pass(self, node: ast.stmt) -> None:
+        """No children: nothing to see (``generic`` would look for them)."""
+
+    stmt_Break = stmt_Continue = stmt_Pass
 
     def generic(self, node: ast.AST) -> None:
         for child in _children(node):
@@ -640,6 +668,18 @@ class _Extractor:
                 if child.__class__ not in _LEAVES:
                     self.expr(child)
             return
+        # The children of the other common expressions, in ``_children``'s order.
+        fields = _EXPR_CHILDREN.get(kind)
+        if fields is not None:
+            for name in fields:
+                child = getattr(node, name)
+                if child.__class__ is list:
+                    for item in child:
+                        if item is not None and item.__class__ not in _LEAVES:
+                            self.expr(item)
+                elif child is not None and child.__class__ not in _LEAVES:
+                    self.expr(child)
+            return
         for child in _children(node):
             if child.__class__ not in _LEAVES:
                 self.expr(child)
@@ -685,7 +725,7 @@ class _Extractor:
             qualname = f"{scope.qualname}.<locals>.{node.name}"
         decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
         defaults = _defaults(node)
-        talk = max(_gradient_talk(ast.get_docstring(node) or ""), *map(_gradient_talk, params), 0)
+        talk = max(_gradient_talk(_docstring(node)), *map(_gradient_talk, params), 0)
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
@@ -749,7 +789,7 @@ class _Extractor:
         qualname = ".".join([*self.class_stack, node.name])
         self.facts.classes[qualname] = tuple(self.dotted(b) or "" for b in node.bases)
         self.facts.globals.setdefault(node.name, []).append(Value("class", qualname))
-        self._speaks(_gradient_talk(ast.get_docstring(node) or ""))
+        self._speaks(_gradient_talk(_docstring(node)))
         self.class_stack.append(node.name)
         try:
             self.block(node.body)
@@ -1044,13 +1084,17 @@ class _Extractor:
                 callee = "?." + node.func.attr
             else:
                 return
-        self.other_call(callee, node)
+        if callee.rpartition(".")[2] in _OTHER_CALL_NAMES:
+            self.other_call(callee, node)
         if scope.fact is not None and (_never_project_code(callee) or not scope.tape_depth and _library_call(callee)):
             return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
+        value_of = self.value
+        arguments = [value_of(a) for a in node.args]
+        keywords = [(k.arg, value_of(k.value)) for k in node.keywords if k.arg] if node.keywords else []
         fact = CallFact(
             callee=callee,
-            args=tuple(self.value(a) for a in node.args if not isinstance(a, ast.Starred)),
-            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg} if node.keywords else _NO_KWARGS,
+            args=tuple([item for a, item in zip(node.args, arguments) if a.__class__ is not ast.Starred]),
+            kwargs=dict(keywords) if node.keywords else _NO_KWARGS,
             span=span_of(node, self._numbers),
             order=scope.next_order(),
             loop_depth=scope.loop_depth,
@@ -1281,8 +1325,21 @@ class _Extractor:
 
 # Expression nodes with no calls below them.
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+# Expression class -> its fields that hold expressions (each a node, None, or a list of
+# them), in field order: what ``_children`` gives, without building a list per node.
+_EXPR_CHILDREN: dict[type, tuple[str, ...]] = {
+    ast.Tuple: ("elts",), ast.List: ("elts",), ast.Set: ("elts",), ast.Compare: ("left", "comparators"),
+    ast.UnaryOp: ("operand",), ast.JoinedStr: ("values",), ast.BoolOp: ("values",),
+    ast.FormattedValue: ("value", "format_spec"), ast.Slice: ("lower", "upper", "step"),
+    ast.IfExp: ("test", "body", "orelse"), ast.Dict: ("keys", "values"), ast.Starred: ("value",),
+    ast.Await: ("value",), ast.Yield: ("value",), ast.YieldFrom: ("value",),
+}  # fmt: skip
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _STMT_METHODS: dict[type, Any] = {}  # statement class -> _Extractor method (stmt_<Class> or generic)
+# The last part of every callee ``_Extractor.other_call`` looks at: any other call skips it.
+_OTHER_CALL_NAMES = frozenset({
+    "setdefault", "__setitem__", "backward", "update", "setattr", "rmtree", "rmdir", "removedirs", "register", "putenv",
+})  # fmt: skip
 # Calls a function's facts need not keep: builtins and numpy/math never run project code, and
 # a tape over them records nothing (a fifth of newton's calls, with every argument's value).
 # (A subset of program._TAPE_HARMLESS_ROOTS: what a tape block may call without hiding anything.)
@@ -1325,9 +1382,16 @@ def _first_pass_test(test: ast.expr) -> bool:
 
 
 def _share_empty_containers(fact: FunctionFact) -> None:
-    for name in ("defaults", "default_spans", "locals", "self_attrs", "loop_tables"):
-        if not getattr(fact, name):
-            setattr(fact, name, _EMPTY_TABLE)
+    if not fact.defaults:
+        fact.defaults = _EMPTY_TABLE
+    if not fact.default_spans:
+        fact.default_spans = _EMPTY_TABLE
+    if not fact.locals:
+        fact.locals = _EMPTY_TABLE
+    if not fact.self_attrs:
+        fact.self_attrs = _EMPTY_TABLE
+    if not fact.loop_tables:
+        fact.loop_tables = _EMPTY_TABLE
     if not fact.returns:
         fact.returns = ()  # type: ignore[assignment]
     fact.loops = tuple(fact.loops)  # type: ignore[assignment]  # () is one shared object
@@ -1631,6 +1695,20 @@ def _names_any(node: ast.AST, extractor: _Extractor) -> bool:
 
 
 _AUTODIFF_TALK = 2
+
+
+def _docstring(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The docstring as written ("" without one): what ``_gradient_talk`` reads. Not
+    ``ast.get_docstring``, whose ``inspect.cleandoc`` (a sixteenth of the facts walk) only
+    moves whitespace, and none of the words looked for holds any."""
+    body = node.body
+    if body:
+        first = body[0]
+        if first.__class__ is ast.Expr:
+            value = first.value  # type: ignore[attr-defined]
+            if value.__class__ is ast.Constant and isinstance(value.value, str):
+                return value.value
+    return ""
 
 
 def _gradient_talk(text: str) -> int:
