@@ -1073,45 +1073,56 @@ class _Extractor:
     # calls ---------------------------------------------------------------
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
-        callee = self.dotted(node.func)
-        name = _as_warp_name(callee)
-        if name is not None:
-            self.warp_call(name, node)
+        func = node.func
+        callee = self.dotted(func)
+        if callee is not None and callee.startswith("warp") and (len(callee) == 4 or callee[4] == "."):
+            self.warp_call(_as_warp_name(callee), node)  # type: ignore[arg-type]
             return
         if callee is None:
             # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
-            if isinstance(node.func, ast.Attribute):
-                callee = "?." + node.func.attr
+            if func.__class__ is ast.Attribute:
+                callee = "?." + func.attr  # type: ignore[attr-defined]
             else:
                 return
         if callee.rpartition(".")[2] in _OTHER_CALL_NAMES:
             self.other_call(callee, node)
-        if scope.fact is not None and (_never_project_code(callee) or not scope.tape_depth and _library_call(callee)):
-            return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
+        owner = scope.fact
+        if owner is not None:
+            if (callee in _BUILTIN_CALLS or callee.startswith(_NEVER_PROJECT_ROOTS)
+                    or not scope.tape_depth and (callee in _LIBRARY_BUILTINS or callee.startswith(_LIBRARY_ROOTS))):  # fmt: skip
+                return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
+        elif self.class_stack and not self.in_main:
+            scope.order += 1  # a class body's call: no fact keeps it, but it takes its place in the order
+            return
+        # (The fields in order, positionally: keywords cost a slotted __init__ a third more.)
         value_of = self.value
-        arguments = [value_of(a) for a in node.args]
-        keywords = [(k.arg, value_of(k.value)) for k in node.keywords if k.arg] if node.keywords else []
-        fact = CallFact(
-            callee=callee,
-            args=tuple([item for a, item in zip(node.args, arguments) if a.__class__ is not ast.Starred]),
-            kwargs=dict(keywords) if node.keywords else _NO_KWARGS,
-            span=span_of(node, self._numbers),
-            order=scope.next_order(),
-            loop_depth=scope.loop_depth,
-            guarded=bool(scope.guards),
-            cache_guarded=scope.cache_guards > 0,
-            passes_star=_passes_star(node),
-            taped=scope.tape_depth > 0,
-            path=tuple(scope.path),
-        )
-        if scope.fact is not None:
-            scope.fact.calls.append(fact)
+        args = node.args
+        arguments = [value_of(a) for a in args]
+        passes_star = False
+        for a in args:
+            if a.__class__ is ast.Starred:
+                passes_star = True
+                arguments = [item for a, item in zip(args, arguments) if a.__class__ is not ast.Starred]
+                break
+        keywords = node.keywords
+        if keywords:
+            named = [(k.arg, value_of(k.value)) for k in keywords if k.arg]
+            kwargs = dict(named)
+            if len(named) != len(keywords):
+                passes_star = True
+        else:
+            kwargs = _NO_KWARGS
+        scope.order += 1
+        fact = CallFact(callee, tuple(arguments), kwargs, span_of(node, self._numbers), scope.order, scope.loop_depth,
+                        bool(scope.guards), scope.cache_guards > 0, passes_star, scope.tape_depth > 0, tuple(scope.path))  # fmt: skip
+        if owner is not None:
+            owner.calls.append(fact)
             base = callee.split(".", 1)[0]
             for outer in self.scopes:  # a nested function's call may go through an outer local
                 outer.names_read_later.add(base)
         elif self.in_main:
             self.facts.main_calls.append(fact)
-        elif not self.class_stack:
+        else:
             self.facts.module_calls.append(fact)
 
     def attribute_read(self, node: ast.AST) -> None:
@@ -1410,16 +1421,6 @@ def call_argument(node: ast.Call, name: str, position: int | None = None) -> ast
     return None
 
 
-def _passes_star(node: ast.Call) -> bool:
-    for arg in node.args:
-        if arg.__class__ is ast.Starred:
-            return True
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            return True
-    return False
-
-
 def _as_warp_name(name: str | None) -> str | None:
     """A dotted name under ``warp``, with the private paths of public names shortened
     (``warp._src.context.launch`` -> ``warp.launch``); None for other names."""
@@ -1432,8 +1433,8 @@ def _as_warp_name(name: str | None) -> str | None:
     return None
 
 
-def _never_project_code(callee: str) -> bool:
-    return callee in _BUILTIN_CALLS or callee.startswith(("numpy.", "math."))
+# With ``_BUILTIN_CALLS``: calls that never run project code (``_Extractor.call`` drops them).
+_NEVER_PROJECT_ROOTS = ("numpy.", "math.")
 
 
 # Calls that never reach project code either, but that a tape does not know to be harmless
@@ -1449,9 +1450,6 @@ _LIBRARY_ROOTS = (
     "collections.", "itertools.", "inspect.", "traceback.", "textwrap.", "string.", "unittest.", "argparse.",
 )  # fmt: skip
 
-
-def _library_call(callee: str) -> bool:
-    return callee in _LIBRARY_BUILTINS or callee.startswith(_LIBRARY_ROOTS)
 # Node class -> its fields that can hold nodes (``ast.iter_child_nodes`` without its two
 # generator layers and the fields that never hold one: a third of the extraction's time).
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
