@@ -61,6 +61,7 @@ class Value:
 UNKNOWN = Value("unknown")
 CHANGED = Value("changed")  # a value that moves each time its line runs (``x *= 0.95``)
 _SELF = Value("self")
+_SELF_ID = id(_SELF)  # ``self.x``'s key among a file's shared values (``_Extractor.shared``)
 _NO_KWARGS: dict[str, Value] = {}  # shared by calls without keywords: facts are never mutated
 
 
@@ -256,7 +257,7 @@ class FileFacts:
 
 WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
 CONFIG_PREFIX = "warp.config."
-_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")
+_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")  # see _gradient_talk
 _MEMO_DECORATORS = {
     "functools.cache", "functools.lru_cache", "functools.cached_property", "cachetools.cached",
     "cachetools.func.lru_cache", "cachetools.func.ttl_cache", "methodtools.lru_cache",
@@ -525,10 +526,20 @@ class _Extractor:
         if kind is ast.Attribute:
             base = node.value  # type: ignore[union-attr]
             if base.__class__ is ast.Name and base.id in ("self", "cls"):
-                return self.shared("attr", node.attr, (_SELF,))  # type: ignore[union-attr]
+                key = ("attr", node.attr, _SELF_ID)  # type: ignore[union-attr]
+                try:
+                    return self._values[key]
+                except KeyError:
+                    value = self._values[key] = Value("attr", key[1], (_SELF,))
+                    return value
             dotted = self.dotted(node)
             if dotted is not None:
-                return self.shared("name", dotted)
+                key = ("name", str, dotted)
+                try:
+                    return self._values[key]
+                except KeyError:
+                    value = self._values[key] = Value("name", dotted)
+                    return value
             return self.shared("attr", node.attr, (self.value(base),))  # type: ignore[union-attr]
         if kind is ast.Call:
             # A call's arguments were valued when the walk met it (``call``), and an outer
@@ -725,7 +736,8 @@ class _Extractor:
             qualname = f"{scope.qualname}.<locals>.{node.name}"
         decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
         defaults = _defaults(node)
-        talk = max(_gradient_talk(_docstring(node)), *map(_gradient_talk, params), 0)
+        # The docstring and the parameters read as one text: the words hold no line break.
+        talk = _gradient_talk("\n".join((_docstring(node), *params)))
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
@@ -931,12 +943,16 @@ class _Extractor:
         if value_node is not None:
             self.expr(value_node)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if value_node is not None:
+        scope = self.scopes[-1]
+        if value_node is None:
+            value = UNKNOWN
+        elif scope.fact is None and self.class_stack and not any(t.__class__ in _HOLDER_TARGETS for t in targets):
+            value = UNKNOWN  # a class attribute (``dt: float = 0.01``): nothing keeps its value
+        else:
             self.attribute_read(value_node)
-        value = self.value(value_node) if value_node is not None else UNKNOWN
+            value = self.value(value_node)
         if isinstance(node, ast.AugAssign):
             value = CHANGED  # ``x *= 0.95``
-        scope = self.scopes[-1]
         for target in targets:
             if isinstance(target, ast.Attribute):
                 name = self.warp_name(target)
@@ -1334,6 +1350,9 @@ class _Extractor:
 # ----------------------------------------------------------------------------- helpers
 
 
+# Assignment targets whose assignment the facts keep, wherever it is (``wp.config.x = v``,
+# ``get_module(m).options[k] = v``).
+_HOLDER_TARGETS = frozenset({ast.Attribute, ast.Subscript})
 # Expression nodes with no calls below them.
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
 # Expression class -> its fields that hold expressions (each a node, None, or a list of
@@ -1712,8 +1731,12 @@ def _docstring(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.C
 def _gradient_talk(text: str) -> int:
     """2: words only automatic differentiation uses ("requires_grad", "differentiable",
     "tape"...); 1: "gradient" alone (also a spatial operator, a colour ramp); 0: neither."""
+    if not text:
+        return 0
     lowered = text.lower()
-    if any(word in lowered for word in _AUTODIFF_WORDS):
+    # ``_AUTODIFF_WORDS`` written out (a generator per docstring and parameter cost more).
+    if ("tape" in lowered or "adjoint" in lowered or "requires_grad" in lowered or "differentiable" in lowered
+            or "backprop" in lowered or "autodiff" in lowered):  # fmt: skip
         return _AUTODIFF_TALK
     return 1 if "gradient" in lowered else 0
 
