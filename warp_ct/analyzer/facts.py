@@ -61,6 +61,7 @@ class Value:
 UNKNOWN = Value("unknown")
 CHANGED = Value("changed")  # a value that moves each time its line runs (``x *= 0.95``)
 _SELF = Value("self")
+_SELF_ID = id(_SELF)  # ``self.x``'s key among a file's shared values (``_Extractor.shared``)
 _NO_KWARGS: dict[str, Value] = {}  # shared by calls without keywords: facts are never mutated
 
 
@@ -256,7 +257,7 @@ class FileFacts:
 
 WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
 CONFIG_PREFIX = "warp.config."
-_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")
+_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")  # see _gradient_talk
 _MEMO_DECORATORS = {
     "functools.cache", "functools.lru_cache", "functools.cached_property", "cachetools.cached",
     "cachetools.func.lru_cache", "cachetools.func.ttl_cache", "methodtools.lru_cache",
@@ -485,6 +486,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ values
     def value(self, node: ast.AST | None) -> Value:
+        # ``shared`` is written out for the leaves (names, constants): a fifth of the calls.
         kind = node.__class__
         if kind is ast.Name:
             name = node.id  # type: ignore[union-attr]
@@ -496,23 +498,48 @@ class _Extractor:
                     # passed, or what the body assigned.
                     assigned = scope.local_value(name)
                     return self.shared("local", name, (self.shared("param", name), *assigned.items))
-                return self.shared("param", name)
-            fact = scope.fact
-            if fact is not None:
-                if name in fact.loop_tables:
-                    return fact.loop_tables[name]
-                if name in fact.locals:
-                    return scope.local_value(name)
-            return self.shared("name", self.facts.aliases.get(name, name))
+                key = ("param", str, name)
+            else:
+                fact = scope.fact
+                if fact is not None:
+                    if name in fact.loop_tables:
+                        return fact.loop_tables[name]
+                    if name in fact.locals:
+                        return scope.local_value(name)
+                name = self.facts.aliases.get(name, name)
+                key = ("name", str, name)
+            try:
+                return self._values[key]
+            except KeyError:
+                value = self._values[key] = Value(key[0], name)
+                return value
         if kind is ast.Constant:
-            return self.shared("const", node.value)  # type: ignore[union-attr]
+            data = node.value  # type: ignore[union-attr]
+            key = ("const", data.__class__, data)
+            try:
+                return self._values[key]
+            except KeyError:
+                value = self._values[key] = Value("const", data)
+                return value
+            except TypeError:  # an unhashable constant cannot be shared
+                return Value("const", data)
         if kind is ast.Attribute:
             base = node.value  # type: ignore[union-attr]
             if base.__class__ is ast.Name and base.id in ("self", "cls"):
-                return self.shared("attr", node.attr, (_SELF,))  # type: ignore[union-attr]
+                key = ("attr", node.attr, _SELF_ID)  # type: ignore[union-attr]
+                try:
+                    return self._values[key]
+                except KeyError:
+                    value = self._values[key] = Value("attr", key[1], (_SELF,))
+                    return value
             dotted = self.dotted(node)
             if dotted is not None:
-                return self.shared("name", dotted)
+                key = ("name", str, dotted)
+                try:
+                    return self._values[key]
+                except KeyError:
+                    value = self._values[key] = Value("name", dotted)
+                    return value
             return self.shared("attr", node.attr, (self.value(base),))  # type: ignore[union-attr]
         if kind is ast.Call:
             # A call's arguments were valued when the walk met it (``call``), and an outer
@@ -521,15 +548,21 @@ class _Extractor:
             if known is not None:
                 return known
             callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
-            keywords = tuple(self.shared("kw", k.arg, (self.value(k.value),)) for k in node.keywords if k.arg)  # type: ignore[union-attr]
-            value = self._call_values[id(node)] = self.shared(
-                "call", callee, tuple(self.value(a) for a in node.args) + keywords  # type: ignore[union-attr]
+            # Valued again, not taken from ``call``'s: the values that are not shared (``sub``,
+            # ``binop``, ``choice``) are new objects here, and the model's memos key by identity.
+            value_of = self.value
+            keywords = [(k.arg, value_of(k.value)) for k in node.keywords if k.arg]  # type: ignore[union-attr]
+            arguments = [value_of(a) for a in node.args]  # type: ignore[union-attr]
+            shared = self.shared
+            value = self._call_values[id(node)] = shared(
+                "call", callee, (*arguments, *[shared("kw", name, (item,)) for name, item in keywords])
             )
             return value
         if node is None:
             return UNKNOWN
         if kind is ast.Tuple or kind is ast.List:
-            return self.shared("tuple", None, tuple(self.value(e) for e in node.elts))  # type: ignore[attr-defined]
+            value_of = self.value
+            return self.shared("tuple", None, tuple([value_of(e) for e in node.elts]))  # type: ignore[attr-defined]
         if kind is ast.Subscript:
             return Value("sub", None, (self.value(node.value), self.value(node.slice)))  # type: ignore[attr-defined]
         if kind is ast.BinOp:
@@ -554,8 +587,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ walk
     def run(self, tree: ast.Module) -> None:
-        docstring = ast.get_docstring(tree) or ""
-        self._speaks(_gradient_talk(docstring))
+        self._speaks(_gradient_talk(_docstring(tree)))
         self.block(tree.body)
 
     def block(self, body: list[ast.stmt]) -> None:
@@ -564,8 +596,10 @@ class _Extractor:
         for stmt in body:
             self.stmt(stmt)
             # After ``if c: ...; return``, the rest of the block runs only on the other arm.
+            if stmt.__class__ is not ast.If:
+                continue
             branch = self._branch_ids.get(id(stmt))
-            if branch is not None and isinstance(stmt, ast.If):
+            if branch is not None:
                 if _terminates(stmt.body) and not _terminates(stmt.orelse):
                     scope.path.append((branch, 1))
                 elif _terminates(stmt.orelse) and not _terminates(stmt.body):
@@ -578,6 +612,11 @@ class _Extractor:
         if method is None:
             method = _STMT_METHODS[cls] = getattr(_Extractor, "stmt_" + cls.__name__, _Extractor.generic)
         method(self, node)
+
+    def stmt_Pass(self, node: ast.stmt) -> None:
+        """No children: nothing to see (``generic`` would look for them)."""
+
+    stmt_Break = stmt_Continue = stmt_Pass
 
     def generic(self, node: ast.AST) -> None:
         for child in _children(node):
@@ -640,6 +679,18 @@ class _Extractor:
                 if child.__class__ not in _LEAVES:
                     self.expr(child)
             return
+        # The children of the other common expressions, in ``_children``'s order.
+        fields = _EXPR_CHILDREN.get(kind)
+        if fields is not None:
+            for name in fields:
+                child = getattr(node, name)
+                if child.__class__ is list:
+                    for item in child:
+                        if item is not None and item.__class__ not in _LEAVES:
+                            self.expr(item)
+                elif child is not None and child.__class__ not in _LEAVES:
+                    self.expr(child)
+            return
         for child in _children(node):
             if child.__class__ not in _LEAVES:
                 self.expr(child)
@@ -685,7 +736,8 @@ class _Extractor:
             qualname = f"{scope.qualname}.<locals>.{node.name}"
         decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
         defaults = _defaults(node)
-        talk = max(_gradient_talk(ast.get_docstring(node) or ""), *map(_gradient_talk, params), 0)
+        # The docstring and the parameters read as one text: the words hold no line break.
+        talk = _gradient_talk("\n".join((_docstring(node), *params)))
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
@@ -749,7 +801,7 @@ class _Extractor:
         qualname = ".".join([*self.class_stack, node.name])
         self.facts.classes[qualname] = tuple(self.dotted(b) or "" for b in node.bases)
         self.facts.globals.setdefault(node.name, []).append(Value("class", qualname))
-        self._speaks(_gradient_talk(ast.get_docstring(node) or ""))
+        self._speaks(_gradient_talk(_docstring(node)))
         self.class_stack.append(node.name)
         try:
             self.block(node.body)
@@ -891,12 +943,16 @@ class _Extractor:
         if value_node is not None:
             self.expr(value_node)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if value_node is not None:
+        scope = self.scopes[-1]
+        if value_node is None:
+            value = UNKNOWN
+        elif scope.fact is None and self.class_stack and not any(t.__class__ in _HOLDER_TARGETS for t in targets):
+            value = UNKNOWN  # a class attribute (``dt: float = 0.01``): nothing keeps its value
+        else:
             self.attribute_read(value_node)
-        value = self.value(value_node) if value_node is not None else UNKNOWN
+            value = self.value(value_node)
         if isinstance(node, ast.AugAssign):
             value = CHANGED  # ``x *= 0.95``
-        scope = self.scopes[-1]
         for target in targets:
             if isinstance(target, ast.Attribute):
                 name = self.warp_name(target)
@@ -1033,41 +1089,56 @@ class _Extractor:
     # calls ---------------------------------------------------------------
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
-        callee = self.dotted(node.func)
-        name = _as_warp_name(callee)
-        if name is not None:
-            self.warp_call(name, node)
+        func = node.func
+        callee = self.dotted(func)
+        if callee is not None and callee.startswith("warp") and (len(callee) == 4 or callee[4] == "."):
+            self.warp_call(_as_warp_name(callee), node)  # type: ignore[arg-type]
             return
         if callee is None:
             # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
-            if isinstance(node.func, ast.Attribute):
-                callee = "?." + node.func.attr
+            if func.__class__ is ast.Attribute:
+                callee = "?." + func.attr  # type: ignore[attr-defined]
             else:
                 return
-        self.other_call(callee, node)
-        if scope.fact is not None and (_never_project_code(callee) or not scope.tape_depth and _library_call(callee)):
-            return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
-        fact = CallFact(
-            callee=callee,
-            args=tuple(self.value(a) for a in node.args if not isinstance(a, ast.Starred)),
-            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg} if node.keywords else _NO_KWARGS,
-            span=span_of(node, self._numbers),
-            order=scope.next_order(),
-            loop_depth=scope.loop_depth,
-            guarded=bool(scope.guards),
-            cache_guarded=scope.cache_guards > 0,
-            passes_star=_passes_star(node),
-            taped=scope.tape_depth > 0,
-            path=tuple(scope.path),
-        )
-        if scope.fact is not None:
-            scope.fact.calls.append(fact)
+        if callee.rpartition(".")[2] in _OTHER_CALL_NAMES:
+            self.other_call(callee, node)
+        owner = scope.fact
+        if owner is not None:
+            if (callee in _BUILTIN_CALLS or callee.startswith(_NEVER_PROJECT_ROOTS)
+                    or not scope.tape_depth and (callee in _LIBRARY_BUILTINS or callee.startswith(_LIBRARY_ROOTS))):  # fmt: skip
+                return  # ``len(x)``, ``np.zeros(n)``, ``os.path.join(...)``: no edge of the call graph
+        elif self.class_stack and not self.in_main:
+            scope.order += 1  # a class body's call: no fact keeps it, but it takes its place in the order
+            return
+        # (The fields in order, positionally: keywords cost a slotted __init__ a third more.)
+        value_of = self.value
+        args = node.args
+        arguments = [value_of(a) for a in args]
+        passes_star = False
+        for a in args:
+            if a.__class__ is ast.Starred:
+                passes_star = True
+                arguments = [item for a, item in zip(args, arguments) if a.__class__ is not ast.Starred]
+                break
+        keywords = node.keywords
+        if keywords:
+            named = [(k.arg, value_of(k.value)) for k in keywords if k.arg]
+            kwargs = dict(named)
+            if len(named) != len(keywords):
+                passes_star = True
+        else:
+            kwargs = _NO_KWARGS
+        scope.order += 1
+        fact = CallFact(callee, tuple(arguments), kwargs, span_of(node, self._numbers), scope.order, scope.loop_depth,
+                        bool(scope.guards), scope.cache_guards > 0, passes_star, scope.tape_depth > 0, tuple(scope.path))  # fmt: skip
+        if owner is not None:
+            owner.calls.append(fact)
             base = callee.split(".", 1)[0]
             for outer in self.scopes:  # a nested function's call may go through an outer local
                 outer.names_read_later.add(base)
         elif self.in_main:
             self.facts.main_calls.append(fact)
-        elif not self.class_stack:
+        else:
             self.facts.module_calls.append(fact)
 
     def attribute_read(self, node: ast.AST) -> None:
@@ -1279,10 +1350,26 @@ class _Extractor:
 # ----------------------------------------------------------------------------- helpers
 
 
+# Assignment targets whose assignment the facts keep, wherever it is (``wp.config.x = v``,
+# ``get_module(m).options[k] = v``).
+_HOLDER_TARGETS = frozenset({ast.Attribute, ast.Subscript})
 # Expression nodes with no calls below them.
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del})
+# Expression class -> its fields that hold expressions (each a node, None, or a list of
+# them), in field order: what ``_children`` gives, without building a list per node.
+_EXPR_CHILDREN: dict[type, tuple[str, ...]] = {
+    ast.Tuple: ("elts",), ast.List: ("elts",), ast.Set: ("elts",), ast.Compare: ("left", "comparators"),
+    ast.UnaryOp: ("operand",), ast.JoinedStr: ("values",), ast.BoolOp: ("values",),
+    ast.FormattedValue: ("value", "format_spec"), ast.Slice: ("lower", "upper", "step"),
+    ast.IfExp: ("test", "body", "orelse"), ast.Dict: ("keys", "values"), ast.Starred: ("value",),
+    ast.Await: ("value",), ast.Yield: ("value",), ast.YieldFrom: ("value",),
+}  # fmt: skip
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _STMT_METHODS: dict[type, Any] = {}  # statement class -> _Extractor method (stmt_<Class> or generic)
+# The last part of every callee ``_Extractor.other_call`` looks at: any other call skips it.
+_OTHER_CALL_NAMES = frozenset({
+    "setdefault", "__setitem__", "backward", "update", "setattr", "rmtree", "rmdir", "removedirs", "register", "putenv",
+})  # fmt: skip
 # Calls a function's facts need not keep: builtins and numpy/math never run project code, and
 # a tape over them records nothing (a fifth of newton's calls, with every argument's value).
 # (A subset of program._TAPE_HARMLESS_ROOTS: what a tape block may call without hiding anything.)
@@ -1325,9 +1412,16 @@ def _first_pass_test(test: ast.expr) -> bool:
 
 
 def _share_empty_containers(fact: FunctionFact) -> None:
-    for name in ("defaults", "default_spans", "locals", "self_attrs", "loop_tables"):
-        if not getattr(fact, name):
-            setattr(fact, name, _EMPTY_TABLE)
+    if not fact.defaults:
+        fact.defaults = _EMPTY_TABLE
+    if not fact.default_spans:
+        fact.default_spans = _EMPTY_TABLE
+    if not fact.locals:
+        fact.locals = _EMPTY_TABLE
+    if not fact.self_attrs:
+        fact.self_attrs = _EMPTY_TABLE
+    if not fact.loop_tables:
+        fact.loop_tables = _EMPTY_TABLE
     if not fact.returns:
         fact.returns = ()  # type: ignore[assignment]
     fact.loops = tuple(fact.loops)  # type: ignore[assignment]  # () is one shared object
@@ -1346,16 +1440,6 @@ def call_argument(node: ast.Call, name: str, position: int | None = None) -> ast
     return None
 
 
-def _passes_star(node: ast.Call) -> bool:
-    for arg in node.args:
-        if arg.__class__ is ast.Starred:
-            return True
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            return True
-    return False
-
-
 def _as_warp_name(name: str | None) -> str | None:
     """A dotted name under ``warp``, with the private paths of public names shortened
     (``warp._src.context.launch`` -> ``warp.launch``); None for other names."""
@@ -1368,8 +1452,8 @@ def _as_warp_name(name: str | None) -> str | None:
     return None
 
 
-def _never_project_code(callee: str) -> bool:
-    return callee in _BUILTIN_CALLS or callee.startswith(("numpy.", "math."))
+# With ``_BUILTIN_CALLS``: calls that never run project code (``_Extractor.call`` drops them).
+_NEVER_PROJECT_ROOTS = ("numpy.", "math.")
 
 
 # Calls that never reach project code either, but that a tape does not know to be harmless
@@ -1385,9 +1469,6 @@ _LIBRARY_ROOTS = (
     "collections.", "itertools.", "inspect.", "traceback.", "textwrap.", "string.", "unittest.", "argparse.",
 )  # fmt: skip
 
-
-def _library_call(callee: str) -> bool:
-    return callee in _LIBRARY_BUILTINS or callee.startswith(_LIBRARY_ROOTS)
 # Node class -> its fields that can hold nodes (``ast.iter_child_nodes`` without its two
 # generator layers and the fields that never hold one: a third of the extraction's time).
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -1633,11 +1714,29 @@ def _names_any(node: ast.AST, extractor: _Extractor) -> bool:
 _AUTODIFF_TALK = 2
 
 
+def _docstring(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The docstring as written ("" without one): what ``_gradient_talk`` reads. Not
+    ``ast.get_docstring``, whose ``inspect.cleandoc`` (a sixteenth of the facts walk) only
+    moves whitespace, and none of the words looked for holds any."""
+    body = node.body
+    if body:
+        first = body[0]
+        if first.__class__ is ast.Expr:
+            value = first.value  # type: ignore[attr-defined]
+            if value.__class__ is ast.Constant and isinstance(value.value, str):
+                return value.value
+    return ""
+
+
 def _gradient_talk(text: str) -> int:
     """2: words only automatic differentiation uses ("requires_grad", "differentiable",
     "tape"...); 1: "gradient" alone (also a spatial operator, a colour ramp); 0: neither."""
+    if not text:
+        return 0
     lowered = text.lower()
-    if any(word in lowered for word in _AUTODIFF_WORDS):
+    # ``_AUTODIFF_WORDS`` written out (a generator per docstring and parameter cost more).
+    if ("tape" in lowered or "adjoint" in lowered or "requires_grad" in lowered or "differentiable" in lowered
+            or "backprop" in lowered or "autodiff" in lowered):  # fmt: skip
         return _AUTODIFF_TALK
     return 1 if "gradient" in lowered else 0
 

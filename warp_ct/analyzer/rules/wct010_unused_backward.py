@@ -90,7 +90,8 @@ class BackwardFacts:
 
 
 class LazyFacts:
-    """Stored in the project summary; computed only when WCT010 actually decides something."""
+    """Stored in the project summary; computed when the file is summarised (regular
+    expressions over its text), or on first use where a summary came without them."""
 
     __slots__ = ("summary", "_facts")
 
@@ -371,16 +372,22 @@ def _reachable(
     return list(seen.values())
 
 
-# id(project) -> (its summaries when decided, the verdict). The gate asks once per kernel
-# file: the summaries are compared by identity (a changed file gets a new summary).
-_CACHE: dict[int, tuple[list, _Verdict]] = {}
+# id(project) -> (its generation and summaries when decided, the verdict). The gate asks
+# once per kernel file: a project whose generation did not move has the same summaries (a
+# changed file gets a new summary, and every change of the file set moves it); otherwise the
+# summaries are compared by identity (the held list keeps them, and so their ids, alive).
+_CACHE: dict[int, tuple[int, list, _Verdict]] = {}
 
 
 def project_verdict(project: "Project") -> _Verdict:
-    key = list(project.files.values())
     cached = _CACHE.get(id(project))
-    if cached is not None and len(cached[0]) == len(key) and all(map(operator.is_, cached[0], key)):
-        return cached[1]
+    if cached is not None and cached[0] == project.generation and len(cached[1]) == len(project.files):
+        if cached[1] and cached[1][0] is next(iter(project.files.values())):
+            return cached[2]
+    key = list(project.files.values())
+    if cached is not None and len(cached[1]) == len(key) and all(map(operator.is_, cached[1], key)):
+        _CACHE[id(project)] = (project.generation, cached[1], cached[2])
+        return cached[2]
     imports: dict[int, list[FileSummary]] = {}
     differentiated: set[str] = set()
     configured: dict[str, bool | None] = {}
@@ -415,7 +422,7 @@ def project_verdict(project: "Project") -> _Verdict:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)
     verdict = _Verdict(differentiated, global_off, configured, launchers, maybe, text_differentiated)
-    _CACHE[id(project)] = (key, verdict)
+    _CACHE[id(project)] = (project.generation, key, verdict)
     return verdict
 
 
@@ -570,7 +577,11 @@ class UnusedBackward(Rule):
     '''
 
     def summarize(self, summary: "FileSummary") -> LazyFacts:
-        return LazyFacts(summary)
+        # Read now, while the text is at hand: the verdict reads every file of a project with
+        # kernels, and a batch keeps the texts packed by then (one unpacking per file).
+        lazy = LazyFacts(summary)
+        lazy.get()
+        return lazy
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as leave_module, taken on the project view alone: most kernel
