@@ -253,6 +253,9 @@ class Project:
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
         self.target_warp_version: tuple[int, ...] | None = None
         self.generation = 0  # bumped on every change of the file set (keys caches of derived facts)
+        # Bumped whenever a file gets a new summary, also by an edit that keeps the model (a
+        # comment): caches holding summaries key on it, the model's answers on ``generation``.
+        self.revision = 0
         self._reexporters: frozenset[str] | None = None  # cache of _warp_reexporters()
         # (absolute module, imported name) -> what inference resolved it to (FileContext);
         # valid until any file changes.
@@ -285,6 +288,7 @@ class Project:
             except Exception:  # a broken summarizer must not stop the lint; the rule reports its own crash
                 summary.extra[code] = None
         self.files[path] = summary
+        self.revision += 1
         self._claim_module_name(summary)
         if previous is not None and self._model_unchanged(previous, summary):
             self._ast_trees.pop(summary.module_name, None)  # a tree of the old text: read again on demand
@@ -371,6 +375,7 @@ class Project:
             self._trimmed = False
         self._frozen = False
         self.generation += 1
+        self.revision += 1
         self._reexporters = None
         self._imported_qnames.clear()
         self._warp_name_imports.clear()

@@ -372,21 +372,22 @@ def _reachable(
     return list(seen.values())
 
 
-# id(project) -> (its generation and summaries when decided, the verdict). The gate asks
-# once per kernel file: a project whose generation did not move has the same summaries (a
-# changed file gets a new summary, and every change of the file set moves it); otherwise the
-# summaries are compared by identity (the held list keeps them, and so their ids, alive).
+# id(project) -> (its revision and summaries when decided, the verdict). The gate asks once
+# per kernel file: a project whose revision did not move has the same summaries (a changed
+# file gets a new summary and moves it); otherwise the summaries are compared by identity
+# (the held list keeps them, and so their ids, alive). The verdict holds summaries
+# (``launchers``), so the model's ``generation``, which an edit in a comment keeps, is not enough.
 _CACHE: dict[int, tuple[int, list, _Verdict]] = {}
 
 
 def project_verdict(project: "Project") -> _Verdict:
     cached = _CACHE.get(id(project))
-    if cached is not None and cached[0] == project.generation and len(cached[1]) == len(project.files):
+    if cached is not None and cached[0] == project.revision and len(cached[1]) == len(project.files):
         if cached[1] and cached[1][0] is next(iter(project.files.values())):
             return cached[2]
     key = list(project.files.values())
     if cached is not None and len(cached[1]) == len(key) and all(map(operator.is_, cached[1], key)):
-        _CACHE[id(project)] = (project.generation, cached[1], cached[2])
+        _CACHE[id(project)] = (project.revision, cached[1], cached[2])
         return cached[2]
     imports: dict[int, list[FileSummary]] = {}
     differentiated: set[str] = set()
@@ -422,7 +423,7 @@ def project_verdict(project: "Project") -> _Verdict:
             if facts.differentiated & set(dep.kernel_names):
                 differentiated.add(dep.module_name)
     verdict = _Verdict(differentiated, global_off, configured, launchers, maybe, text_differentiated)
-    _CACHE[id(project)] = (project.generation, key, verdict)
+    _CACHE[id(project)] = (project.revision, key, verdict)
     return verdict
 
 
