@@ -152,14 +152,18 @@ def test_a_batch_lets_go_of_its_project_when_it_returns(tmp_path, monkeypatch):
 
 
 def test_an_edit_extracts_only_the_edited_files_facts_again(tmp_path: Path) -> None:
-    """The result cache misses on every file once any file changes (the project digest); the
-    facts of the unchanged files still come from the cache, and the findings are a cold run's."""
+    """A file linted alone reads its project for the model: the facts of the files read only
+    for it are kept, so after an edit elsewhere only the named and the edited file are
+    extracted again (the result cache misses on every file once any file changed)."""
     pkg = _project(tmp_path)
     cache = tmp_path / ".warp_ct_cache"
-    run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    whole = tmp_path / "whole_cache"
+    run_lint([str(pkg)], _config(tmp_path), cache_dir=whole)
+    assert not (whole / "v1" / "facts").exists()  # the whole project named: nothing kept
+    run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache)
     (pkg / "mod03.py").write_text(KERNEL_FILE.format(i=3, block=512), encoding="utf-8")
     edited = run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache)
     in_program = 11  # the kernel files and broken.py (it mentions warp); plain.py is not read for the model
     assert batch.last_stats.cache_hits == 0
-    assert batch.last_stats.facts_hits == in_program - 1
+    assert batch.last_stats.facts_hits == in_program - 2  # not mod00 (named) nor mod03 (edited)
     assert _dump(edited) == _dump(run_lint([str(pkg / "mod00.py")], _config(tmp_path)))

@@ -237,9 +237,10 @@ class FactsCache(ResultCache):
     the model) extracts only what changed. Pickled: written and read by this warp-ct only,
     under the same analyzer source hash."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], store: set[str] | None = None) -> None:
         super().__init__(directory, analyzer_source_hash(), ".".join(map(str, sys.version_info[:2])))
         self.dir = self.root / FORMAT / "facts"
+        self._store = store  # the paths whose facts are written (None: every file's)
 
     def facts_key(self, path: str, module: str, is_package: bool, skeleton: bool, text: str) -> str:
         return self.key(f"{path}\0{module}\0{is_package:d}{skeleton:d}", text)
@@ -260,7 +261,7 @@ class FactsCache(ResultCache):
         return facts
 
     def put_facts(self, key: str, facts: Any) -> None:
-        if not self.enabled:
+        if not self.enabled or (self._store is not None and getattr(facts, "path", None) not in self._store):
             return
         target = self._entry(key)
         try:
