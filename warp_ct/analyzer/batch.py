@@ -79,10 +79,10 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
                 cache_dir: Path | None) -> list[FileResult]:  # fmt: skip
     """Lint the reported ``files`` of one project, with the rest of the project read for the model."""
     relative = any(not os.path.isabs(source.path) for source in files)
-    named = {os.path.abspath(source.path) for source in files}
+    named = {os.path.realpath(source.path) for source in files}  # the scope's root may be resolved
     context = []
     for path in project_files(scope, config):
-        if path not in named:
+        if os.path.realpath(path) not in named:
             source = read_source(os.path.relpath(path) if relative else path)
             if source.text is not None:  # what cannot be read is reported only where it was named
                 context.append(source)
