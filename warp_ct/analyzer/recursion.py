@@ -15,7 +15,8 @@ the number of such returns, and a call graph with shared callees is walked once 
   it: it is kept *provisionally*, reused while the outermost question is being answered
   (so a cycle is walked once per outermost question, never once per path through it),
   and forgotten when that question returns. A later outermost question computes it again
-  from its own place, so no answer depends on which question was asked first.
+  from its own place, so no answer depends on which question was asked first (short of the
+  depth cap, whose cut answers are only ever provisional).
 """
 
 from __future__ import annotations
