@@ -731,6 +731,8 @@ def _reached_from(program: Program, label: str, sources: Iterable[str]) -> froze
     per program and label (the gate asks once per kernel file)."""
 
     def compute() -> frozenset[str]:
+        if not sources:
+            return frozenset()  # (the modules kernels escape to are a whole-program question)
         escaped = program.escaped_kernel_modules()
         reached: set[str] = set()
         for source in sources:
