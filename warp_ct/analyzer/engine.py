@@ -128,9 +128,11 @@ def decode_source(path: str, raw: bytes) -> SourceFile:
         return SourceFile(path, None, f"not checked: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", unchecked=TOO_LARGE)
     if b"\0" in raw[:8192]:
         return SourceFile(path, None, "not checked: binary file (contains NUL bytes)", unchecked=BINARY)
+    text = _plain_utf8(raw)
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
-        text = raw.decode(encoding)
+        if text is None:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+            text = raw.decode(encoding)
     except (SyntaxError, LookupError) as exc:
         return SourceFile(path, None, f"could not decode: {exc}", Range.from_coords(0, 0, 0, 0), UNDECODABLE)
     except UnicodeDecodeError as exc:
@@ -142,6 +144,22 @@ def decode_source(path: str, raw: bytes) -> SourceFile:
     if text.startswith("\ufeff"):
         text = text[1:]
     return SourceFile(path, text, digest=content_digest(raw))
+
+
+def _plain_utf8(raw: bytes) -> str | None:
+    """The text of a file that declares no encoding and has no BOM (what ``detect_encoding``
+    then answers: UTF-8), decoded; None for any other file, or one that does not decode
+    (the general path says why)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return None
+    first = raw.find(b"\n")
+    second = raw.find(b"\n", first + 1) if first >= 0 else -1
+    if b"coding" in (raw if second < 0 else raw[:second]):
+        return None  # maybe a PEP 263 declaration
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSError], None] | None = None) -> list[str]:

@@ -67,7 +67,7 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
                 else:
                     bind(alias.asname or alias.name, Export("from", f"{base}.{alias.name}"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name, Export("definition"))
+            bind(node.name, _DEFINITION)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             value = syntax.dotted_text(node.value) if node.value is not None else None
@@ -77,9 +77,9 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
             elif simple and _never_an_api(node.value):  # type: ignore[arg-type]
                 # A call's result (``vec8f = wp.vec(...)``), a literal, a container or a
                 # computed value (``MAX_ID = (1 << BITS) - 1``): no Warp API.
-                export = Export("definition")
+                export = _DEFINITION
             else:
-                export = Export("unknown")
+                export = _UNKNOWN_BINDING
             for target in targets:
                 for name in syntax.nodes_of_class(target, ast.Name):
                     if syntax.is_store(name):
@@ -93,15 +93,15 @@ def module_exports(tree: ast.Module, module_name: str, is_package: bool) -> dict
                 targets = [node.target] if isinstance(node, ast.For) else [i.optional_vars for i in node.items]
                 for target in targets:
                     for name in syntax.nodes_of_class(target, ast.Name) if target is not None else ():
-                        bind(name.id, Export("unknown"))
+                        bind(name.id, _UNKNOWN_BINDING)
         elif isinstance(node, ast.ExceptHandler):
             if node.name:
-                bind(node.name, Export("unknown"))
+                bind(node.name, _UNKNOWN_BINDING)
             stack.extend(reversed(node.body))
         else:
             for name in syntax.nodes_of_class(node, ast.Name):
                 if syntax.is_store(name):  # walrus, match captures and the like
-                    bind(name.id, Export("unknown"))
+                    bind(name.id, _UNKNOWN_BINDING)
     exports = {name: exports[0] if len(exports) == 1 else _choice(exports) for name, exports in found.items()}
     if star_sources:
         exports["*"] = Export("star", ",".join(star_sources))
@@ -112,9 +112,14 @@ def _choice(bindings: list[Export]) -> Export:
     if all(b.kind == "definition" for b in bindings):
         return bindings[0]  # overloads, a function defined in both arms of an ``if``
     if any(b.kind == "unknown" for b in bindings):
-        return Export("unknown")
+        return _UNKNOWN_BINDING
     return Export("choice", alternatives=tuple(bindings))
 
+
+# The bindings most names have, one object each (an Export is immutable; a frozen
+# dataclass's __init__ is slow, and every def and class of every file makes one).
+_DEFINITION = Export("definition")
+_UNKNOWN_BINDING = Export("unknown")
 
 # Values no Warp API can be: literals, containers, arithmetic, comparisons, f-strings.
 _COMPUTED = (

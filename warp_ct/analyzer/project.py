@@ -79,15 +79,31 @@ def module_name_for(path: Path) -> str:
     """The dotted module name Python would give ``path``: walking up ``__init__.py`` dirs,
     and through a folder without one that sits inside a package (a namespace portion such
     as ``rewarped/warp/collide.py`` -> ``rewarped.warp.collide``)."""
+    if _layout is not None:
+        # The folder's part of the name, once per folder (a batch names every file).
+        folder = path.parent
+        prefix = _layout.prefixes.get(folder)
+        if prefix is None:
+            prefix = _layout.prefixes[folder] = ".".join(reversed(_package_parts(_resolved(path).parent)))
+        stem = path.stem
+        if stem == "__init__":
+            return prefix or stem
+        return f"{prefix}.{stem}" if prefix else stem
     path = _resolved(path)
     parts = [] if path.stem == "__init__" else [path.stem]
-    parent = path.parent
+    parts += _package_parts(path.parent)
+    return ".".join(reversed(parts)) or path.stem
+
+
+def _package_parts(parent: Path) -> list[str]:
+    """The names of ``parent`` and the folders above it that are part of a dotted name, innermost first."""
+    parts = []
     while _package_part(parent):
         parts.append(parent.name)
         if parent.parent == parent:
             break
         parent = parent.parent
-    return ".".join(reversed(parts)) or path.stem
+    return parts
 
 
 _PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -99,6 +115,7 @@ class _Layout:
 
     package_parts: dict[Path, bool] = field(default_factory=dict)  # folder -> _package_part
     resolved: dict[Path, Path] = field(default_factory=dict)  # folder -> folder.resolve()
+    prefixes: dict[Path, str] = field(default_factory=dict)  # folder as named -> its files' module prefix
 
 
 # None in an editor, where an ``__init__.py`` or a link may appear at any time.
@@ -205,6 +222,14 @@ class FileSummary:
         return self.held_text
 
 
+def _is_package_path(path: str) -> bool:
+    """``Path(path).stem == "__init__"``, without building a ``Path`` for the usual names."""
+    name = os.path.basename(path)
+    if name in ("__init__.py", "__init__.pyi"):
+        return True
+    return name.startswith("__init__") and Path(path).stem == "__init__"
+
+
 def is_stub(path: str) -> bool:
     """A type stub (``.pyi``): it never runs, so it adds nothing to the Warp program."""
     return path.endswith(".pyi")
@@ -212,7 +237,7 @@ def is_stub(path: str) -> bool:
 
 def summarize(path: str, text: str, module_name: str | None = None) -> FileSummary:
     module_name = module_name or module_name_for(Path(path))
-    is_package = Path(path).stem == "__init__"
+    is_package = _is_package_path(path)
     imports: list[str] = []
     # Every match holds its keyword on its first line: only those lines are tried.
     for match in textscan.finditer_lines(_IMPORT_RE, "import", text):

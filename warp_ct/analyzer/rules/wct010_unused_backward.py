@@ -798,6 +798,8 @@ def _reached_from(program: Program, label: str, sources: Iterable[str]) -> froze
     per program and label (the gate asks once per kernel file)."""
 
     def compute() -> frozenset[str]:
+        if not sources:
+            return frozenset()  # (the modules kernels escape to are a whole-program question)
         escaped = program.escaped_kernel_modules()
         reached: set[str] = set()
         for source in sources:
@@ -869,19 +871,23 @@ def _runs_in_taping_application(program: Program, module: str) -> bool:
 
 def _application_entries(program: Program) -> dict[str, str]:
     """Python module -> the first application entry point whose run launches one of its kernels."""
+    # The launches once, by the function that makes them (None: a module's top level), in
+    # program order: each entry then looks at its own, not at every launch of the program.
+    launches: dict[FunctionRef | str, list[tuple[str, int]]] = {}
+    for launch_module, launch_facts in program.modules.items():
+        for index, launch in enumerate(launch_facts.launches):
+            if launch.kind.startswith("launch"):
+                owner = launch_module if launch.function is None else FunctionRef(launch_module, launch.function)
+                launches.setdefault(owner, []).append((launch_module, index))
     found: dict[str, str] = {}
     for entry in program.entry_modules():
         facts = program.modules[entry]
         if is_demo_path(facts.path):
             continue
         reached = program.reached_from(entry)
-        for launch_module, launch_facts in program.modules.items():
-            for index, launch in enumerate(launch_facts.launches):
-                if not launch.kind.startswith("launch"):
-                    continue
-                top = launch.function is None and launch_module == entry
-                if not top and (launch.function is None or FunctionRef(launch_module, launch.function) not in reached):
-                    continue
+        owners = [entry, *(reached if len(reached) < len(launches) else (o for o in launches if o in reached))]
+        for owner in owners:
+            for launch_module, index in launches.get(owner, ()):
                 for ref in program.launch_kernels(launch_module, index):
                     if isinstance(ref, KernelRef):
                         found.setdefault(ref.module, entry)
