@@ -99,14 +99,19 @@ def _load_ms(ok: Sequence[SampleResult], cause: Cause) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
+def read_lines(path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    """A source file's lines, read once per ``cache`` (None when it cannot be read)."""
     if path not in cache:
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 cache[path] = f.read().splitlines()
         except OSError:
             cache[path] = None
-    lines = cache[path]
+    return cache[path]
+
+
+def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
+    lines = read_lines(path, cache)
     if lines is None or not 1 <= line <= len(lines):
         return None
     return lines[line - 1]

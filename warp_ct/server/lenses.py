@@ -21,6 +21,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from warp_ct.probe.findings import read_lines
 from warp_ct.server.diagnostics import measured_diagnostic, measured_finding_diagnostic
 from warp_ct.server.folders import normalize_path
 from warp_ct.server.positions import Converter
@@ -140,16 +141,6 @@ def lens_title(module: Any) -> str:
     return title
 
 
-def _read_lines(path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
-    if path not in cache:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                cache[path] = f.read().splitlines()
-        except OSError:
-            cache[path] = None
-    return cache[path]
-
-
 def build_findings(report: Any) -> dict[str, list[MeasuredFinding]]:
     """The report's measured findings per source file (normalized absolute path)."""
     out: dict[str, list[MeasuredFinding]] = {}
@@ -164,7 +155,7 @@ def build_findings(report: Any) -> dict[str, list[MeasuredFinding]]:
         if not path:
             continue
         full = path if os.path.isabs(path) else os.path.join(report.cwd or "", path)
-        text = _read_lines(full, lines)
+        text = read_lines(full, lines)
         line0 = int(start["line"])
         found = MeasuredFinding(
             path=normalize_path(full),
