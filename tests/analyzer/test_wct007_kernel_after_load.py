@@ -306,3 +306,32 @@ def test_dtypes_through_a_rebound_parameter_and_a_helper_result(tmp_path):
     }
     found = _wct007(lint_files(tmp_path, files))
     assert [(f.path, f.line) for f in found] == [("heat/utils.py", 5)] and "several dtypes" in found[0].message
+
+
+_DTYPE_HELPER = (
+    "import numpy as np\nimport warp as wp\nfrom typing import Any\n\n"
+    "@wp.kernel\ndef double(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):\n    out[wp.tid()] = x[wp.tid()] * 2.0\n\n"
+    "def warp_dtype(x):\n    if x.dtype == np.float64:\n        return wp.float64\n    return wp.float32\n\n"
+    "def run(x):\n    a = wp.array(x, dtype=warp_dtype(x))\n    wp.launch(double, dim=a.shape, inputs=[a, wp.empty_like(a)])\n\n"
+)
+
+
+def test_dtype_chosen_by_a_helper_from_data_of_several_dtypes(tmp_path):
+    # A dispatch helper (one return per dtype) fed float32, then float64 data: two instantiations.
+    text = _DTYPE_HELPER + "run(np.ones(4, np.float32))\nrun(np.ones(4, dtype=np.float64))\n"
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [6] and "several dtypes" in found[0].message
+
+
+def test_dtype_helper_fed_one_dtype_is_one_instantiation(tmp_path):
+    # The helper could return float64, but no call gives it float64 data.
+    text = _DTYPE_HELPER + "run(np.ones(4, np.float32))\nrun(np.zeros(8, np.float32))\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_dtype_helper_mapping_to_other_types_is_unknown(tmp_path):
+    # A helper that maps a vector dtype to its scalar returns no dtype of its arguments: unknown.
+    text = _DTYPE_HELPER.replace("wp.array(x, dtype=warp_dtype(x))", "wp.zeros(4, dtype=warp_dtype(x))") + (
+        "run(wp.zeros(4, dtype=wp.vec3))\nrun(wp.zeros(4, dtype=wp.vec3d))\n"
+    )
+    assert _wct007(lint_snippet(tmp_path, text)) == []

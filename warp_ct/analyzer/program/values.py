@@ -22,6 +22,12 @@ from warp_ct.analyzer.program.base import (
 
 _UNKNOWN_DTYPE = frozenset({"?"})
 
+# NumPy constructors and the position of their ``dtype`` argument.
+_NUMPY_DTYPE_POSITION = {
+    "numpy.zeros": 1, "numpy.ones": 1, "numpy.empty": 1, "numpy.full": 2,
+    "numpy.array": 1, "numpy.asarray": 1, "numpy.ascontiguousarray": 1,
+}  # fmt: skip
+
 
 # Python's types as array dtypes: Warp stores ``dtype=float`` as float32, ``int`` as int32.
 _PYTHON_DTYPES = {"float": "warp.float32", "int": "warp.int32", "bool": "warp.bool"}
@@ -331,15 +337,52 @@ class Values:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
             if value.data in ("warp.array", "warp.from_numpy") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
+            struct = self._struct_type(module, value.data)
+            if struct is not None:  # ``Sphere()``: a value of a ``wp.struct`` is its own type
+                return {struct}
+            index = _NUMPY_DTYPE_POSITION.get(value.data)
+            if index is not None and len(positional) > index:  # ``np.zeros(n, np.float64)``
+                return self.array_dtypes(module, function, positional[index], depth + 1)
             # A project function's result, when it has one ``return`` (``g = wp.empty(...,
-            # dtype=wp.vec2); return g``). Several returns are a dispatch on the input (Warp's
-            # ``type_scalar_type``): their union is no set of dtypes one call meets.
+            # dtype=wp.vec2); return g``).
             caller = self.function(FunctionRef(module, function)) if function is not None else None
             target = self.resolve_call(module, caller, value.data) if value.data else None
             fact = self.function(target) if target is not None else None
             if fact is not None and len(fact.returns) == 1:
                 return self.array_dtypes(target.module, target.qualname, fact.returns[0], depth + 1)  # type: ignore[union-attr]
+            if fact is not None and fact.returns:
+                return self._dispatched_dtypes(module, function, positional, target, fact.returns, depth)  # type: ignore[arg-type]
         return {"?"}
+
+    def _struct_type(self, module: str, dotted: str) -> str | None:
+        """``module.Name`` when ``dotted`` names a module-level ``@wp.struct`` class of the project."""
+        if not dotted:
+            return None
+        where = (module, dotted) if "." not in dotted else self.resolve_dotted(dotted)
+        facts = self.modules.get(where[0]) if where is not None else None
+        if facts is None or "." in where[1]:  # type: ignore[index]
+            return None
+        name = where[1]  # type: ignore[index]
+        if any(struct == name and function is None for struct, function, _order in facts.structs):
+            return f"{where[0]}.{name}"  # type: ignore[index]
+        return None
+
+    def _dispatched_dtypes(self, module: str, function: str | None, arguments: list[Value], target: FunctionRef,
+                           returns: Any, depth: int) -> set[str]:
+        """The dtypes of a call to a helper with several returns. Such a helper is a dispatch
+        on its input (``if x.dtype == np.float32: return wp.float32``; Warp's
+        ``type_scalar_type``): the union of its returns is no set of dtypes one call meets.
+        What a call can get is each dtype of its arguments that the helper also returns, the
+        same type in Warp's spelling; anything else is unknown."""
+        returned: set[str] = set()
+        for item in returns:
+            returned |= self.array_dtypes(target.module, target.qualname, item, depth + 1)
+        if "?" in returned:
+            return {"?"}
+        passed: set[str] = set()
+        for argument in arguments:
+            passed |= self.array_dtypes(module, function, argument, depth + 1)
+        return (passed & returned) or {"?"}
 
 
     def default_decides(self, ref: FunctionRef, param: str) -> bool:

@@ -290,10 +290,10 @@ class KernelAfterLoad(Rule):
                 ctx.report(
                     funcdef if funcdef is not None else ctx._range(*kernel.span),
                     f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is "
-                    f"launched at {where(launch.site_module, launch.span, ctx.module_name)} with arrays of several "
-                    "dtypes: the first launch loads its module, and each new dtype then joins it as a new "
-                    "instantiation, so the module is built again, whole, once per dtype. Declare the concrete "
-                    "types up front with `wp.overload` beside the kernel.",
+                    f"launched at {where(launch.site_module, launch.span, ctx.module_name)} with "
+                    f"{_several_types(program, launch)}: the first launch loads its module, and each new type then "
+                    "joins it as a new instantiation, so the module is built again, whole, once per type. Declare "
+                    "the concrete types up front with `wp.overload` beside the kernel.",
                 )
                 continue
             first = _launched_kernel_name(program, load)
@@ -589,6 +589,20 @@ def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
         if left and right and left != right:
             return True
     return False
+
+
+def _several_types(program: Program, launch: Event) -> str:
+    """What one launch site passes in several types: "arrays of several dtypes (`wp.float32`,
+    `wp.float64`)" or "values of several `wp.struct` types (`Sphere`, `Box`)"."""
+    types = next((t for t in _input_dtypes(program, launch) if len(t) > 1), frozenset())
+    names = ", ".join(f"`{_type_name(t)}`" for t in sorted(types))
+    if types and not any(t.startswith("warp.") for t in types):
+        return f"values of several `wp.struct` types ({names})"
+    return f"arrays of several dtypes ({names})"
+
+
+def _type_name(dotted: str) -> str:
+    return "wp." + dotted[5:] if dotted.startswith("warp.") else dotted.rpartition(".")[2]
 
 
 def _input_dtypes(program: Program, load: Event) -> list[frozenset[str]]:

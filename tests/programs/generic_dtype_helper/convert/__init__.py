@@ -1,0 +1,1 @@
+"""NumPy data in, Warp arrays of the matching dtype out."""

@@ -1,0 +1,1 @@
+"""Volumes and surface areas of analytic shapes."""
