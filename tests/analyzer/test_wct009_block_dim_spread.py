@@ -304,3 +304,29 @@ def test_kernels_remade_per_configuration_with_their_block_dim_are_not_a_spread(
     fixed = factory + sweep + "        launch(make_gemm(16), x, block_dim)\n"
     found = _only(lint_snippet(tmp_path / "fixed", fixed, name="bench.py"))
     assert found and all("gemm" in f.message for f in found)
+
+
+_STAGES = KERNELS + (
+    "class Pipeline:\n"
+    "    def __init__(self, device):\n"
+    "        wide = 256 if 'cuda' in device else 1\n"
+    "        self.stages = [((a, wide), 'a'), ((b, {other}), 'b')]\n"
+    "    def _stage(self, spec, x):\n"
+    "        kernel, block = spec\n"
+    "        wp.launch(kernel, dim=4, inputs=[x], block_dim=block)\n"
+    "    def run(self, x):\n"
+    "        for spec, name in self.stages:\n"
+    "            self._stage(spec, x)\n"
+)
+
+
+def test_stage_rows_handed_to_a_method_with_a_device_choice(tmp_path):
+    # Each row's (kernel, block_dim) reaches the launch through the method's parameter; on a
+    # GPU `256 if 'cuda' in device else 1` is 256, beside the other row's 64.
+    found = _only(lint_snippet(tmp_path, _STAGES.format(other=64)))
+    assert [f.line for f in found] == [16] and "block_dims 256, 64" in found[0].message
+
+
+def test_device_choice_equal_to_the_other_rows_on_the_gpu(tmp_path):
+    # On a GPU every row is 256; the CPU's 1 is never a build of a CUDA module.
+    assert _only(lint_snippet(tmp_path, _STAGES.format(other=256))) == []

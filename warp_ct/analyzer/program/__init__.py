@@ -64,6 +64,7 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
             self.modules[facts.module] = facts
         self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
         self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements
+        self._on_gpu = False  # resolve as a CUDA launch sees values (``resolve_on_gpu``)
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._self_attrs: dict[tuple[str, str], dict[str, list[tuple[FunctionRef, Value]]]] = {}

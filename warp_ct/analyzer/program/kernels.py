@@ -300,12 +300,9 @@ class Kernels:
             if position < 0 or position >= len(arguments):
                 return None
             return self._elements(module, function, arguments[position], depth + 1)
-        rows = self._picked(module, function, base, depth + 1) if base.kind in ("sub", "elem") else None
+        rows = self._rows(module, function, base, depth + 1)
         if rows is None:
-            rows_of = self._elements(module, function, base, depth + 1)
-            if rows_of is None:
-                return None
-            return [rows_of[index.data]] if -len(rows_of) <= index.data < len(rows_of) else None
+            return None
         out = []
         for row_module, row_function, row in rows:
             items = self._elements(row_module, row_function, row, depth + 1)
@@ -313,6 +310,49 @@ class Kernels:
                 return None
             out.append(items[index.data])
         return out
+
+
+    def _rows(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
+        """The tuple expressions ``value`` can be, each one alternative: a row a loop or an
+        index picks, what each call site passes for a parameter (``self._launch(spec)`` called
+        with every row of a stage table), else ``value`` itself; None when unknown."""
+        if depth > MAX_DEPTH:
+            return self._queries.cut(None)
+        found = self._queries.ask(("rows", module, function, id(value)), value,
+                                  lambda: self._rows_of(module, function, value, depth), None)
+        return list(found) if found is not None else None
+
+
+    def _rows_of(self, module: str, function: str | None, value: Value, depth: int) -> tuple[tuple[str, str | None, Value], ...] | None:
+        if value.kind in ("sub", "elem"):
+            alternatives = self._picked(module, function, value, depth + 1)
+        elif value.kind == "local":  # assigned in several places: each assignment is one
+            alternatives = [(module, function, item) for item in value.items]
+        elif value.kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is None or value.data not in fact.params or self.default_decides(ref, value.data):
+                return ((module, function, value),)
+            alternatives = []
+            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
+                if arg is None:
+                    default = fact.defaults.get(value.data)
+                    if default is None:
+                        return None
+                    alternatives.append((module, None, default))
+                else:
+                    alternatives.append((caller_module, caller_name, arg))
+        else:
+            return ((module, function, value),)
+        if not alternatives:
+            return None
+        rows: list[tuple[str, str | None, Value]] = []
+        for row_module, row_function, row in alternatives:
+            found = self._rows(row_module, row_function, row, depth + 1)
+            if found is None:
+                return None
+            rows.extend(found)
+        return tuple(rows)
 
 
     def _kernels_in_container(self, module: str, function: str | None, container: Value, depth: int) -> list[Any]:

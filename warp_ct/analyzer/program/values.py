@@ -22,6 +22,10 @@ from warp_ct.analyzer.program.base import (
 
 _UNKNOWN_DTYPE = frozenset({"?"})
 
+# A condition on the device (``256 if "cuda" in device else 1``), and the CPU's block_dim.
+DEVICE_WORDS = ("cuda", "cpu", "device", "gpu")
+_CPU_BLOCK_DIM = Value("const", 1)
+
 # NumPy constructors and the position of their ``dtype`` argument.
 _NUMPY_DTYPE_POSITION = {
     "numpy.zeros": 1, "numpy.ones": 1, "numpy.empty": 1, "numpy.full": 2,
@@ -65,9 +69,19 @@ class Values:
             return [UNRESOLVED]
         if depth > MAX_DEPTH:
             return list(self._queries.cut(_UNRESOLVED_ONLY))
-        return list(self._queries.ask(("resolve", module, function, id(value)), value,
+        return list(self._queries.ask(("resolve", module, function, id(value), self._on_gpu), value,
                                       lambda: self._resolve_distinct(module, function, value, depth + 1),
                                       _UNRESOLVED_ONLY))  # fmt: skip
+
+
+    def resolve_on_gpu(self, module: str, function: str | None, value: Value | None) -> list[Any]:
+        """``resolve`` as a CUDA launch sees it: ``X if "cuda" in device else 1`` is X wherever
+        it is written (a stage table, a field), since the CPU's value never reaches a GPU build."""
+        self._on_gpu = True
+        try:
+            return self.resolve(module, function, value)
+        finally:
+            self._on_gpu = False
 
 
     def _resolve_distinct(self, module: str, function: str | None, value: Value, depth: int) -> tuple[Any, ...]:
@@ -131,7 +145,10 @@ class Values:
             return out or [UNRESOLVED]
         if kind == "choice":
             out = []
-            for item in value.items:
+            items = value.items
+            if self._on_gpu and value.data and any(word in value.data.lower() for word in DEVICE_WORDS):
+                items = tuple(item for item in items if item != _CPU_BLOCK_DIM) or items
+            for item in items:
                 out.extend(self.resolve(module, function, item, depth))
             return out
         if kind == "call":

@@ -8,12 +8,12 @@ from typing import Any
 from warp_ct.analyzer.facts import LaunchFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, module_key
+from warp_ct.analyzer.program.values import DEVICE_WORDS
 from warp_ct.analyzer.query import QueryContext, where
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
 
 DEFAULT_BLOCK_DIM = 256
-_DEVICE_WORDS = ("cuda", "cpu", "device", "gpu")
 
 
 @dataclass
@@ -239,7 +239,7 @@ def _block_dims(program: Program, module: str, launch: LaunchFact) -> tuple[tupl
     if value is None or value == Value("const", None):
         return None, False
     value = _per_device(value)
-    resolved = program.resolve(module, launch.function, value)
+    resolved = program.resolve_on_gpu(module, launch.function, value)
     if any(v is UNRESOLVED for v in resolved) or not all(isinstance(v, int) and not isinstance(v, bool) for v in resolved):
         return (), _varies(value)
     return tuple(dict.fromkeys(resolved)), False
@@ -248,7 +248,7 @@ def _block_dims(program: Program, module: str, launch: LaunchFact) -> tuple[tupl
 def _per_device(value: Value) -> Value:
     """``X if "cuda" in device else 1``: one value per device; on the GPU it is X (the CPU
     always uses 1 whatever is passed)."""
-    if value.kind == "choice" and any(word in str(value.data).lower() for word in _DEVICE_WORDS):
+    if value.kind == "choice" and any(word in str(value.data).lower() for word in DEVICE_WORDS):
         for branch in value.items:
             if branch != Value("const", 1):
                 return _per_device(branch)

@@ -1,0 +1,1 @@
+"""Colour grading of images in named stages."""
