@@ -275,3 +275,44 @@ def test_a_tape_over_a_copied_table_of_kernels_differentiates_only_those(tmp_pat
     }
     found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
     assert [f.path for f in found] == ["fit/telemetry.py"]
+
+
+_UNIQUE = "@wp.kernel(module=\"unique\"{extra})\ndef {name}(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+
+
+def _unique_app(extra_by_name: dict[str, str], body: str, head: str = "import warp as wp\n\n") -> dict[str, str]:
+    kernels_text = "".join(_UNIQUE.format(name=name, extra=extra) for name, extra in extra_by_name.items())
+    return {"app/__init__.py": "", "app/kernels.py": head + kernels_text,
+            "app/__main__.py": "import warp as wp\nfrom app.kernels import *\n\nx = wp.zeros(4)\n" + body}  # fmt: skip
+
+
+def test_unique_kernel_compiles_backward_code_of_its_own(tmp_path):
+    # Each unique kernel is a module of its own; only the decorator can turn its backward
+    # code off. Kernels that say so, or carry module_options (which may say so), are left.
+    files = _unique_app({"solo": "", "off": ", enable_backward=False", "opts": ", module_options=OPTS"},
+                        "".join(f"wp.launch({k}, dim=4, inputs=[x])\n" for k in ("solo", "off", "opts")),
+                        head="import warp as wp\n\nOPTS = {'enable_backward': False}\n\n")  # fmt: skip
+    findings = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.line) for f in findings] == [("app/kernels.py", 5)]
+    assert "`solo` has a module of its own" in findings[0].message
+    fixed = apply_fixes((tmp_path / "app/kernels.py").read_text(), [findings[0]], unsafe=True).text
+    assert '@wp.kernel(module="unique", enable_backward=False)\ndef solo' in fixed
+
+
+def test_unique_kernel_on_a_tape_keeps_its_backward_code(tmp_path):
+    body = "tape = wp.Tape()\nwith tape:\n    wp.launch(taped, dim=4, inputs=[x])\nwp.launch(plain, dim=4, inputs=[x])\n"
+    findings = lint_files(tmp_path, _unique_app({"taped": "", "plain": ""}, body))
+    assert not [f for f in findings if f.rule == "WCT010" and "taped" in f.message]
+
+
+def test_unique_kernels_where_the_run_turns_backward_off(tmp_path):
+    files = _unique_app({"solo": ""}, "wp.launch(solo, dim=4, inputs=[x])\n")
+    files["app/__main__.py"] = "import warp as wp\nwp.config.enable_backward = False\n" + files["app/__main__.py"]
+    assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_unique_kernel_in_a_file_that_turns_backward_off_is_wct013s(tmp_path):
+    files = _unique_app({"solo": ""}, "wp.launch(solo, dim=4, inputs=[x])\n",
+                        head="import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n\n")  # fmt: skip
+    codes = [f.rule for f in lint_files(tmp_path, files)]
+    assert "WCT013" in codes and "WCT010" not in codes

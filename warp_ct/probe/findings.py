@@ -321,17 +321,20 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
     out = []
     for module in modules:
         loads = loads_of.get((module.name, module.device)) or []
-        built_with_backward = any(bool(load.options.get("enable_backward")) for load in loads) if loads else bool(
+        module_backward = any(bool(load.options.get("enable_backward")) for load in loads) if loads else bool(
             module.options.get("enable_backward"))
-        if not built_with_backward or module.differentiated or not module.builds:
+        # A kernel's own ``enable_backward`` overrides its module's (a unique kernel's module
+        # keeps the default True while its one kernel says False).
+        with_backward = [k for k in module.kernels if (module_backward if k.backward is None else k.backward)]
+        if not with_backward or module.differentiated or not module.builds:
             continue
-        kernels = sorted((k for k in module.kernels if k.file and k.line and not _installed(k.file)),
+        kernels = sorted((k for k in with_backward if k.file and k.line and not _installed(k.file)),
                          key=lambda k: (k.file or "", k.line or 0))  # fmt: skip
         if not kernels:
             continue
         first = kernels[0]
         size = f", {module.source_bytes / 1024:.0f} KiB of generated source" if module.source_bytes else ""
-        message = (f"`{module.name}` was built with backward (adjoint) code for its {len(module.kernels)} kernel(s) "
+        message = (f"`{module.name}` was built with backward (adjoint) code for its {len(with_backward)} kernel(s) "
                    f"({_seconds(module.ms)} cold{size}), but in this run no wp.Tape recorded them and no launch "
                    "asked for adjoint=True: the adjoint code was compiled for nothing here")  # fmt: skip
         out.append(_finding("WCT010", first.file or "", int(first.line or 0), message,

@@ -19,13 +19,21 @@ class KernelSource:
     key: str
     file: str | None
     line: int | None  # first line of the definition (the decorator line)
+    # The kernel's own ``enable_backward`` (``@wp.kernel(enable_backward=False)``), which
+    # overrides its module's; None: it follows the module.
+    backward: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "file": self.file, "line": self.line}
+        out: dict[str, Any] = {"key": self.key, "file": self.file, "line": self.line}
+        if self.backward is not None:
+            out["backward"] = self.backward
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KernelSource:
-        return cls(str(data.get("key")), data.get("file"), data.get("line"))
+        backward = data.get("backward")
+        return cls(str(data.get("key")), data.get("file"), data.get("line"),
+                   backward if isinstance(backward, bool) else None)  # fmt: skip
 
 
 @dataclass(frozen=True)

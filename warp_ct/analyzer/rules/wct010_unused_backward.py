@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, FileContext
+from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, UNIQUE_MODULE_TEXT, FileContext
 from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.facts import FileFacts, const
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
-from warp_ct.analyzer.program import Freq, FunctionRef, KernelRef, Program, is_demo_path, is_test_path
+from warp_ct.analyzer.program import Freq, FunctionRef, KernelRef, Program, is_demo_path, is_test_path, module_key
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
 
@@ -318,15 +318,21 @@ def _module_target(node: ast.AST) -> str | None:
 _EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*(?::\s*[\w.]+\s*)?[:=]\s*True")
 # In a kernel decorator: a module of its own, or no backward code.
 _NOT_LIVE_RE = re.compile(r"\bmodule\s*=|\benable_backward\s*=\s*False\b")
+_UNIQUE_RE = re.compile(UNIQUE_MODULE_TEXT)
+_SETS_BACKWARD_RE = re.compile(r"\benable_backward\s*=|\bmodule_options\s*=|\*\*")
 
 
 def _may_have_live_kernels(text: str) -> bool:
-    """Some kernel decorator that may generate backward code in the file's module: one
-    without ``module=`` and without ``enable_backward=False`` in its own text."""
-    return any(
-        not _NOT_LIVE_RE.search(textscan.decorator_text(text, match.end()))
-        for match in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text)
-    )
+    """Some kernel decorator that may generate backward code: one without ``module=`` and
+    without ``enable_backward=False`` in its own text (the file's module), or a unique one
+    that sets neither ``enable_backward`` nor ``module_options`` (a module of its own)."""
+    for match in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text):
+        decorator = textscan.decorator_text(text, match.end())
+        if not _NOT_LIVE_RE.search(decorator):
+            return True
+        if _UNIQUE_RE.search(decorator) and not _SETS_BACKWARD_RE.search(decorator):
+            return True
+    return False
 
 
 @dataclass
@@ -463,6 +469,12 @@ class UnusedBackward(Rule):
     module whose kernels the project launches, but never differentiates, and that still
     generates backward code (the default), and a module that sets
     `enable_backward=True` explicitly although nothing differentiates it.
+
+    A `module="unique"` kernel is a module of its own, and the file's
+    `wp.set_module_options` never reaches it: one that is launched but never
+    differentiated, and whose decorator sets neither `enable_backward` nor
+    `module_options`, is reported at its decorator (where its file turns backward code
+    off for its own module, WCT013 reports it instead).
 
     A tape over one module says nothing about another: a training script that records
     `physics.py` on a tape but only renders with `render.py` differentiates the first,
@@ -618,6 +630,7 @@ class UnusedBackward(Rule):
         facts = _facts(summary)
         if facts.self_backward_unknown:
             return
+        self._check_unique_kernels(ctx, summary, verdict, facts)
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -669,6 +682,39 @@ class UnusedBackward(Rule):
             fixes=[fix] if fix else [],
         )
 
+    def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
+                              facts: BackwardFacts) -> None:
+        """A ``module="unique"`` kernel is a module of its own: the file's options never reach
+        it (WCT013 says so where the file turns backward code off), so it compiles backward
+        code unless its decorator says ``enable_backward=False``."""
+        live = [d for d in ctx.kernel_decorators() if d.kind == "kernel" and _unique_with_backward(d)]
+        if not live or facts.self_backward is False or ctx.module_name in verdict.differentiated:
+            return
+        if _backward_off_in_every_run(ctx.program, verdict, ctx.module_name):
+            return
+        consumers = _consumers(ctx.project, summary, verdict)
+        if not consumers or _gradient_api(ctx.program, ctx.module_name):
+            return  # launched by nobody in view, or an API callers may differentiate through
+        taped, _opaque = ctx.program.differentiated()
+        own = {(k.name, k.span[0]): ref for ref, k in ctx.program.kernels() if ref.module == ctx.module_name}
+        where = ", ".join(sorted({c.module_name for c in consumers})[:3])
+        for decorator in live:
+            ref = own.get((decorator.funcdef.name, decorator.funcdef.lineno))
+            if ref is None or any(
+                isinstance(target, tuple) and module_key(target) in taped for target in ctx.program.kernel_modules(ref)
+            ):
+                continue
+            end = ctx.node_range(decorator.keywords["module"]).end  # after ``module="unique"``
+            fix = ctx.fix("Turn backward code off for this kernel",
+                          ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
+            ctx.report(
+                decorator.decorator,  # type: ignore[arg-type]
+                f"`{decorator.funcdef.name}` has a module of its own (module=\"unique\") that compiles backward "
+                f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
+                "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator",
+                fixes=[fix] if fix else [],
+            )
+
     def _explicit_true(self, ctx: FileContext, kernels):
         for call in bare_module_option_calls(ctx):
             for key, value in dict_items(ctx.keyword(call, "options", 0)) or []:
@@ -695,6 +741,14 @@ class UnusedBackward(Rule):
             rng = ctx._range(*span)
             return rng, ctx.fix(f"Default `{value.data}` to False", TextEdit(rng, "False"), safe=False)
         return None
+
+
+def _unique_with_backward(decorator) -> bool:
+    """``@wp.kernel(module="unique")`` with nothing that sets its backward option: no
+    ``enable_backward=``, no ``module_options=`` (which may carry it), no ``**spread``."""
+    call = decorator.call
+    return (decorator.is_unique and call is not None and all(kw.arg is not None for kw in call.keywords)
+            and "enable_backward" not in decorator.keywords and "module_options" not in decorator.keywords)  # fmt: skip
 
 
 def _backward_off_in_every_run(program: Program, verdict: _Verdict, module: str) -> bool:

@@ -239,7 +239,11 @@ def _kernel_sources(module):
         )
         if item not in seen:
             seen.add(item)
-            out.append({"key": item[0], "file": item[1], "line": item[2]})
+            entry = {"key": item[0], "file": item[1], "line": item[2]}
+            own = (getattr(kernel, "options", None) or {}).get("enable_backward")
+            if isinstance(own, bool):  # the decorator's, overriding the module's
+                entry["backward"] = own
+            out.append(entry)
             if len(out) >= _MAX_KERNELS_PER_LOAD:
                 break
     out.sort(key=lambda k: (str(k["file"]), k["line"] or 0, k["key"]))

@@ -1,0 +1,1 @@
+"""Element assembly for a small finite-element solver."""
