@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tests.perf.generate import warp_like_source
 from warp_ct.analyzer import deadline, project
 from warp_ct.analyzer.batch import run_lint
 from warp_ct.analyzer.engine import Linter
+from warp_ct.analyzer.recursion import QueryMemo
 from warp_ct.analyzer.rules import get_rule
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -96,14 +98,53 @@ def test_file_time_limit_stops_a_stuck_rule_and_keeps_the_others(tmp_path: Path)
     assert not deadline._active  # no timer left armed
 
 
-def test_deadline_is_a_no_op_off_the_main_thread() -> None:
-    import threading
-
+def test_no_timer_off_the_main_thread() -> None:
     seen = []
     t = threading.Thread(target=lambda: seen.append(deadline.hard_deadline(0.01, "x").__enter__()))
     t.start()
     t.join()
-    assert seen == [False]
+    assert seen == [False]  # no signal: only the cooperative checks (next tests) limit it there
+
+
+def _in_a_thread(action):
+    """``action()``'s result on a worker thread, like the language server's analysis."""
+    out: dict = {}
+
+    def run() -> None:
+        out["timer"] = deadline.available()
+        out["result"] = action()
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert out["timer"] is False  # what stops it there is the cooperative check
+    return out["result"]
+
+
+def test_cooperative_deadline_stops_a_query_and_leaves_the_memo_clean() -> None:
+    """Off the main thread the program model's queries check the deadline themselves; a stop
+    must not leave an answer that depended on the stopped question behind."""
+    memo = QueryMemo()
+
+    def leaf(i: int) -> int:
+        sum(range(3000))  # ~50 us: thousands of them are far over the limit
+        inner = memo.ask("top", None, top, None)  # a cycle: this answer is provisional
+        return i if inner is None else -1
+
+    def top() -> int:
+        return sum(memo.ask(("leaf", i), None, lambda i=i: leaf(i), 0) for i in range(20_000))
+
+    def limited():
+        try:
+            with deadline.hard_deadline(0.01, "file"):
+                return memo.ask("top", None, top, None)
+        except deadline.DeadlineExceeded as exc:
+            return exc
+
+    stopped = _in_a_thread(limited)
+    assert isinstance(stopped, deadline.DeadlineExceeded) and stopped.kind == "file"
+    assert not memo._depth_of and not memo._provisional and not memo._exact
+    assert memo.ask("top", None, top, None) == sum(range(20_000))  # asked again: answered whole
 
 
 # ---------------------------------------------------------------------- big and odd files
