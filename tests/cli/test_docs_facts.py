@@ -60,6 +60,13 @@ def test_the_exit_code_tables_list_the_codes_the_code_defines():
     assert _exit_codes("cache-key") == {0, 2, probe_errors.EXIT_WARP_MISSING}
 
 
+def test_the_file_time_budget_the_docs_state_is_the_engines():
+    from warp_ct.analyzer.engine import DEFAULT_FILE_BUDGET_S
+
+    for name in ("README.md", "docs/rules/WCT901.md"):
+        assert f"{DEFAULT_FILE_BUDGET_S:g} s of CPU time" in _text(name), name
+
+
 def _pinned_shas(readme: str) -> set[str]:
     shas = set(re.findall(r"^\s*rev: ([0-9a-f]+)", readme, re.MULTILINE))
     shas |= set(re.findall(r"git\+https://\S+?@([0-9a-f]+)\"", readme))

@@ -17,9 +17,10 @@ import os
 import stat
 import tokenize
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from astroid import MANAGER, nodes
 
@@ -27,7 +28,7 @@ from warp_ct.analyzer import syntax
 from warp_ct.analyzer.facts import parse_source
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
-from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline
+from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline, poll, thread_clock
 from warp_ct.analyzer.model import (
     BINARY, SYNTAX_ERROR, TOO_LARGE, UNDECODABLE, UNREADABLE, UNREADABLE_FOLDER, FileResult, Finding, Range, Severity,
 )
@@ -47,8 +48,11 @@ RULE_ERROR_NAME = "internal-rule-error"
 META_CODES = {PARSE_ERROR: PARSE_ERROR_NAME, RULE_ERROR: RULE_ERROR_NAME}
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # larger "source" files are almost surely generated data
-# Hard CPU-time limit for running the rules on one file (enforced with a SIGPROF timer where
-# the analysis runs on a main thread: CLI, workers); see ``deadline.py``.
+# CPU-time limit for running the rules on one file, query and tree rules together: a
+# backstop against a pathological shape, not a tuning knob (no setting raises it: running
+# into it is a warp-ct performance bug, reported as WCT901). Enforced with a SIGPROF timer
+# where the analysis runs on a main thread (CLI, workers), cooperatively elsewhere (the
+# language server's worker thread); see ``deadline.py``.
 DEFAULT_FILE_BUDGET_S = 30.0
 # Project module trees kept in astroid's cache between files (memory bound for big runs):
 # at most this many, and at most this much source (an astroid tree costs ~200x its source).
@@ -313,20 +317,25 @@ class Linter:
         if not self.project.answers_for_module(summary):  # a stub beside its source: it never runs
             self._check_syntax(path, text, result)
             return
-        self._run_queries(path, text, summary, noqa, result)
+        budget = _FileBudget(self.file_budget_s)
+        self._run_queries(path, text, summary, noqa, result, budget)
         active = self._rules_needing_tree(summary, path, text)
         if not active:
             self._check_syntax(path, text, result)  # a broken Warp file must say so all the same
-            return
-        cached_before = set(MANAGER.astroid_cache)
-        shadowed = MANAGER.astroid_cache.get(summary.module_name)
-        used_astroid = True
-        try:
-            with gc_paused():
-                used_astroid = self._lint_tree(path, text, summary.module_name, active, noqa, result)
-        finally:
-            if used_astroid:
-                self._release_trees(summary.module_name, shadowed, cached_before)
+        elif not budget.exhausted():
+            cached_before = set(MANAGER.astroid_cache)
+            shadowed = MANAGER.astroid_cache.get(summary.module_name)
+            used_astroid = True
+            try:
+                with gc_paused():
+                    used_astroid = self._lint_tree(path, text, summary.module_name, active, noqa, result, budget)
+            finally:
+                if used_astroid:
+                    self._release_trees(summary.module_name, shadowed, cached_before)
+        else:  # the query rules spent the whole budget
+            budget.stopped([r.code for r in active], None)
+        if budget.unfinished:
+            result.findings.append(self._meta(RULE_ERROR, path, budget.where(), budget.message()))
 
     def _release_trees(self, module_name: str, shadowed: nodes.Module | None, cached_before: set[str]) -> None:
         """Keep memory bounded over a long run: astroid caches every tree inference builds
@@ -347,7 +356,8 @@ class Linter:
             cache.pop(name, None)
         clear_inference_caches()
 
-    def _lint_tree(self, path: str, text: str, module_name: str, active: list[Rule], noqa, result: FileResult) -> bool:
+    def _lint_tree(self, path: str, text: str, module_name: str, active: list[Rule], noqa, result: FileResult,
+                   budget: _FileBudget) -> bool:  # fmt: skip
         """Parse and run ``active`` on the tree; True when some rule's question needed astroid.
 
         The tree lives only in this call: it must be gone before the collector resumes,
@@ -367,7 +377,7 @@ class Linter:
         )
         order = syntax.attach_parents(tree)
         try:
-            self._run_rules(ctx, active, order, result)
+            self._run_rules(ctx, active, order, result, budget)
         finally:
             syntax.detach_parents(order)
         result.notes.extend(ctx.notes)
@@ -402,27 +412,31 @@ class Linter:
         else:
             result.notes.append(message)
 
-    def _run_queries(self, path: str, text: str, summary: FileSummary, noqa: NoqaMap, result: FileResult) -> None:
+    def _run_queries(self, path: str, text: str, summary: FileSummary, noqa: NoqaMap, result: FileResult,
+                     budget: _FileBudget) -> None:  # fmt: skip
         """Run the rules written as queries over the program model on this file."""
         queries = [r for r in self.rules if r.is_query() and self._enabled(r.code, path)]
         if not queries:
             return
+        start = thread_clock()
         program = self.project.program()
+        budget.credit(thread_clock() - start)  # built once for every file: not this file's cost
         facts = self.project.facts(summary)
         if facts.syntax_error is not None:
             return  # the tree rules' parse reports it
         ctx = QueryContext(path=path, text=text, module_name=summary.module_name, facts=facts, program=program,
                            project=self.project, target_warp_version=self.config.target_warp_version)  # fmt: skip
         with gc_paused():
-            for rule in queries:
+            for at, rule in enumerate(queries):
                 ctx.current_rule = rule
                 try:
-                    with hard_deadline(self.file_budget_s, "file"):
+                    with budget.enforced():
                         rule.query(ctx)
                 except DeadlineExceeded as exc:
                     if exc.kind not in ("file", "inference"):
                         raise
-                    result.notes.append(f"analysis time budget of {exc.seconds:g} s exhausted in {rule.code}")
+                    budget.stopped([r.code for r in queries[at:]], None)  # this rule and those not started
+                    break
                 except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the others
                     result.findings.append(self._meta(
                         RULE_ERROR, path, Range.from_coords(0, 0, 0, 0),
@@ -437,7 +451,8 @@ class Linter:
             severity = self.config.severity_for(finding.rule, finding.severity)
             result.findings.append(finding if severity == finding.severity else finding.with_severity(severity))
 
-    def _run_rules(self, ctx: FileContext, rules: list[Rule], order: list[ast.AST], result: FileResult) -> None:
+    def _run_rules(self, ctx: FileContext, rules: list[Rule], order: list[ast.AST], result: FileResult,
+                   budget: _FileBudget) -> None:  # fmt: skip
         """Call each rule's ``visit_<kind>`` on the nodes in pre-order, then ``leave_module``."""
         visitors: dict[str, list[tuple[Rule, Callable]]] = {}
         leavers: list[tuple[Rule, Callable]] = []
@@ -474,12 +489,14 @@ class Linter:
         by_class: dict[type, list[tuple[Rule, Callable]]] = {}
         node = ctx.tree
         try:
-            with hard_deadline(self.file_budget_s, "file"):
+            with budget.enforced():
                 for node in order:
                     cls = node.__class__
                     handlers = by_class.get(cls)
                     if handlers is None:
                         handlers = by_class[cls] = visitors.get(cls.__name__.lower(), [])
+                    if handlers:
+                        poll()  # many handlers that are each quick add up too (where no timer stops them)
                     for rule, method in handlers:
                         call(rule, method, node)
                 node = ctx.tree
@@ -488,16 +505,60 @@ class Linter:
         except DeadlineExceeded as exc:
             if exc.kind not in ("file", "inference"):
                 raise
-            unfinished = [r.code for r in rules if r.code not in failed]
-            result.notes.append(
-                f"analysis time budget of {exc.seconds:g} s exhausted near line {getattr(node, 'lineno', None) or 1}; "
-                f"{len(unfinished)} rule{'s' if len(unfinished) != 1 else ''} skipped the rest of this file "
-                f"({', '.join(unfinished)})"
-            )
+            # The line it stopped near (none at the module: before the walk, or in leave_module).
+            budget.stopped([r.code for r in rules if r.code not in failed], getattr(node, "lineno", None))
 
     def _meta(self, code: str, path: str, rng: Range, message: str) -> Finding:
         severity = self.config.severity_for(code, Severity.ERROR)
         return Finding(rule=code, name=META_CODES[code], path=path, range=rng, message=message, severity=severity)
+
+
+class _FileBudget:
+    """The CPU time the analysis of one file may take, its query and tree rules together,
+    and what was cut when it ran out."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds if seconds is not None and seconds > 0 else None
+        self._end = thread_clock() + self.seconds if self.seconds is not None else None
+        self.unfinished: list[str] = []  # rule codes, in the order they were cut
+        self.line: int | None = None  # where the tree rules were when it ran out
+
+    def credit(self, seconds: float) -> None:
+        """Time that was not this file's own (the program model, built once for every file)."""
+        if self._end is not None:
+            self._end += seconds
+
+    def exhausted(self) -> bool:
+        """Whether it ran out (a rule was stopped, or no time is left for the next)."""
+        return bool(self.unfinished) or (self._end is not None and self._end <= thread_clock())
+
+    @contextmanager
+    def enforced(self) -> Iterator[None]:
+        """Raise ``DeadlineExceeded("file")`` in this block when the budget runs out."""
+        if self.exhausted():  # nothing left: a deadline of <= 0 s would not limit the block
+            raise DeadlineExceeded("file", self.seconds or 0)
+        with hard_deadline(None if self._end is None else self._end - thread_clock(), "file"):
+            yield
+
+    def stopped(self, codes: list[str], line: int | None) -> None:
+        self.unfinished.extend(code for code in codes if code not in self.unfinished)
+        self.line = self.line or line
+
+    def where(self) -> Range:
+        line = (self.line or 1) - 1
+        return Range.from_coords(line, 0, line, 0)
+
+    def message(self) -> str:
+        rules = ", ".join(self.unfinished)
+        plural = "s" if len(self.unfinished) != 1 else ""
+        near = f" near line {self.line}" if self.line else ""
+        size = f" of {self.seconds:g} s of CPU time" if self.seconds else ""
+        return (
+            f"analysis of this file stopped{near} after its time budget{size}: "
+            f"rule{plural} {rules} did not finish, so some of {'their' if plural else 'its'} findings may be "
+            "missing. This is a warp-ct performance bug: please report it with the file; until it is fixed, "
+            f"ignoring {'those rules' if plural else 'that rule'} for this file with `per-file-ignores` avoids it."
+        )
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None) -> list[FileResult]:

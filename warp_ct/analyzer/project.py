@@ -464,10 +464,11 @@ class Project:
             for summary in list(members.values()):
                 for imported in self.imported_project_modules(summary):
                     members.setdefault(imported.path, imported)
-            self._program = Program(self.facts(s) for s in members.values())
+            program = Program(self.facts(s) for s in members.values())
             if self._frozen:
-                self._program.forget_calls_that_reach_nothing()
-                self._trimmed = True
+                self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
+                program.forget_calls_that_reach_nothing()
+            self._program = program  # last: a time limit in the build leaves no half-built program
         return self._program
 
     def exports(self, module_name: str) -> dict[str, Export] | None:

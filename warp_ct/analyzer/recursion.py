@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
+from warp_ct.analyzer.deadline import poll
+
 _NONE_OPEN = 1 << 30  # no open question was met
 
 
@@ -55,6 +57,9 @@ class QueryMemo:
         if depth is not None:  # a cycle: cut here
             self._low = min(self._low, depth)
             return unknown
+        # The file's time budget where no timer can interrupt (a worker thread): checked
+        # before this question is opened, so a stop leaves nothing half-recorded here.
+        poll()
         depth = len(self._depth_of)
         outer_low, self._low = self._low, _NONE_OPEN
         self._depth_of[key] = depth

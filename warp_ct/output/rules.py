@@ -61,20 +61,28 @@ _META_DOCS = {
     ),
     "WCT901": (
         "internal-rule-error",
-        "A rule raised an exception on this file; the other rules still ran",
+        "A rule could not finish on this file (an internal error, or the file's time budget ran out)",
         """
         ## What it does
-        Reports that one rule failed with an internal error on this file, naming the rule
-        and the line it was checking. The failing rule is skipped for the rest of the
-        file; every other rule still runs.
+        Reports that a rule did not finish on this file, for one of two reasons:
+
+        - the rule failed with an internal error: the finding names the rule and the line
+          it was checking. That rule is skipped for the rest of the file; every other rule
+          still runs.
+        - the analysis of the file ran past its time budget (30 s of CPU time per file, the
+          query and tree rules together): the finding names the budget and the rules that
+          did not finish, and where they stopped when it knows. The budget is a backstop
+          against a shape that warp-ct analyses far too slowly; it also holds in the
+          language server, and the other files are checked as usual.
 
         ## Why it matters
-        It is a bug in warp-ct, not in your code: findings of the failing rule may be
-        missing for this file.
+        It is a bug in warp-ct, not in your code: findings of the rules named may be
+        missing for this file, so the run fails rather than pass it as checked.
 
         ## What to do
         Please report it with the file (or a reduced example). Until it is fixed, ignore
-        the failing rule for that file with `per-file-ignores`.
+        the rules it names for that file with `per-file-ignores`. There is no setting for
+        the time budget: a file that needs more is a performance bug to fix, not to wait out.
         """,
     ),
 }

@@ -287,26 +287,30 @@ class Calls:
         """(calling function or None for module level, calling module, call) per call site."""
         if self._callers is None:
             self._callers = {}
-            for module, facts in self.modules.items():
-                for qualname, fact in facts.functions.items():
-                    caller = FunctionRef(module, qualname)
-                    for call in fact.calls:
-                        target = self.resolve_call(module, fact, call.callee)
+            try:
+                for module, facts in self.modules.items():
+                    for qualname, fact in facts.functions.items():
+                        caller = FunctionRef(module, qualname)
+                        for call in fact.calls:
+                            target = self.resolve_call(module, fact, call.callee)
+                            if target is not None:
+                                self._callers.setdefault(target, []).append((caller, module, call))
+                    for call in facts.module_calls:
+                        target = self.resolve_call(module, None, call.callee)
                         if target is not None:
-                            self._callers.setdefault(target, []).append((caller, module, call))
-                for call in facts.module_calls:
-                    target = self.resolve_call(module, None, call.callee)
-                    if target is not None:
-                        self._callers.setdefault(target, []).append((None, module, call))
-                for call in facts.main_calls:
-                    target = self.resolve_call(module, None, call.callee)
-                    if target is not None:
-                        self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
-                for target_name, span in facts.atexit_targets:
-                    target = self.resolve_call(module, None, target_name)
-                    if target is not None:
-                        call = CallFact(target_name, (), {}, span, 0, 0, False)
-                        self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+                            self._callers.setdefault(target, []).append((None, module, call))
+                    for call in facts.main_calls:
+                        target = self.resolve_call(module, None, call.callee)
+                        if target is not None:
+                            self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
+                    for target_name, span in facts.atexit_targets:
+                        target = self.resolve_call(module, None, target_name)
+                        if target is not None:
+                            call = CallFact(target_name, (), {}, span, 0, 0, False)
+                            self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+            except BaseException:  # a time limit: gathered again, whole, when next asked
+                self._callers = None
+                raise
         return self._callers.get(ref, [])
 
 

@@ -4,6 +4,7 @@ kernel definitions and overloads.
 
 from __future__ import annotations
 
+from warp_ct.analyzer.deadline import poll
 from warp_ct.analyzer.facts import (
     FileFacts,
     Value,
@@ -126,10 +127,15 @@ class Effects:
         if len(_stack) > MAX_DEPTH:
             self._cut = -1  # the depth cap cut it: right for this call chain only
             return ()
+        if not _stack:
+            # Provisional answers are for the flow that computed them; one a time limit
+            # stopped (so they were not cleared on return) must not answer this one.
+            self._partial_effects.clear()
         partial = self._partial_effects.get((ref, shallow))
         if partial is not None:
             self._cut = partial[1]
             return partial[0]
+        poll()  # the file's time budget where no timer can interrupt (see deadline.py)
         self._cut = _NO_CUT
         facts = self.modules.get(ref.module)
         if facts is None:
