@@ -316,3 +316,19 @@ def test_unique_kernel_in_a_file_that_turns_backward_off_is_wct013s(tmp_path):
                         head="import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n\n")  # fmt: skip
     codes = [f.rule for f in lint_files(tmp_path, files)]
     assert "WCT013" in codes and "WCT010" not in codes
+
+
+def test_the_message_names_the_runs_that_keep_backward_code(tmp_path):
+    # `train.py` turns backward code off before importing the kernels; `view.py` does not:
+    # the finding holds for the viewer's run, and says so.
+    files = {
+        "pyproject.toml": "[project]\nname = 'sim'\nversion = '0'\n",
+        "sim/__init__.py": "",
+        "sim/physics.py": kernels("integrate"),
+        "train.py": "import warp as wp\nwp.config.enable_backward = False\nfrom sim.physics import integrate\n\n"
+        "wp.launch(integrate, dim=4, inputs=[wp.zeros(4)])\n",
+        "view.py": "import warp as wp\nfrom sim.physics import integrate\n\nwp.launch(integrate, dim=4, inputs=[wp.zeros(4)])\n",
+    }
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.line) for f in found] == [("sim/physics.py", 3)]
+    assert found[0].message.startswith("when `view.py` runs, module `sim.physics` compiles backward")

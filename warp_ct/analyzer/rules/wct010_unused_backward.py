@@ -673,9 +673,12 @@ class UnusedBackward(Rule):
             )
             return
         fix = _insert_option_fix(ctx, node)
+        runs = _runs_with_backward(ctx.program, verdict, ctx.module_name)
+        # Another run turns backward code off: say which runs still build it.
+        when = f"when {', '.join(runs[:3])} run{'s' if len(runs) == 1 else ''}, " if runs else ""
         ctx.report(
             live[0].decorator,
-            f"module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s), but "
+            f"{when}module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s), but "
             f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
             "adjoint=True): turn it off for this module with "
             "`wp.set_module_options({\"enable_backward\": False})`",
@@ -774,6 +777,28 @@ def _backward_off_in_every_run(program: Program, verdict: _Verdict, module: str)
         return all(_run_turns_off(program, entry, sources, module) for entry in runs)
     return any(function is None and not is_test_path(program.modules[source].path) and module in program.imported_closure(source)
                for source, function in sources)  # fmt: skip
+
+
+def _runs_with_backward(program: Program, verdict: _Verdict, module: str) -> list[str]:
+    """The runs that load ``module`` with backward code on, named as a user starts them,
+    when some other run turns it off (else [], since then every run keeps it on and
+    naming one says nothing)."""
+    sources = program.memo("WCT010.backward_off_sources", lambda: _backward_off_sources(program, verdict))
+    if not sources:
+        return []
+    runs = [entry for entry in program.entry_modules() if entry == module or module in program.imported_closure(entry)]
+    keeping = [entry for entry in runs if not _run_turns_off(program, entry, sources, module)]
+    if len(keeping) == len(runs):
+        return []
+    return [run_label(program, entry) for entry in sorted(keeping)]
+
+
+def run_label(program: Program, entry: str) -> str:
+    """How a user starts a run: `python -m app` for a package's ``__main__``, the script's
+    file name otherwise."""
+    if entry.endswith(".__main__"):
+        return f"`python -m {entry[: -len('.__main__')]}`"
+    return f"`{program.modules[entry].path.replace(chr(92), '/').rsplit('/', 1)[-1]}`"
 
 
 def _backward_off_sources(program: Program, verdict: _Verdict) -> frozenset[tuple[str, str | None]]:
