@@ -332,3 +332,30 @@ def test_the_message_names_the_runs_that_keep_backward_code(tmp_path):
     found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
     assert [(f.path, f.line) for f in found] == [("sim/physics.py", 3)]
     assert found[0].message.startswith("when `view.py` runs, module `sim.physics` compiles backward")
+
+
+_HOLDERS = (
+    "import warp as wp\nfrom dataclasses import dataclass\nfrom typing import NamedTuple\n\n"
+    + K.format(name="scale") + "\n" + K.format(name="shift") + "\n"
+    "class Family(NamedTuple):\n    single: wp.Kernel\n    batched: wp.Kernel\n\n"
+    "@dataclass\nclass Ops:\n    step: wp.Kernel = shift\n\n"
+    "FAMILY = Family(scale, batched=shift)\n"
+)
+
+
+def test_kernels_held_by_named_tuples_and_dataclass_fields_are_followed(tmp_path):
+    # `FAMILY.single` (positional field), `ops.step` (the dataclass default): both launched
+    # from another module, never on a tape.
+    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
+             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import FAMILY, Ops\n\ndef run(x, ops):\n"
+                                "    wp.launch(FAMILY.single, dim=4, inputs=[x])\n    wp.launch(ops.step, dim=4, inputs=[x])\n\n"
+                                "run(wp.zeros(4), Ops())\n"}  # fmt: skip
+    assert _only(lint_files(tmp_path, files)) == [("pkg/kernels.py", 5)]
+
+
+def test_a_field_launched_on_a_tape_is_differentiated(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
+             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import FAMILY, Ops\n\nx = wp.zeros(4)\n"
+                                "tape = wp.Tape()\nwith tape:\n    wp.launch(FAMILY.single, dim=4, inputs=[x])\n"
+                                "    wp.launch(Ops().step, dim=4, inputs=[x])\n"}  # fmt: skip
+    assert _only(lint_files(tmp_path, files)) == []

@@ -248,6 +248,9 @@ class FileFacts:
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
     speaks_of_autodiff: bool = False  # some docstring or parameter uses autodiff's own words
     method_aliases: dict[str, str] = field(default_factory=dict)  # "C.__call__" -> "C.forward" (``__call__ = forward``)
+    # Class qualname -> its fields in order, as a NamedTuple or a dataclass declares them
+    # (``step: wp.Kernel = integrate``): (name, default; UNKNOWN unless a name).
+    class_fields: dict[str, list[tuple[str, Value]]] = field(default_factory=dict)
     module_loops: list[tuple[int, int]] = field(default_factory=list)  # ``loops`` of the module body
     first_pass_branches: set[int] = field(default_factory=set)  # ``if i == 0:`` / ``if first:``: taken on a loop's first pass
 
@@ -417,6 +420,8 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     # Most files have none of these: one shared empty container each, not one per file.
     if not facts.method_aliases:
         facts.method_aliases = _EMPTY_TABLE
+    if not facts.class_fields:
+        facts.class_fields = _EMPTY_TABLE  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -990,6 +995,11 @@ class _Extractor:
                                     else Value("sub", None, (value, const(index))))  # fmt: skip
                             scope.fact.self_attrs.setdefault(element.attr, []).append(part)
             elif self.class_stack:
+                if isinstance(target, ast.Name) and scope.fact is None:
+                    # A field: the kernel a NamedTuple/dataclass holds by default, or its
+                    # position for ``Kernels(integrate, ...)``.
+                    held = self.value(value_node) if isinstance(value_node, (ast.Name, ast.Attribute)) else UNKNOWN
+                    self.facts.class_fields.setdefault(".".join(self.class_stack), []).append((target.id, held))
                 # ``__call__ = forward`` in a class body: calling the object runs ``forward``.
                 if isinstance(target, ast.Name) and isinstance(value_node, ast.Name):
                     prefix = ".".join(self.class_stack) + "."

@@ -163,6 +163,9 @@ class Kernels:
             resolved = self.resolve_dotted(value.data)
             if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
                 return self.kernels_of_value(resolved[0], None, Value("name", resolved[1]), depth + 1)
+            head, _, field = value.data.partition(".")
+            if field and "." not in field:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
+                return self._field_of_name(module, function, head, field, depth + 1)
             return [UNRESOLVED]
         if kind == "call":
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
@@ -216,6 +219,66 @@ class Kernels:
                 out.extend(self.kernels_of_value(module, function, item, depth + 1))
             return out or [UNRESOLVED]
         return [UNRESOLVED]
+
+
+    def _field_of_name(self, module: str, function: str | None, head: str, field: str, depth: int) -> list[Any]:
+        """The kernels ``head.field`` holds, where ``head`` is a parameter, a local or a global
+        holding an object built by a project class (a NamedTuple, a dataclass)."""
+        facts = self.modules[module]
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        holders: list[tuple[str, str | None, Value]] = []
+        if fact is not None and head in fact.params:
+            for caller_module, caller_name, _call, arg in self.arguments_for(FunctionRef(module, function), head):  # type: ignore[arg-type]
+                if arg is None:
+                    return [UNRESOLVED]
+                holders.append((caller_module, caller_name, arg))
+        elif fact is not None and head in fact.locals:
+            holders = [(module, function, item) for item in fact.locals[head]]
+        elif head in facts.globals:
+            holders = [(module, None, item) for item in facts.globals[head]]
+        out: list[Any] = []
+        for holder_module, holder_function, holder in holders:
+            out.extend(self._field_kernels(holder_module, holder_function, holder, field, depth + 1))
+        return out or [UNRESOLVED]
+
+
+    def _field_kernels(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
+        """The kernels the ``field`` of an object built as ``holder`` holds: the constructor's
+        keyword, its argument at the field's position, or the class's default."""
+        if depth > MAX_DEPTH:
+            return [UNRESOLVED]
+        if holder.kind == "local":
+            out: list[Any] = []
+            for item in holder.items:
+                out.extend(self._field_kernels(module, function, item, field, depth + 1))
+            return out or [UNRESOLVED]
+        if holder.kind == "name":
+            facts = self.modules[module]
+            if holder.data in facts.globals:
+                out = []
+                for item in facts.globals[holder.data]:
+                    out.extend(self._field_kernels(module, None, item, field, depth + 1))
+                return out or [UNRESOLVED]
+            resolved = self.resolve_dotted(holder.data)
+            if resolved is not None and resolved[0] in self.modules and resolved != (module, holder.data):
+                return self._field_kernels(resolved[0], None, Value("name", resolved[1]), field, depth + 1)
+            return [UNRESOLVED]
+        cls = self._class_of_value(module, holder) if holder.kind == "call" else None
+        if cls is None:
+            return [UNRESOLVED]
+        for item in holder.items:
+            if item.kind == "kw" and item.data == field:
+                return self.kernels_of_value(module, function, item.items[0], depth + 1)
+        fields = self.modules[cls[0]].class_fields.get(cls[1], ())
+        names = [name for name, _default in fields]
+        if field not in names:
+            return [UNRESOLVED]
+        positional = [item for item in holder.items if item.kind != "kw"]
+        index = names.index(field)
+        if index < len(positional):
+            return self.kernels_of_value(module, function, positional[index], depth + 1)
+        default = fields[index][1]
+        return self.kernels_of_value(cls[0], None, default, depth + 1) if default.kind != "unknown" else [UNRESOLVED]
 
 
     def _elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
