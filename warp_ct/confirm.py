@@ -45,7 +45,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -455,6 +455,23 @@ def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[l
     """
     result = join(findings, report)
     return result.findings, result.unexplained
+
+
+def attach_evidence_and_status(findings: Sequence[Finding], report: ProbeReport) -> tuple[list[Finding], list[str]]:
+    """:func:`attach_evidence`, and each finding the run did not confirm says what the run said
+    about it when its evidence does not already: ``measured: not exercised by this run: …``,
+    ``measured: not measurable on this device: …`` (put first: module facts would read as
+    "not observed"), ``measured: exercised by this run, the predicted cost was not observed``.
+    For editors, where a finding's evidence is all the measurement says about its line."""
+    result = join(findings, report)
+    out = []
+    for joined in result.joined:
+        finding = joined.finding
+        if joined.status != "confirmed" and (joined.status == "not-measurable" or not finding.evidence):
+            text = STATUS_TEXT[joined.status] + (f": {joined.reason}" if joined.reason else "")
+            finding = replace(finding, evidence=(Evidence(summary=f"measured: {text}"), *finding.evidence))
+        out.append(finding)
+    return out, result.unexplained
 
 
 def default_paths(report: ProbeReport) -> list[str]:

@@ -203,3 +203,24 @@ def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():
     finding = _finding("WCT009", EXAMPLES / "clean.py", 11, "launched at block_dim 128 after 256")
     (joined,) = join([finding], report).joined
     assert joined.status == "not-measurable" and "CUDA" in joined.reason
+
+
+def test_findings_the_run_did_not_confirm_say_what_the_run_said_about_them(tmp_path):
+    """For editors (the server attaches these): not exercised, not measurable, not observed."""
+    from warp_ct.confirm import attach_evidence_and_status
+
+    report = measure_example("options_after_load.py")
+    other = tmp_path / "other.py"
+    other.write_text("import warp as wp\n\nwp.clear_kernel_cache()\n")
+    findings = [
+        _finding("WCT006", EXAMPLES / "options_after_load.py", 14, "options changed after `scale` was launched"),
+        _finding("WCT008", other, 2),
+        _finding("WCT009", EXAMPLES / "options_after_load.py", 14, "launched at block_dim 128 after 256"),
+    ]
+    (confirmed, unexercised, spread), _ = attach_evidence_and_status(findings, report)
+    assert confirmed.evidence[0].summary.startswith("confirmed:")  # as attach_evidence has it
+    assert [e.summary for e in unexercised.evidence] == [
+        "measured: not exercised by this run: this file was never imported or run by the measured command"
+    ]
+    # first, before the module's facts (which alone would read as "not observed")
+    assert spread.evidence[0].summary.startswith("measured: not measurable on this device: a block_dim spread")
