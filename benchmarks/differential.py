@@ -137,10 +137,12 @@ def _line(f: dict[str, Any]) -> int:
 
 
 def _places(report: dict[str, Any], finding: dict[str, Any], cwd: Path) -> set[tuple[str, int]]:
-    """Where a static finding may sit for this measured one: the finding's place, the user
-    frames the bootstrap recorded for its cause, and a generic/added kernel's definition."""
+    """Where a static finding may sit for this measured one: the finding's place and its
+    ``also_at`` places, the user frames the bootstrap recorded for its cause, and a
+    generic/added kernel's definition."""
     path, line = _abs(finding["path"], cwd), _line(finding)
-    places = {(path, line)}
+    also = {(_abs(a["path"], cwd), int(a["line"])) for a in finding.get("also_at") or ()}
+    places = {(path, line)} | also
     module_name = (finding.get("evidence") or [{}])[0].get("module")
     for module in report.get("modules", []):
         if module.get("name") != module_name:
@@ -148,8 +150,8 @@ def _places(report: dict[str, Any], finding: dict[str, Any], cwd: Path) -> set[t
         kernels = {k.get("key"): k for k in module.get("kernels", [])}
         for cause in module.get("causes", []):
             frames = [(os.path.normpath(fr["file"]), int(fr["line"])) for fr in cause.get("frames", []) if fr.get("file")]
-            if (path, line) not in frames[:1]:
-                continue
+            if (path, line) not in frames and not also & set(frames):
+                continue  # another cause of the module (the finding sits on one of its frames)
             places.update(frames)
             key = (cause.get("detail") or {}).get("kernel") or (cause.get("detail") or {}).get("key")
             kernel = kernels.get(key)

@@ -5,9 +5,9 @@ linting the given paths, and the *measured* findings of the report (the bootstra
 attributed causes, see :mod:`warp_ct.probe.findings`). They are joined by rule and place:
 
 * *twins*: a measured finding of the same rule (a measured WCT007 "kernel added after load"
-  also twins a static WCT003 "kernel per call") in the same file within ±2 lines, or about
-  the same kernel (module + kernel key, the kernel found by its source file and line in the
-  report, never by the module name alone);
+  also twins a static WCT003 "kernel per call", a measured WCT010 a static WCT013) in the
+  same file within ±2 lines, or about the same kernel (module + kernel key, the kernel found
+  by its source file and line in the report, never by the module name alone);
 * each static finding gets a status: ``confirmed`` (a twin, or the rule's mechanism measured
   on the modules it is about), ``not-measurable`` (GPU-only mechanisms on a run without a
   CUDA device: WCT009's block_dim spread, CUDA-only options), ``not-exercised`` (its file was
@@ -45,7 +45,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -214,8 +214,10 @@ def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
 GPU_ONLY_RULES = {"WCT009"}
 _CUDA_ONLY_OPTIONS = {"lineinfo", "compile_time_trace", "cuda_output"}
 _CUDA_ONLY_CACHE = ("CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "clear_lto_cache")
-# A measured finding of rule K twins static findings of these rules (same place or kernel).
-_TWIN_RULES = {"WCT007": {"WCT007", "WCT003"}}
+# A measured finding of rule K twins static findings of these rules (same place or kernel): a
+# kernel added to a loaded module is what a kernel defined per call costs (WCT003), and backward
+# code built for nothing in a unique module is what missing the file's options costs (WCT013).
+TWIN_RULES = {"WCT007": {"WCT007", "WCT003"}, "WCT010": {"WCT010", "WCT013"}}
 PLACE_TOLERANCE = 2  # lines
 
 STATUS_COUNT = {"confirmed": "confirmed", "not-observed": "not observed", "not-exercised": "not exercised",
@@ -333,7 +335,7 @@ def _twins(finding: Finding, path: str, kernels: set[tuple[str, str]],
     line = finding.range.start.line + 1
     by_kernel, by_place = [], []
     for m in measured:
-        if finding.rule not in _TWIN_RULES.get(m.rule, {m.rule}):
+        if finding.rule not in TWIN_RULES.get(m.rule, {m.rule}):
             continue
         distances = [abs(at - line) for file, at in ((m.file, m.line), *m.also_at) if file == path]
         distance = min(distances) if distances else None
@@ -453,6 +455,23 @@ def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[l
     """
     result = join(findings, report)
     return result.findings, result.unexplained
+
+
+def attach_evidence_and_status(findings: Sequence[Finding], report: ProbeReport) -> tuple[list[Finding], list[str]]:
+    """:func:`attach_evidence`, and each finding the run did not confirm says what the run said
+    about it when its evidence does not already: ``measured: not exercised by this run: …``,
+    ``measured: not measurable on this device: …`` (put first: module facts would read as
+    "not observed"), ``measured: exercised by this run, the predicted cost was not observed``.
+    For editors, where a finding's evidence is all the measurement says about its line."""
+    result = join(findings, report)
+    out = []
+    for joined in result.joined:
+        finding = joined.finding
+        if joined.status != "confirmed" and (joined.status == "not-measurable" or not finding.evidence):
+            text = STATUS_TEXT[joined.status] + (f": {joined.reason}" if joined.reason else "")
+            finding = replace(finding, evidence=(Evidence(summary=f"measured: {text}"), *finding.evidence))
+        out.append(finding)
+    return out, result.unexplained
 
 
 def default_paths(report: ProbeReport) -> list[str]:

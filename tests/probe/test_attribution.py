@@ -175,16 +175,20 @@ def test_options_changed_after_a_launch_is_wct006_at_the_set_module_options_line
 
 def test_kernel_defined_after_the_module_loaded_is_wct007_at_its_definition(tmp_path):
     report = _measure(tmp_path, "kernel_late.py", KERNEL_AFTER_LOAD)
-    assert _placed(report) == [("WCT007", "kernel_late.py", 10)]
+    assert _placed(report) == [("WCT007", "kernel_late.py", 11)]  # the def, not the decorator
     assert "kernel `second` was added" in _findings(report)[0]["message"]
     assert "line 14" in _findings(report)[0]["message"]
 
 
-def test_generic_kernel_with_new_types_after_load_is_wct007_at_the_second_launch(tmp_path):
+def test_generic_kernel_with_new_types_after_load_is_wct007_at_its_def_and_the_launch(tmp_path):
     report = _measure(tmp_path, "generic_late.py", GENERIC_LATE_TYPES)
-    assert _placed(report) == [("WCT007", "generic_late.py", 12)]
-    message = _findings(report)[0]["message"]
+    # where the wp.overload belongs; the launch that instantiated the new types is also_at
+    assert _placed(report) == [("WCT007", "generic_late.py", 6)]
+    (finding,) = _findings(report)
+    assert finding["also_at"] == [{"path": "generic_late.py", "line": 12}]
+    message = finding["message"]
     assert "generic kernel `fill`" in message and "float64" in message and "wp.overload" in message
+    assert "line 12" in message
 
 
 def test_unique_modules_of_stable_kernels_are_wct002_but_factory_kernels_are_not(tmp_path):
@@ -320,10 +324,127 @@ def test_late_wp_config_options_are_wct006_when_hashed_and_wct001_when_copied_at
     assert _placed(report) == [
         ("WCT001", "late_config.py", 9),  # max_unroll is copied when the module is made: never arrives
         ("WCT006", "late_config.py", 12),  # optimization_level is hashed: the rebuild carries it
-        ("WCT007", "late_config.py", 15),
+        ("WCT007", "late_config.py", 16),
     ]
     late, hashed, _ = _findings(report)
     assert "never arrived" in late["message"] and "max_unroll=16" in late["message"]
     assert late["evidence"][0]["milliseconds"] == 0
     assert "`wp.config.optimization_level` changed from None to 1" in hashed["message"]
     assert "line 20" in hashed["message"]
+
+
+# A helper in another file changes the options, a factory called once and a factory called
+# per launch add kernels to a loaded module: each finding sits where the static rule puts it.
+FLOW_FILES = {
+    "kernels.py": """\
+import warp as wp
+
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+def make_once(c: float):
+    @wp.kernel
+    def once(a: wp.array(dtype=float)):
+        a[wp.tid()] = a[wp.tid()] + c
+    return once
+
+def make_per_call(c: float):
+    @wp.kernel
+    def each(a: wp.array(dtype=float)):
+        a[wp.tid()] = a[wp.tid()] * c
+    return each
+""",
+    "tune.py": """\
+import warp as wp
+
+def fast():
+    wp.set_module_options({"fast_math": True}, module="kernels")
+""",
+    "flow.py": """\
+import warp as wp
+
+wp.config.enable_backward = False
+
+import kernels  # noqa: E402
+import tune  # noqa: E402
+
+a = wp.zeros(8, dtype=float, device="cpu")
+wp.launch(kernels.first, dim=8, inputs=[a], device="cpu")
+tune.fast()
+wp.launch(kernels.first, dim=8, inputs=[a], device="cpu")
+wp.launch(kernels.make_once(1.0), dim=8, inputs=[a], device="cpu")
+for c in (2.0, 3.0):
+    wp.launch(kernels.make_per_call(c), dim=8, inputs=[a], device="cpu")
+""",
+}
+
+
+def test_findings_sit_at_the_helper_call_the_factory_call_and_the_per_call_def(tmp_path):
+    for name, source in FLOW_FILES.items():
+        (tmp_path / name).write_text(source)
+    report = _measure(tmp_path, "flow.py", FLOW_FILES["flow.py"])
+    placed = {(f["code"], f["path"], f["location"]["line"]): f for f in _findings(report)}
+    assert sorted(placed) == [
+        ("WCT006", "flow.py", 10),  # the call of the helper that comes too late
+        ("WCT007", "flow.py", 12),  # the call of the factory (called once) that comes too late
+        ("WCT007", "kernels.py", 15),  # a kernel defined per call: its def
+    ]
+    assert placed[("WCT006", "flow.py", 10)]["also_at"] == [{"path": "tune.py", "line": 4}]
+    assert "(in `fast`, tune.py line 4)" in placed[("WCT006", "flow.py", 10)]["message"]
+    assert placed[("WCT007", "flow.py", 12)]["also_at"] == [{"path": "kernels.py", "line": 9}]
+    assert "for 2 rebuilds" in placed[("WCT007", "kernels.py", 15)]["message"]
+
+
+BACKWARD_FILES = {
+    "back_opts.py": """\
+import warp as wp
+
+wp.set_module_options({"enable_backward": True})
+
+@wp.kernel
+def square(a: wp.array(dtype=float)):
+    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]
+""",
+    "back_kernel.py": """\
+import warp as wp
+
+@wp.kernel
+def plain(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+@wp.kernel(enable_backward=True)
+def wanted(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+""",
+    "backward_asked.py": """\
+import warp as wp
+
+wp.config.enable_backward = False
+
+import back_kernel  # noqa: E402
+import back_opts  # noqa: E402
+
+a = wp.zeros(8, dtype=float, device="cpu")
+wp.launch(back_kernel.plain, dim=8, inputs=[a], device="cpu")
+wp.launch(back_kernel.wanted, dim=8, inputs=[a], device="cpu")
+wp.launch(back_opts.square, dim=8, inputs=[a], device="cpu")
+b = wp.zeros(8, dtype=wp.float64, device="cpu")
+wp.utils.array_cast(a, b)
+""",
+}
+
+
+def test_backward_code_asked_for_is_wct010_where_it_was_asked_and_warp_s_own_modules_are_left_alone(tmp_path):
+    for name, source in BACKWARD_FILES.items():
+        (tmp_path / name).write_text(source)
+    report = _measure(tmp_path, "backward_asked.py", BACKWARD_FILES["backward_asked.py"])
+    # the decorator that asks for it, the set_module_options call that asks for it; Warp's own
+    # warp.utils (created at `import warp`, built with backward code) is not the user's: no
+    # WCT001 for the global enable_backward=False that came after `import warp`, no WCT010
+    assert _placed(report, backward=True) == [("WCT010", "back_kernel.py", 7), ("WCT010", "back_opts.py", 3)]
+    kernel, options = report.findings
+    assert "kernel `wanted` asks for it" in kernel["message"] and "`set_module_options` asked" in options["message"]
+    assert any(load.module == "warp.utils" for load in report.samples[0].cold.loads)
+    schema = json.loads((ROOT / "warp_ct/probe/report.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(report.to_json_dict())), schema)

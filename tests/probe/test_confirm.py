@@ -162,7 +162,10 @@ def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
     report_path.write_text(json.dumps(report.to_json_dict()))
     measured = {(f["code"], f["path"], f["location"]["line"]) for f in report.findings}
     # (and backward code that no tape used: the run launches without one)
-    assert measured == {("WCT007", "app/__main__.py", 16), ("WCT006", "app/helper.py", 5), ("WCT010", "app/__main__.py", 6)}
+    # the late optimization_level at the call of the helper that made it (the assignment is also_at)
+    assert measured == {("WCT007", "app/__main__.py", 17), ("WCT006", "app/__main__.py", 13), ("WCT010", "app/__main__.py", 6)}
+    (late_option,) = [f for f in report.findings if f["code"] == "WCT006"]
+    assert late_option["also_at"] == [{"path": "app/helper.py", "line": 5}]
 
     def confirm(*paths: str, output: str = "json") -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -174,25 +177,25 @@ def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
     assert result.returncode == 1, result.stderr
     payload = json.loads(result.stdout)
     by_place = {(f["path"], f["range"]["start"]["line"] + 1, f["code"]): f for f in payload["findings"]}
-    late = by_place[("app/__main__.py", 17, "WCT007")]  # static: the def line; measured: the decorator
-    assert late["status"] == "confirmed" and late["measured"][0]["line"] == 16
-    assert late["evidence"][0]["summary"].startswith("confirmed: measured at app/__main__.py:16:")
+    late = by_place[("app/__main__.py", 17, "WCT007")]  # both at the def line
+    assert late["status"] == "confirmed" and late["measured"][0]["line"] == 17
+    assert late["evidence"][0]["summary"].startswith("confirmed: measured at app/__main__.py:17:")
     cleared = by_place[("app/unused.py", 5, "WCT008")]
     assert cleared["status"] == "not-exercised" and cleared["evidence"] == []
     # the late optimization_level in the helper has no static twin: the analyzer missed it
-    assert [(m["code"], m["path"], m["location"]["line"]) for m in payload["missed"]] == [("WCT006", "app/helper.py", 5)]
+    assert [(m["code"], m["path"], m["location"]["line"]) for m in payload["missed"]] == [("WCT006", "app/__main__.py", 13)]
     assert payload["left_out"] == 0 and payload["statuses"]["confirmed"] >= 1 and payload["unexplained"] == []
 
     # linting only some files: measured findings in the others are left out, with a note
-    partial = confirm("app/__main__.py", "app/unused.py")
+    partial = confirm("app/helper.py", "app/unused.py")
     data = json.loads(partial.stdout)
-    assert data["missed"] == [] and data["left_out"] == 1
-    assert "1 measured finding in files outside the linted paths left out" in data["notes"]
+    assert data["missed"] == [] and data["left_out"] == 3
+    assert "3 measured findings in files outside the linted paths left out" in data["notes"]
 
     text = confirm(".", output="text").stdout
-    assert "    confirmed: measured at app/__main__.py:16:" in text
+    assert "    confirmed: measured at app/__main__.py:17:" in text
     assert "    not exercised by this run: this file was never imported or run" in text
-    assert "The static analyzer missed (measured, no finding of that rule at that place):\n  app/helper.py:5: WCT006" in text
+    assert "The static analyzer missed (measured, no finding of that rule at that place):\n  app/__main__.py:13: WCT006" in text
 
 
 def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():
@@ -200,3 +203,24 @@ def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():
     finding = _finding("WCT009", EXAMPLES / "clean.py", 11, "launched at block_dim 128 after 256")
     (joined,) = join([finding], report).joined
     assert joined.status == "not-measurable" and "CUDA" in joined.reason
+
+
+def test_findings_the_run_did_not_confirm_say_what_the_run_said_about_them(tmp_path):
+    """For editors (the server attaches these): not exercised, not measurable, not observed."""
+    from warp_ct.confirm import attach_evidence_and_status
+
+    report = measure_example("options_after_load.py")
+    other = tmp_path / "other.py"
+    other.write_text("import warp as wp\n\nwp.clear_kernel_cache()\n")
+    findings = [
+        _finding("WCT006", EXAMPLES / "options_after_load.py", 14, "options changed after `scale` was launched"),
+        _finding("WCT008", other, 2),
+        _finding("WCT009", EXAMPLES / "options_after_load.py", 14, "launched at block_dim 128 after 256"),
+    ]
+    (confirmed, unexercised, spread), _ = attach_evidence_and_status(findings, report)
+    assert confirmed.evidence[0].summary.startswith("confirmed:")  # as attach_evidence has it
+    assert [e.summary for e in unexercised.evidence] == [
+        "measured: not exercised by this run: this file was never imported or run by the measured command"
+    ]
+    # first, before the module's facts (which alone would read as "not observed")
+    assert spread.evidence[0].summary.startswith("measured: not measurable on this device: a block_dim spread")

@@ -2,32 +2,40 @@
 
 Each ``cause`` record (see ``inject/sitecustomize.py``) says why a real module load happened
 and at which user frames. A cause that cost a build becomes a finding of the rule that
-predicts it, at the user's line, with the measured figures in the message:
+predicts it, at the line the static rule would name (tests/programs/README.md, "Where a
+finding starts"), with the measured figures in the message:
 
 * ``options`` (``set_module_options`` / ``options.update`` + ``mark_modified`` on a loaded
-  module) -> WCT006 at the call that changed the options;
+  module) -> WCT006 at the call that changed the options; when a helper made the change, at
+  the call of that helper in the flow that rebuilt the module (the change is ``also_at``);
 * ``kernel_added`` / ``function_added`` / ``struct_added`` (defined into a loaded module)
-  -> WCT007 at the definition;
+  -> WCT007 at the definition's ``def`` line; a kernel that a factory called once made, at
+  that call when the rebuilding flow calls the factory by name (the ``def`` is ``also_at``);
 * ``generic_instance`` (a generic kernel instantiated with new types after its module was
-  loaded) -> WCT007 at the launch that instantiated it;
+  loaded) -> WCT007 at the generic kernel's ``def`` (where the ``wp.overload`` belongs; the
+  launch that instantiated it is ``also_at``), or at a late ``wp.overload`` call itself;
 * ``block_dim`` (a loaded module loaded again at another block_dim) -> WCT009 at the launch
   (or ``get_suggested_block_size`` / ``force_load`` call) that asked for it;
 * ``config`` (a ``wp.config`` option read when a module is hashed -- ``mode``,
   ``optimization_level``, ``use_precompiled_headers`` -- differs from the module's previous
   load and the module was rebuilt with a new hash) -> WCT006 at the last assignment of that
-  option: for the module it is an option changed after load, like ``set_module_options``;
+  option (or the call of the helper that made it): for the module it is an option changed
+  after load, like ``set_module_options``;
 * ``config_ignored`` (a ``wp.config`` option copied when a module is created --
   ``enable_backward``, ``max_unroll``, ``lineinfo`` -- assigned after the module was created,
   and the module was then built with its old value) -> WCT001 at the assignment: no rebuild,
-  the value never arrived;
+  the value never arrived. Not for Warp's own modules: they exist from ``import warp`` on,
+  before any line of the user's could set an option;
 * ``cache_removal`` records (``wp.clear_kernel_cache()``, ``wp.clear_lto_cache()``,
   ``shutil.rmtree`` of the kernel cache, ``wp.config.kernel_cache_dir`` set to a temporary
   dir, ``wp.config.cache_kernels = False``) when the warm run rebuilt modules -> WCT008 at the
   call, or, when the call ran at exit, at the ``atexit.register`` line that registered it;
 * a module built with backward (adjoint) code whose kernels no ``wp.Tape`` recorded and no
-  ``adjoint=True`` launch ran in this run -> WCT010 at its first kernel (user files only:
-  an installed package's modules are not the user's to configure). A fact of this run: a
-  library's other callers may differentiate, which the static rule weighs;
+  ``adjoint=True`` launch ran in this run -> WCT010 at the line that asked for that code (a
+  kernel's ``enable_backward=True`` decorator, a ``set_module_options`` call before the first
+  load: ``backward_option`` causes), else at its first kernel (user files only: an installed
+  package's modules are not the user's to configure). A fact of this run: a library's other
+  callers may differentiate, which the static rule weighs;
 * ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
@@ -43,6 +51,7 @@ milliseconds are medians over samples of the load that paid for the cause.
 from __future__ import annotations
 
 import os
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -76,16 +85,11 @@ CAUSE_RULES = {
     "config_ignored": "WCT001",
 }
 MIN_UNIQUE_MODULES_PER_FILE = 2
+_DECORATOR_SPAN = 20  # lines from a first decorator to its def
 
 
 def _seconds(ms: float) -> str:
     return f"{ms / 1000.0:.2f} s"
-
-
-def _at(frame: Frame | None) -> str:
-    if frame is None:
-        return "?"
-    return f"line {frame.line}" + (f" (`{frame.function}`)" if frame.function not in ("<module>", "") else "")
 
 
 def _load_ms(ok: Sequence[SampleResult], cause: Cause) -> float:
@@ -166,23 +170,112 @@ def _evidence(summary: str, module: ModuleIdentity | None, name: str, ms: float)
     }
 
 
-def _place(cause: Cause, loads: Sequence[ModuleLoad]) -> tuple[str, int, str]:
-    """(file, line, note): the innermost user frame, else the load's, else the module's kernel."""
+def _def_line(path: str, line: int, sources: dict[str, list[str] | None]) -> int:
+    """The ``def``/``class`` line of a definition whose frame or ``co_firstlineno`` names its
+    first decorator (Python reports the decorator's line while it applies it)."""
+    lines = read_lines(path, sources)
+    if lines is None or not 1 <= line <= len(lines) or not lines[line - 1].lstrip().startswith("@"):
+        return line
+    for number in range(line, min(line + _DECORATOR_SPAN, len(lines)) + 1):
+        text = lines[number - 1].lstrip()
+        if text.startswith(("def ", "async def ", "class ")):
+            return number
+    return line
+
+
+def _caller_in_flow(cause: Cause) -> Frame | None:
+    """The innermost frame of the cause that also ran the load that paid for it: the call, in
+    the flow that rebuilt the module, of the helper or factory that made the change (None when
+    the change was made at import time or outside that flow)."""
+    paying = {(f.file, f.function) for f in cause.load_frames}
+    for frame in cause.frames:
+        if (frame.file, frame.function) in paying:
+            return frame
+        if frame.function == "<module>":
+            return None  # an import is not a call of a helper
+    return None
+
+
+def _calls(frame: Frame, function: str, sources: dict[str, list[str] | None]) -> bool:
+    """Whether ``frame``'s line calls ``function`` by name (a property read is no call)."""
+    text = _source_line(frame.file, frame.line, sources) or ""
+    return re.search(rf"\b{re.escape(function)}\s*\(", text) is not None
+
+
+def _definition(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[str] | None]) -> tuple[str, int] | None:
+    """(file, def line) of the generic kernel a ``generic_instance`` cause instantiated."""
+    key = cause.detail.get("kernel")
+    for load in loads:
+        if load.module != cause.module:
+            continue
+        for kernel in load.kernels:
+            if kernel.file and kernel.line and kernel.key == key:
+                return kernel.file, _def_line(kernel.file, kernel.line, sources)
+    line = cause.detail.get("line")
+    file = cause.detail.get("file")
+    if file and line:
+        return str(file), _def_line(str(file), int(line), sources)
+    return None
+
+
+def _place(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[str] | None],
+           additions: dict[tuple[str, str], int]) -> tuple[str, int, str, tuple[Frame, ...]]:  # fmt: skip
+    """(file, line, note, also_at): where the user changes what caused the build.
+
+    The places follow the static rules' (tests/programs/README.md): an option change at the
+    call, in the flow that rebuilt the module, of the helper that made it (the change itself
+    is also_at); a kernel defined after the load at its ``def`` line, but one that a factory
+    called once made at that call; a generic kernel's new instance at the kernel's ``def``
+    (where the ``wp.overload`` belongs; the launch is also_at). Without a user frame: the
+    load's, else the module's kernel, with a note that Warp or a package did it.
+    """
     if cause.frames:
-        return cause.frames[0].file, cause.frames[0].line, ""
+        inner = cause.frames[0]
+        if cause.cause in ("options", "config"):
+            caller = _caller_in_flow(cause)
+            if caller is not None and caller != inner:
+                return caller.file, caller.line, f" (in `{inner.function}`, {_where(inner, caller.file)})", (inner,)
+            return inner.file, inner.line, "", ()
+        if cause.cause in ("kernel_added", "function_added", "struct_added"):
+            definition = Frame(inner.file, _def_line(inner.file, inner.line, sources), inner.function)
+            once = additions.get((cause.module, str(cause.detail.get("key")))) == 1
+            if cause.cause == "kernel_added" and once and "__locals__" in str(cause.detail.get("key")):
+                caller = _caller_in_flow(cause)
+                if caller is not None and caller != inner and _calls(caller, inner.function, sources):
+                    return caller.file, caller.line, "", (definition,)
+            return definition.file, definition.line, "", ()
+        if cause.cause == "generic_instance" and not _explicit_overload(cause, sources):
+            definition = _definition(cause, loads, sources)
+            if definition is not None and definition != (inner.file, inner.line):
+                return definition[0], definition[1], "", (inner,)
+        return inner.file, inner.line, "", ()
     by = f" inside package `{cause.package}`" if cause.package else " inside Warp or an installed package"
     if cause.load_frames:
         frame = cause.load_frames[0]
-        return frame.file, frame.line, by
+        return frame.file, frame.line, by, ()
     for load in loads:
         if load.module == cause.module:
             for kernel in load.kernels:
                 if kernel.file and kernel.line:
-                    return kernel.file, kernel.line, by
-    return "", 0, by
+                    return kernel.file, kernel.line, by, ()
+    return "", 0, by, ()
 
 
-def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str) -> str:
+def _explicit_overload(cause: Cause, sources: dict[str, list[str] | None]) -> bool:
+    """A generic instance declared by ``wp.overload`` (its line is the late declaration), not
+    made by a launch (the bootstrap says so; older reports: the line's text)."""
+    if "explicit" in cause.detail:
+        return bool(cause.detail["explicit"])
+    return _calls(cause.frames[0], "overload", sources)
+
+
+def _where(frame: Frame, file: str) -> str:
+    """``line N`` in ``file``, else ``name.py line N``."""
+    return f"line {frame.line}" if frame.file == file else f"{os.path.basename(frame.file)} line {frame.line}"
+
+
+def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str,
+             at: tuple[str, int]) -> str:  # fmt: skip
     name = cause.module
     hashes = 0 if module is None else len(module.hashes)
     built = "" if module is None else f"`{name}` built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
@@ -190,10 +283,11 @@ def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count
     cost = f"{_seconds(ms_total)}" + (f" for {count} rebuilds" if count > 1 else "")
     if paid is None:
         rebuilt = "so it was rebuilt"
-    elif cause.frames and cause.frames[0] == paid:
+    elif (paid.file, paid.line) == at:
         rebuilt = "so this launch rebuilt it"
     else:
-        rebuilt = f"so the launch or load at {_at(paid)} rebuilt it"
+        where = _where(paid, at[0]) + (f" (`{paid.function}`)" if paid.function not in ("<module>", "") else "")
+        rebuilt = f"so the launch or load at {where} rebuilt it"
     detail = cause.detail
     if cause.cause == "options":
         names = ", ".join(f"`{k}`" for k in sorted(detail.get("options") or {})) or "its options"
@@ -227,18 +321,27 @@ def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdenti
     first = ok[0]
     by_name = {(m.name, m.device): m for m in modules}
     grouped: dict[tuple[str, str, int, str], list[Cause]] = defaultdict(list)
-    notes: dict[tuple[str, str, int, str], str] = {}
+    notes: dict[tuple[str, str, int, str], tuple[str, tuple[Frame, ...]]] = {}
+    sources: dict[str, list[str] | None] = {}
+    # How often each kernel (module, key) was added to a loaded module: once is a late
+    # definition (a factory called late), more is a definition per call.
+    additions: dict[tuple[str, str], int] = defaultdict(int)
+    for cause in first.cold.causes:
+        if cause.cause in ("kernel_added", "function_added", "struct_added"):
+            additions[(cause.module, str(cause.detail.get("key")))] += 1
+    warp_modules = _warp_modules(first.cold.loads)
     for cause in first.cold.causes:
         rule = CAUSE_RULES.get(cause.cause)
         if rule is None:
             continue
-        path, line, note = _place(cause, first.cold.loads)
+        if cause.cause == "config_ignored" and cause.module in warp_modules:
+            continue  # Warp's own modules exist from `import warp` on: no user line can come before them
+        path, line, note, also = _place(cause, first.cold.loads, sources, additions)
         if not path:
             continue
         key = (rule, path, line, cause.module)
         grouped[key].append(cause)
-        notes[key] = note
-    sources: dict[str, list[str] | None] = {}
+        notes.setdefault(key, (note, also))
     out = []
     for (rule, path, line, name), causes in grouped.items():
         cause = causes[0]
@@ -246,14 +349,25 @@ def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdenti
         ms = sum(_load_ms(ok, c) for c in causes)
         if cause.cause == "config_ignored":
             ms = 0.0
-        message = _message(cause, module, ms, len(causes), notes[(rule, path, line, name)])
+        note, also = notes[(rule, path, line, name)]
+        message = _message(cause, module, ms, len(causes), note, (path, line))
         out.append(_finding(rule, path, line, message, _evidence(message, module, name, ms), cwd, sources,
-                            _cause_kernel(cause)))  # fmt: skip
+                            _cause_kernel(cause), also))  # fmt: skip
     out.extend(_unique_findings(ok, modules, cwd, sources))
     out.extend(_cache_findings(ok, modules, cwd, sources))
     out.extend(_backward_findings(ok, modules, cwd, sources))
     out.sort(key=lambda f: (f["path"], f["range"]["start"]["line"], f["range"]["start"]["character"], f["code"], f["message"]))
     return out
+
+
+def _warp_modules(loads: Sequence[ModuleLoad]) -> set[str]:
+    """Modules of Warp itself (or of installed packages) in a run: every kernel of theirs is
+    in an installed file, or the module is named after Warp's package."""
+    files: dict[str, set[str | None]] = defaultdict(set)
+    for load in loads:
+        files[load.module].update(k.file for k in load.kernels)
+    return {name for name, paths in files.items()
+            if name == "warp" or name.startswith("warp.") or (paths and all(_installed(p) for p in paths))}  # fmt: skip
 
 
 def _cause_kernel(cause: Cause) -> str | None:
@@ -314,10 +428,19 @@ def _installed(path: str | None) -> bool:
 
 def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
                        sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
-    """Modules built with adjoint code that nothing in this run differentiated."""
+    """Modules built with adjoint code that nothing in this run differentiated.
+
+    At the line that asked for the backward code when the run saw one (the first kernel
+    whose decorator says ``enable_backward=True``, else the ``set_module_options`` call
+    that set it before the module's first load), else at the module's first kernel.
+    """
     loads_of: dict[tuple[str, str], list[ModuleLoad]] = defaultdict(list)
     for load in ok[0].cold.loads:
         loads_of[(load.module, load.device)].append(load)
+    asked: dict[str, Frame] = {}  # module -> the set_module_options call that set enable_backward=True
+    for cause in ok[0].cold.causes:
+        if cause.cause == "backward_option" and cause.detail.get("enable_backward") is True and cause.frames:
+            asked.setdefault(cause.module, cause.frames[0])
     out = []
     for module in modules:
         loads = loads_of.get((module.name, module.device)) or []
@@ -332,13 +455,21 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
                          key=lambda k: (k.file or "", k.line or 0))  # fmt: skip
         if not kernels:
             continue
-        first = kernels[0]
+        explicit = [k for k in kernels if k.backward]
+        if explicit:
+            file, line = explicit[0].file or "", int(explicit[0].line or 0)
+            why = f" (kernel `{explicit[0].key}` asks for it: `enable_backward=True`)"
+        elif module_backward and module.name in asked and not _installed(asked[module.name].file):
+            file, line = asked[module.name].file, asked[module.name].line
+            why = " (`set_module_options` asked for it here)"
+        else:
+            file, line, why = kernels[0].file or "", int(kernels[0].line or 0), ""
         size = f", {module.source_bytes / 1024:.0f} KiB of generated source" if module.source_bytes else ""
-        message = (f"`{module.name}` was built with backward (adjoint) code for its {len(with_backward)} kernel(s) "
+        message = (f"`{module.name}` was built with backward (adjoint) code{why} for its {len(with_backward)} kernel(s) "
                    f"({_seconds(module.ms)} cold{size}), but in this run no wp.Tape recorded them and no launch "
                    "asked for adjoint=True: the adjoint code was compiled for nothing here")  # fmt: skip
-        out.append(_finding("WCT010", first.file or "", int(first.line or 0), message,
-                            _evidence(message, module, module.name, module.ms), cwd, sources))  # fmt: skip
+        out.append(_finding("WCT010", file, line, message, _evidence(message, module, module.name, module.ms), cwd,
+                            sources))  # fmt: skip
     return out
 
 

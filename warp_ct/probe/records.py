@@ -19,21 +19,18 @@ class KernelSource:
     key: str
     file: str | None
     line: int | None  # first line of the definition (the decorator line)
-    # The kernel's own ``enable_backward`` (``@wp.kernel(enable_backward=False)``), which
-    # overrides its module's; None: it follows the module.
-    backward: bool | None = None
+    backward: bool | None = None  # the kernel's own enable_backward (decorator option), None: the module's
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"key": self.key, "file": self.file, "line": self.line}
+        data: dict[str, Any] = {"key": self.key, "file": self.file, "line": self.line}
         if self.backward is not None:
-            out["backward"] = self.backward
-        return out
+            data["backward"] = self.backward
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KernelSource:
         backward = data.get("backward")
-        return cls(str(data.get("key")), data.get("file"), data.get("line"),
-                   backward if isinstance(backward, bool) else None)  # fmt: skip
+        return cls(str(data.get("key")), data.get("file"), data.get("line"), None if backward is None else bool(backward))
 
 
 @dataclass(frozen=True)
@@ -190,7 +187,7 @@ class Frame:
 
 # Why a real load happened, as the bootstrap attributes it (``cause`` records).
 CAUSES = ("options", "kernel_added", "function_added", "struct_added", "generic_instance", "block_dim",
-          "unique_module", "modified", "config", "config_ignored")  # fmt: skip
+          "unique_module", "modified", "config", "config_ignored", "backward_option")  # fmt: skip
 
 
 @dataclass(frozen=True)

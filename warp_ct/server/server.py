@@ -447,11 +447,12 @@ class WarpCtServer(LanguageServer):
         if report is None or not findings:
             return findings
         try:
-            from warp_ct.confirm import attach_evidence
+            from warp_ct.confirm import attach_evidence_and_status
         except ImportError:
             return findings
         try:
-            confirmed, _unexplained = attach_evidence(findings, report)
+            # a finding the run did not confirm says so too (not exercised, not measurable here)
+            confirmed, _unexplained = attach_evidence_and_status(findings, report)
             if self.measured.ledger is not None:
                 from warp_ct.confirm import attach_lever_figures
 

@@ -241,8 +241,8 @@ def _kernel_sources(module):
             seen.add(item)
             entry = {"key": item[0], "file": item[1], "line": item[2]}
             own = (getattr(kernel, "options", None) or {}).get("enable_backward")
-            if isinstance(own, bool):  # the decorator's, overriding the module's
-                entry["backward"] = own
+            if own is not None:
+                entry["backward"] = bool(own)  # the kernel's own option (decorator) wins over the module's
             out.append(entry)
             if len(out) >= _MAX_KERNELS_PER_LOAD:
                 break
@@ -376,6 +376,7 @@ class _Hooks:
         if mark_modified is not None and not getattr(mark_modified, "_warp_ct_wrapped", False):
             module_class._warp_ct_pending = None  # causes waiting for the module's next real load
             module_class._warp_ct_block_dims = None  # block_dims this module was really loaded at
+            module_class._warp_ct_backward_set = None  # where set_module_options set enable_backward before a load
             module_class.mark_modified = self._attributed_mark_modified(mark_modified)
             self.installed.add("Module.mark_modified")
         init = getattr(module_class, "__init__", None) if module_class is not None else None
@@ -392,6 +393,8 @@ class _Hooks:
             try:
                 if module.execs:
                     _remember_cause(module, sys._getframe(1))
+                else:
+                    _remember_backward_option(module, sys._getframe(1))
             except Exception:
                 pass
             return original(module, *args, **kwargs)
@@ -681,6 +684,18 @@ def _remember_cause(module, caller):
     elif cause == "generic_instance":
         owner = local_vars.get("self")
         detail["kernel"] = getattr(owner, "key", None)
+        code = getattr(getattr(owner, "func", None), "__code__", None)
+        if code is not None:
+            detail["file"] = code.co_filename
+            detail["line"] = code.co_firstlineno
+        # declared by wp.overload (the user's line is the declaration) or made by a launch
+        detail["explicit"] = False
+        frame = caller.f_back
+        while frame is not None and not _is_user_file(frame.f_code.co_filename):
+            if frame.f_code.co_name == "overload":
+                detail["explicit"] = True
+                break
+            frame = frame.f_back
         sig = local_vars.get("sig")
         detail["signature"] = None if sig is None else str(sig)
         arg_types = local_vars.get("arg_types")
@@ -703,6 +718,18 @@ def _remember_cause(module, caller):
         pending = module._warp_ct_pending = []
     if len(pending) < _MAX_PENDING:
         pending.append({"cause": cause, "detail": detail, "frames": frames, "package": package, "t": time.time()})
+
+
+def _remember_backward_option(module, caller):
+    """``set_module_options({"enable_backward": ...})`` on a module not loaded yet: keep where,
+    for the module's first load (the line that asked for backward code, WCT010)."""
+    if caller.f_code.co_name != "set_module_options":
+        return
+    options = caller.f_locals.get("options")
+    if not isinstance(options, dict) or "enable_backward" not in options:
+        return
+    frames, package = _user_frames(caller.f_back)
+    module._warp_ct_backward_set = {"value": _value(options["enable_backward"]), "frames": frames, "package": package}
 
 
 def _write_causes(recorder, module, record):
@@ -729,6 +756,11 @@ def _write_causes(recorder, module, record):
         causes = causes + _config_causes(recorder, module, record, first_load)
     except Exception:
         pass
+    backward_set = module._warp_ct_backward_set
+    if first_load and backward_set is not None:
+        module._warp_ct_backward_set = None
+        causes = causes + [{"cause": "backward_option", "detail": {"enable_backward": backward_set["value"]},
+                            "frames": backward_set["frames"], "package": backward_set["package"], "t": time.time()}]  # fmt: skip
     if first_load and _is_unique_module(module):
         kernels = record.get("kernels") or []
         generic = any(getattr(k, "is_generic", False) for k in (getattr(module, "kernels", None) or {}).values())
