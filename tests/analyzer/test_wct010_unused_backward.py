@@ -359,3 +359,38 @@ def test_a_field_launched_on_a_tape_is_differentiated(tmp_path):
                                 "tape = wp.Tape()\nwith tape:\n    wp.launch(FAMILY.single, dim=4, inputs=[x])\n"
                                 "    wp.launch(Ops().step, dim=4, inputs=[x])\n"}  # fmt: skip
     assert _only(lint_files(tmp_path, files)) == []
+
+
+_DECORATOR = (
+    "import warp as wp\n\ndef unique_kernel(**kwargs):\n{setdefault}    def deco(f):\n"
+    "        return wp.kernel(f, module='unique', **kwargs)\n    return deco\n"
+)
+_USES = (
+    "import warp as wp\nfrom pkg.util import unique_kernel\n\n@unique_kernel({keywords})\n"
+    "def elem(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+    "def run(x):\n    wp.launch(elem, dim=4, inputs=[x])\n"
+)
+
+
+def _decorator_project(keywords: str = "", setdefault: str = "", main: str = "run(wp.zeros(4))\n") -> dict[str, str]:
+    return {"pkg/__init__.py": "", "pkg/util.py": _DECORATOR.format(setdefault=setdefault),
+            "pkg/ops.py": _USES.format(keywords=keywords),
+            "pkg/__main__.py": "import warp as wp\nfrom pkg.ops import run, elem\n\n" + main}  # fmt: skip
+
+
+def test_a_projects_own_unique_kernel_decorator_is_reported_at_its_wp_kernel_call(tmp_path):
+    found = [f for f in lint_files(tmp_path, _decorator_project()) if f.rule == "WCT010"]
+    assert [(f.path, f.line) for f in found] == [("pkg/util.py", 5)]
+    assert found[0].message.startswith("every kernel made with `unique_kernel` gets a module of its own")
+
+
+def test_kernel_decorator_whose_uses_or_body_set_the_backward_option(tmp_path):
+    assert _only(lint_files(tmp_path, _decorator_project(keywords="enable_backward=False"))) == []
+    setdefault = "    kwargs.setdefault('enable_backward', False)\n"
+    assert _only(lint_files(tmp_path / "b", _decorator_project(setdefault=setdefault))) == []
+
+
+def test_kernel_decorator_in_a_project_that_differentiates(tmp_path):
+    # Which kernels the tape reaches, the model cannot tell for kernels it does not know.
+    main = "x = wp.zeros(4)\ntape = wp.Tape()\nwith tape:\n    wp.launch(elem, dim=4, inputs=[x])\n"
+    assert _only(lint_files(tmp_path, _decorator_project(main=main))) == []

@@ -83,6 +83,11 @@ KNOWN_MEASUREMENT_GAPS: dict[str, dict[str, str]] = {
            "per-call declaration cost (timed by hand in fixture.toml), which the probe does not record"
            for line in (13, 23, 33, 43)},
     },
+    "unique_kernel_decorator": {
+        "mesh/warp_utils.py:13 WCT010": "a project's own kernel decorator: the probe measures each kernel it made "
+        "(`area`, `centroid`, at their definitions); the one line that turns backward code off for all of them is "
+        "the decorator's `wp.kernel` call, which no run-time record names",
+    },
     "app_viewer_with_library": {
         "viewer/cli.py:18 WCT008": "behind --no-kernel-cache, which the measured command does not pass: the line never runs",
     },

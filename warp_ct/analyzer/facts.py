@@ -215,6 +215,9 @@ class FunctionFact:
     differentiates: bool = False  # Tape / .backward() / requires_grad=True / adjoint launches
     speaks_of_gradients: bool = False  # docstring or parameters mention gradients (any word)
     speaks_of_autodiff: bool = False  # ... in words only autodiff uses (not "gradient": also calculus)
+    # The keywords its decorators are called with (``@unique_kernel(enable_backward=False)``;
+    # "**" for a spread): what a project's own kernel decorator passes on to ``wp.kernel``.
+    decorator_keywords: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -251,6 +254,11 @@ class FileFacts:
     # Class qualname -> its fields in order, as a NamedTuple or a dataclass declares them
     # (``step: wp.Kernel = integrate``): (name, default; UNKNOWN unless a name).
     class_fields: dict[str, list[tuple[str, Value]]] = field(default_factory=dict)
+    # ``wp.kernel(fn, module="unique", **kwargs)`` inside a function: a project's own kernel
+    # decorator. (function qualname, span, ``module=`` value or None, whether the call sets
+    # the backward option itself: ``enable_backward=`` or ``module_options=``, whether it
+    # passes ``**keywords`` on).
+    kernel_calls: list[tuple[str, Span, Value | None, bool, bool]] = field(default_factory=list)
     module_loops: list[tuple[int, int]] = field(default_factory=list)  # ``loops`` of the module body
     first_pass_branches: set[int] = field(default_factory=set)  # ``if i == 0:`` / ``if first:``: taken on a loop's first pass
 
@@ -422,6 +430,8 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.method_aliases = _EMPTY_TABLE
     if not facts.class_fields:
         facts.class_fields = _EMPTY_TABLE  # type: ignore[assignment]
+    if not facts.kernel_calls:
+        facts.kernel_calls = ()  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -441,6 +451,7 @@ class _Extractor:
         self._branch_ids: dict[int, int] = {}  # id(if/match node) -> branch id within the file
         self.class_stack: list[str] = []
         self.in_main = False
+        self.in_decorator = False  # visiting a definition's decorators
         # One object per distinct value, dotted name and span number in the file: most of a
         # file's values repeat (the same names, parameters, numbers, ``self.x``, ``x[i]``).
         self._values: dict[tuple, Value] = {}
@@ -723,8 +734,12 @@ class _Extractor:
 
     def stmt_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         scope = self.scopes[-1]
-        for decorator in node.decorator_list:
-            self.expr(decorator)
+        self.in_decorator = True  # ``@wp.kernel(...)`` is a definition, not a ``kernel_calls`` entry
+        try:
+            for decorator in node.decorator_list:
+                self.expr(decorator)
+        finally:
+            self.in_decorator = False
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
                 self.expr(default)
@@ -757,6 +772,7 @@ class _Extractor:
             is_kernel=False,
             speaks_of_gradients=talk > 0,
             speaks_of_autodiff=talk == _AUTODIFF_TALK,
+            decorator_keywords=tuple(k.arg or "**" for d in node.decorator_list if isinstance(d, ast.Call) for k in d.keywords),
         )
         self.facts.functions[qualname] = fact
         if scope.qualname is not None:
@@ -1215,6 +1231,13 @@ class _Extractor:
             if isinstance(adjoint, ast.Constant) and adjoint.value is True:
                 self.mark_differentiates()
             return
+        if name == "warp.kernel" and scope.fact is not None and not self.in_decorator:
+            keywords = {k.arg: k.value for k in node.keywords}  # type: ignore[attr-defined]
+            module = keywords.get("module")
+            self.facts.kernel_calls.append((
+                scope.qualname, span_of(node, self._numbers), self.value(module) if module is not None else None,
+                "enable_backward" in keywords or "module_options" in keywords, None in keywords,
+            ))  # fmt: skip
         if name == "warp.set_module_options":
             options_node = call_argument(node, "options", 0) or call_argument(node, "opts", 0)
             target_node = call_argument(node, "module", 1)

@@ -281,6 +281,35 @@ class Kernels:
         return self.kernels_of_value(cls[0], None, default, depth + 1) if default.kind != "unknown" else [UNRESOLVED]
 
 
+    def kernel_decorator_uses(self) -> dict[tuple[str, int], list[tuple[FunctionRef, FunctionRef]]]:
+        """(module, index in its ``kernel_calls``) -> (decorated function, the decorator) for
+        each function decorated with a project function that makes kernels with
+        ``wp.kernel(fn, ...)``, itself or in a function it encloses (``def unique_kernel(**kw):
+        def deco(f): return wp.kernel(f, module="unique", **kw)``)."""
+        return self.memo("program.kernel_decorator_uses", self._kernel_decorator_uses)
+
+
+    def _kernel_decorator_uses(self) -> dict[tuple[str, int], list[tuple[FunctionRef, FunctionRef]]]:
+        makers: dict[FunctionRef, list[tuple[str, int]]] = {}
+        for module, facts in self.modules.items():
+            for index, call in enumerate(facts.kernel_calls):
+                ref: FunctionRef | None = FunctionRef(module, call[0])
+                while ref is not None:
+                    makers.setdefault(ref, []).append((module, index))
+                    fact = self.function(ref)
+                    ref = FunctionRef(module, fact.parent) if fact is not None and fact.parent else None
+        uses: dict[tuple[str, int], list[tuple[FunctionRef, FunctionRef]]] = {}
+        if not makers:
+            return uses
+        for module, facts in self.modules.items():
+            for qualname, fact in facts.functions.items():
+                for decorator in fact.decorators:
+                    target = self.resolve_call(module, None, decorator) if decorator else None
+                    for call in makers.get(target, ()) if target is not None else ():
+                        uses.setdefault(call, []).append((FunctionRef(module, qualname), target))  # type: ignore[arg-type]
+        return uses
+
+
     def _elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         """The element expressions of a tuple/list/dict expression, through names, with the
         module and function they are written in; None when they cannot be told."""

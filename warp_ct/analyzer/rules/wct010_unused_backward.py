@@ -459,7 +459,7 @@ class UnusedBackward(Rule):
     severity = Severity.WARNING
     summary = "Backward (adjoint) code is compiled for a module whose kernels nothing differentiates"
     fix_applicability = Applicability.UNSAFE
-    triggers = (r"@[ \t]*(?:[\w.]+\.)?kernel\b",)
+    triggers = (r"@[ \t]*(?:[\w.]+\.)?kernel\b", r"\bkernel\([^)]*unique")
     docs = '''
     ## What it does
     Decides, per Warp module (one Python file that defines kernels), whether anything
@@ -474,7 +474,11 @@ class UnusedBackward(Rule):
     `wp.set_module_options` never reaches it: one that is launched but never
     differentiated, and whose decorator sets neither `enable_backward` nor
     `module_options`, is reported at its decorator (where its file turns backward code
-    off for its own module, WCT013 reports it instead).
+    off for its own module, WCT013 reports it instead). A project's own kernel decorator
+    (`def unique_kernel(**kw): ... return wp.kernel(f, module="unique", **kw)`) is
+    reported once, at its `wp.kernel` call, when kernels it makes are launched, none of
+    its uses passes `enable_backward` or `module_options`, and nothing in the project
+    differentiates at all (which of those kernels a tape would reach is not followed).
 
     A tape over one module says nothing about another: a training script that records
     `physics.py` on a tape but only renders with `render.py` differentiates the first,
@@ -599,6 +603,8 @@ class UnusedBackward(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as leave_module, taken on the project view alone: most kernel
         # files of a library are differentiated, configured, or launched by nobody in view.
+        if "kernel(" in summary.text and _UNIQUE_RE.search(summary.text) and project.facts(summary).kernel_calls:
+            return True  # a kernel decorator of the project's own (``_check_kernel_decorators``)
         if not summary.kernel_names:
             return False
         verdict = project_verdict(project)
@@ -621,6 +627,8 @@ class UnusedBackward(Rule):
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
         summary = project.files.get(ctx.path)
+        if summary is not None and ctx.facts.kernel_calls:
+            self._check_kernel_decorators(ctx)
         if summary is None or not summary.kernel_names:
             return
         kernels = [d for d in ctx.kernel_decorators() if not d.is_unique and "module" not in d.keywords]
@@ -718,6 +726,43 @@ class UnusedBackward(Rule):
                 fixes=[fix] if fix else [],
             )
 
+    def _check_kernel_decorators(self, ctx: FileContext) -> None:
+        """A project's own kernel decorator (``def unique_kernel(**kw): ... wp.kernel(f,
+        module="unique", **kw)``) gives every kernel it makes a module of its own, with
+        backward code unless the decorator or its uses say ``enable_backward``. Reported at its
+        ``wp.kernel`` call, once for all the kernels, where nothing in the project
+        differentiates anything: which of those kernels a tape reaches, the model cannot tell."""
+        program = ctx.program
+        verdict = project_verdict(ctx.project)
+        taped, opaque = program.differentiated()
+        if taped or opaque or verdict.differentiated or verdict.text_differentiated or verdict.wants_grad:
+            return
+        uses = program.kernel_decorator_uses()
+        for index, (function, span, module_value, sets_backward, spread) in enumerate(ctx.facts.kernel_calls):
+            if sets_backward or module_value is None or _sets_backward_default(program, ctx.module_name, function):
+                continue
+            if program.resolve(ctx.module_name, function, module_value) != ["unique"]:
+                continue
+            kernels = [(ref, decorator) for ref, decorator in uses.get((ctx.module_name, index), ())
+                       if not spread or not _BACKWARD_KEYWORDS & set(program.function(ref).decorator_keywords)]  # type: ignore[union-attr]  # fmt: skip
+            launched = sorted({ref.qualname.rsplit(".", 1)[-1] for ref, _d in kernels
+                               if ref.qualname.rsplit(".", 1)[-1] in verdict.launchers})  # fmt: skip
+            if not launched:
+                continue  # made, but launched by nobody in view
+            modules = {ref.module for ref, _d in kernels}
+            if all(_backward_off_in_every_run(program, verdict, m) for m in modules) or any(
+                _gradient_api(program, m) for m in modules
+            ):
+                continue
+            decorator = min((d for _r, d in kernels), key=lambda d: d.qualname.count("."))
+            names = ", ".join(f"`{name}`" for name in launched[:3]) + (", ..." if len(launched) > 3 else "")
+            ctx.report(
+                ctx._range(*span),
+                f"every kernel made with `{decorator.qualname}` gets a module of its own (module=\"unique\") that "
+                f"compiles backward (adjoint) code ({len(launched)} launched in this project: {names}), but nothing "
+                "in this project differentiates: pass `enable_backward=False` to this `wp.kernel` call",
+            )
+
     def _explicit_true(self, ctx: FileContext, kernels):
         for call in bare_module_option_calls(ctx):
             for key, value in dict_items(ctx.keyword(call, "options", 0)) or []:
@@ -744,6 +789,22 @@ class UnusedBackward(Rule):
             rng = ctx._range(*span)
             return rng, ctx.fix(f"Default `{value.data}` to False", TextEdit(rng, "False"), safe=False)
         return None
+
+
+_BACKWARD_KEYWORDS = {"enable_backward", "module_options", "**"}
+
+
+def _sets_backward_default(program: Program, module: str, function: str) -> bool:
+    """``kwargs.setdefault("enable_backward", False)`` in the function or one enclosing it."""
+    ref: FunctionRef | None = FunctionRef(module, function)
+    while ref is not None:
+        fact = program.function(ref)
+        if fact is None:
+            return False
+        if any(call.callee.endswith(".setdefault") and call.args[:1] == (const("enable_backward"),) for call in fact.calls):
+            return True
+        ref = FunctionRef(module, fact.parent) if fact.parent else None
+    return False
 
 
 def _unique_with_backward(decorator) -> bool:

@@ -1,0 +1,1 @@
+"""Per-element mesh quantities."""
