@@ -851,15 +851,15 @@ def _runs_with_backward(program: Program, verdict: _Verdict, module: str) -> lis
     keeping = [entry for entry in runs if not _run_turns_off(program, entry, sources, module)]
     if len(keeping) == len(runs):
         return []
-    return [run_label(program, entry) for entry in sorted(keeping)]
+    return [run_label(entry) for entry in sorted(keeping)]
 
 
-def run_label(program: Program, entry: str) -> str:
+def run_label(entry: str) -> str:
     """How a user starts a run: `python -m app` for a package's ``__main__``, the script's
-    file name otherwise."""
+    path from the top of its package otherwise (the same wherever warp-ct runs from)."""
     if entry.endswith(".__main__"):
         return f"`python -m {entry[: -len('.__main__')]}`"
-    return f"`{program.modules[entry].path.replace(chr(92), '/').rsplit('/', 1)[-1]}`"
+    return f"`{entry.replace('.', '/')}.py`"
 
 
 def _backward_off_sources(program: Program, verdict: _Verdict) -> frozenset[tuple[str, str | None]]:
