@@ -77,11 +77,11 @@ class Values:
     def resolve_on_gpu(self, module: str, function: str | None, value: Value | None) -> list[Any]:
         """``resolve`` as a CUDA launch sees it: ``X if "cuda" in device else 1`` is X wherever
         it is written (a stage table, a field), since the CPU's value never reaches a GPU build."""
-        self._on_gpu = True
+        previous, self._on_gpu = self._on_gpu, True
         try:
             return self.resolve(module, function, value)
         finally:
-            self._on_gpu = False
+            self._on_gpu = previous
 
 
     def _resolve_distinct(self, module: str, function: str | None, value: Value, depth: int) -> tuple[Any, ...]:
@@ -371,6 +371,7 @@ class Values:
                 return self._dispatched_dtypes(module, function, positional, target, fact.returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
     def _struct_type(self, module: str, dotted: str) -> str | None:
         """``module.Name`` when ``dotted`` names a module-level ``@wp.struct`` class of the project."""
         if not dotted:
@@ -383,6 +384,7 @@ class Values:
         if any(struct == name and function is None for struct, function, _order in facts.structs):
             return f"{where[0]}.{name}"  # type: ignore[index]
         return None
+
 
     def _dispatched_dtypes(self, module: str, function: str | None, arguments: list[Value], target: FunctionRef,
                            returns: Any, depth: int) -> set[str]:
