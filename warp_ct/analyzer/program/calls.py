@@ -317,6 +317,21 @@ class Calls:
         return self._callers_closure(targets, enclosing=True)
 
 
+    def calling(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
+        """The flows that run one of ``targets`` through at least one call (a module body
+        for its top-level calls), transitively: those whose ``effects`` hold a target's
+        events as a callee's. Unlike ``reaching``, neither the targets themselves (unless
+        one calls another) nor the functions that merely define them."""
+        starts: set[FunctionRef] = set()
+        for target in targets:
+            for caller, module, _call in self.callers(target):
+                if caller is None or caller.qualname == "<main>":
+                    starts.add(FunctionRef(module, "<module>"))
+                elif caller.qualname != "<atexit>":
+                    starts.add(caller)
+        return self._callers_closure(starts, enclosing=False)
+
+
     def _callers_closure(self, starts: Iterable[FunctionRef], enclosing: bool,
                          more_callers: dict[FunctionRef, list[FunctionRef]] | None = None) -> set[FunctionRef]:  # fmt: skip
         """``starts`` and every flow that calls into them (a module body for its top-level
