@@ -58,11 +58,20 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
     part answers one kind of question (see the module docstring); they share the state set
     up here."""
 
-    def __init__(self, files: Iterable[FileFacts]) -> None:
+    def __init__(self, files: Iterable[FileFacts], previous: "Program | None" = None) -> None:
+        """``previous``: the program of the same files before an edit, whose answers that
+        no edited file can change are taken over instead of computed again (see
+        ``Calls.reusable_callers``)."""
         self.modules: dict[str, FileFacts] = {}
         for facts in files:
             self.modules[facts.module] = facts
+        self._sources = dict(self.modules)  # the files' own facts (``modules`` gains helper launches)
         self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
+        # module -> calling function -> its calls' entries in ``_callers``, in order:
+        # (callee, (caller, module, call)) each
+        self._callers_by_module: dict[str, dict[str, list[tuple[FunctionRef, tuple[FunctionRef | None, str, CallFact]]]]] = {}
+        self._loop_resolving: set[tuple[str, str]] = set()  # (module, function) with a call resolved through a loop table
+        self._reused_callers = self.reusable_callers(previous) if previous is not None else {}
         self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}
         self._shallow_effects: dict[FunctionRef, tuple[Event, ...]] = {}

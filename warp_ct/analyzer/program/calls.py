@@ -38,6 +38,20 @@ def _binds(program: Calls, module: str, caller: FunctionFact, name: str) -> bool
     return False
 
 
+def _resolution_interface(facts: FileFacts) -> tuple:
+    """What resolving a call of another module can read of ``facts`` (``_resolve_call`` and
+    what it asks: ``resolve_dotted``, ``_star_source``, ``function_named``, ``method``,
+    ``_class_of_value``, ``is_property``): its imports, top-level names, ``*`` re-exports,
+    functions (with their decorators), classes with their bases, and method aliases. An edit
+    inside a function's body leaves it as it was."""
+    star = (facts.exports or {}).get("*")
+    return (
+        facts.aliases, frozenset(facts.globals), star.target if star is not None else None,
+        {qualname: fact.decorators for qualname, fact in facts.functions.items()}, facts.classes,
+        facts.method_aliases,
+    )  # fmt: skip
+
+
 class Calls:
     """Part of :class:`Program` (``self`` is the program)."""
 
@@ -208,6 +222,9 @@ class Calls:
             while scope is not None:
                 values = scope.locals.get(parts[0])
                 if not values and parts[0] in scope.loop_tables:  # for layer in self.layers: layer.f()
+                    # What the table holds may come from anywhere (the callers' arguments):
+                    # this function's calls are resolved anew in the next program.
+                    self._loop_resolving.add((module, caller.qualname))
                     values = [scope.loop_tables[parts[0]]]
                     function_of = scope.qualname
                     for value in values:
@@ -287,27 +304,66 @@ class Calls:
         """(calling function or None for module level, calling module, call) per call site."""
         if self._callers is None:
             self._callers = {}
+            reused, self._reused_callers = self._reused_callers, {}
             for module, facts in self.modules.items():
-                for qualname, fact in facts.functions.items():
-                    caller = FunctionRef(module, qualname)
-                    for call in fact.calls:
-                        target = self.resolve_call(module, fact, call.callee)
-                        if target is not None:
-                            self._callers.setdefault(target, []).append((caller, module, call))
-                for call in facts.module_calls:
-                    target = self.resolve_call(module, None, call.callee)
-                    if target is not None:
-                        self._callers.setdefault(target, []).append((None, module, call))
-                for call in facts.main_calls:
-                    target = self.resolve_call(module, None, call.callee)
-                    if target is not None:
-                        self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
-                for target_name, span in facts.atexit_targets:
-                    target = self.resolve_call(module, None, target_name)
-                    if target is not None:
-                        call = CallFact(target_name, (), {}, span, 0, 0, False)
-                        self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+                self._callers_by_module[module] = self._module_callers(module, facts, reused.get(module, {}))
         return self._callers.get(ref, [])
+
+
+    def _module_callers(self, module: str, facts: FileFacts, reused: dict[str, list]) -> dict[str, list]:
+        """Enter one module's calls into ``_callers``, in order, each as it resolves (a call
+        resolved through a loop table may ask for the callers entered so far), taking a
+        function's entries from ``reused`` where they are. Returns the entries per calling
+        function (and ``"<module>"``, ``"<main>"``, ``"<atexit>"``): (callee, (caller,
+        module, call)) each."""
+        segments: dict[str, list] = {}
+        for qualname, fact in facts.functions.items():
+            self._enter_calls(module, qualname, FunctionRef(module, qualname), fact, fact.calls, reused, segments)
+        self._enter_calls(module, "<module>", None, None, facts.module_calls, reused, segments)
+        self._enter_calls(module, "<main>", FunctionRef(module, "<main>"), None, facts.main_calls, reused, segments)
+        if facts.atexit_targets:
+            calls = [CallFact(name, (), {}, span, 0, 0, False) for name, span in facts.atexit_targets]
+            self._enter_calls(module, "<atexit>", FunctionRef(module, "<atexit>"), None, calls, reused, segments)
+        return segments
+
+
+    def _enter_calls(self, module: str, name: str, caller: FunctionRef | None, fact: FunctionFact | None,
+                     calls: list[CallFact], reused: dict[str, list], segments: dict[str, list]) -> None:  # fmt: skip
+        callers = self._callers
+        assert callers is not None
+        entries = reused.get(name)
+        if entries is not None:
+            for target, entry in entries:
+                callers.setdefault(target, []).append(entry)
+        else:
+            entries = []
+            for call in calls:
+                target = self.resolve_call(module, fact, call.callee)
+                if target is not None:
+                    entry = (caller, module, call)
+                    callers.setdefault(target, []).append(entry)
+                    entries.append((target, entry))
+        segments[name] = entries
+
+
+    def reusable_callers(self, previous: "Calls") -> dict[str, dict[str, list]]:
+        """The callers' entries ``previous`` (the program of the same files before an edit)
+        found and this program would find again, per module and calling function: those of
+        a module whose facts are the same objects, of a function whose calls no loop table
+        resolved, while every edited module still offers the names those calls are resolved
+        through (``_resolution_interface``). Other than through a loop table, a call resolves
+        through the calling module's own facts and, in other modules, only through those
+        names (imports, re-exports, classes, methods, property decorators)."""
+        if previous._callers is None or list(previous._sources) != list(self._sources):
+            return {}
+        edited = [m for m, facts in self._sources.items() if previous._sources[m] is not facts]
+        if any(_resolution_interface(previous._sources[m]) != _resolution_interface(self._sources[m]) for m in edited):
+            return {}
+        loop_resolving = previous._loop_resolving
+        return {
+            module: {name: entries for name, entries in segments.items() if (module, name) not in loop_resolving}
+            for module, segments in previous._callers_by_module.items() if module not in edited
+        }  # fmt: skip
 
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
