@@ -206,6 +206,20 @@ def test_edits_of_a_package_find_what_a_cold_lint_finds(tmp_path):
     assert _check_edits(tmp_path, EDITS) > 0
 
 
+def test_a_statement_typed_key_by_key_finds_what_a_cold_lint_finds(tmp_path):
+    """Typing a new line passes through texts that do not parse (``x =``, ``f(a``) and back:
+    each text's findings are a cold lint's, the broken ones' a syntax error only."""
+    write_files(tmp_path, PACKAGE)
+    statement = "        wp.launch(make_gain(3.0), dim=self.n, inputs=[self.x], block_dim=32)"
+    anchor = "        launch(damp, self.n, [self.v, 0.99], block_dim=64)\n"
+    edits, typed = [], ""
+    for end in (*range(8, len(statement), 5), len(statement)):  # the line opened by Enter, then keys
+        line = statement[:end] + "\n"
+        edits.append(("simpkg/sim.py", f"typed {line!r}", anchor + typed, anchor + line))
+        typed = line
+    assert _check_edits(tmp_path, edits) > 0
+
+
 def _program_edits(root: Path) -> list[tuple[str, str, str, str]]:
     """Mechanical edits of each file of a fixture program: Enter after the first line of the
     body of up to three functions (each kept), then those lines deleted again."""
