@@ -469,7 +469,7 @@ class Project:
                 for imported in self.imported_project_modules(summary):
                     members.setdefault(imported.path, imported)
             previous, self._previous_program = self._previous_program, None
-            self._program = Program((self.facts(s) for s in members.values()), previous=previous)
+            self._program = Program((self.facts(s) for s in members.values()), previous=previous, reusable=not self._frozen)
             if self._frozen:
                 self._program.forget_calls_that_reach_nothing()
                 self._trimmed = True

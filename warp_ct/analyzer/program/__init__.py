@@ -58,10 +58,11 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
     part answers one kind of question (see the module docstring); they share the state set
     up here."""
 
-    def __init__(self, files: Iterable[FileFacts], previous: "Program | None" = None) -> None:
+    def __init__(self, files: Iterable[FileFacts], previous: "Program | None" = None, *, reusable: bool = True) -> None:
         """``previous``: the program of the same files before an edit, whose answers that
         no edited file can change are taken over instead of computed again (see
-        ``Calls.reusable_callers``)."""
+        ``Calls.reusable_callers``); ``reusable``: keep what a next program could take over
+        (not in a batch, whose file set is final)."""
         self.modules: dict[str, FileFacts] = {}
         for facts in files:
             self.modules[facts.module] = facts
@@ -71,6 +72,7 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
         # (callee, (caller, module, call)) each
         self._callers_by_module: dict[str, dict[str, list[tuple[FunctionRef, tuple[FunctionRef | None, str, CallFact]]]]] = {}
         self._loop_resolving: set[tuple[str, str]] = set()  # (module, function) with a call resolved through a loop table
+        self._reusable = reusable
         self._reused_callers = self.reusable_callers(previous) if previous is not None else {}
         self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}

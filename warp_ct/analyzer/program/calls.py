@@ -306,7 +306,9 @@ class Calls:
             self._callers = {}
             reused, self._reused_callers = self._reused_callers, {}
             for module, facts in self.modules.items():
-                self._callers_by_module[module] = self._module_callers(module, facts, reused.get(module, {}))
+                segments = self._module_callers(module, facts, reused.get(module, {}))
+                if self._reusable:
+                    self._callers_by_module[module] = segments
         return self._callers.get(ref, [])
 
 
