@@ -68,10 +68,10 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
             self.modules[facts.module] = facts
         self._sources = dict(self.modules)  # the files' own facts (``modules`` gains helper launches)
         self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
-        # module -> calling function -> its calls' entries in ``_callers``, in order:
-        # (callee, (caller, module, call)) each
-        self._callers_by_module: dict[str, dict[str, list[tuple[FunctionRef, tuple[FunctionRef | None, str, CallFact]]]]] = {}
-        self._loop_resolving: set[tuple[str, str]] = set()  # (module, function) with a call resolved through a loop table
+        # module -> calling function -> the callee of each of its calls (None: no project function)
+        self._callers_by_module: dict[str, dict[str, list[FunctionRef | None]]] = {}
+        # (module, function) with a call resolved through a loop table, and (module, function, callee) of it
+        self._loop_resolving: set[tuple] = set()
         self._reusable = reusable
         self._reused_callers = self.reusable_callers(previous) if previous is not None else {}
         self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements

@@ -52,6 +52,14 @@ def _resolution_interface(facts: FileFacts) -> tuple:
     )  # fmt: skip
 
 
+_RESOLVE = object()  # reusable_callers: a call to resolve again
+
+
+def _atexit_calls(facts: FileFacts) -> list[CallFact]:
+    """``atexit.register(f)`` as calls of ``f`` (the module's ``<atexit>`` flow)."""
+    return [CallFact(name, (), {}, span, 0, 0, False) for name, span in facts.atexit_targets]
+
+
 class Calls:
     """Part of :class:`Program` (``self`` is the program)."""
 
@@ -223,8 +231,9 @@ class Calls:
                 values = scope.locals.get(parts[0])
                 if not values and parts[0] in scope.loop_tables:  # for layer in self.layers: layer.f()
                     # What the table holds may come from anywhere (the callers' arguments):
-                    # this function's calls are resolved anew in the next program.
+                    # this call is resolved anew in the next program.
                     self._loop_resolving.add((module, caller.qualname))
+                    self._loop_resolving.add((module, caller.qualname, callee))
                     values = [scope.loop_tables[parts[0]]]
                     function_of = scope.qualname
                     for value in values:
@@ -314,18 +323,17 @@ class Calls:
 
     def _module_callers(self, module: str, facts: FileFacts, reused: dict[str, list]) -> dict[str, list]:
         """Enter one module's calls into ``_callers``, in order, each as it resolves (a call
-        resolved through a loop table may ask for the callers entered so far), taking a
-        function's entries from ``reused`` where they are. Returns the entries per calling
-        function (and ``"<module>"``, ``"<main>"``, ``"<atexit>"``): (callee, (caller,
-        module, call)) each."""
+        resolved through a loop table may ask for the callers entered so far), taking the
+        callee from ``reused`` where it holds one. Returns the callee of each call (None:
+        none in the project) per calling function, and ``"<module>"``, ``"<main>"``,
+        ``"<atexit>"`` for the module's own calls."""
         segments: dict[str, list] = {}
         for qualname, fact in facts.functions.items():
             self._enter_calls(module, qualname, FunctionRef(module, qualname), fact, fact.calls, reused, segments)
         self._enter_calls(module, "<module>", None, None, facts.module_calls, reused, segments)
         self._enter_calls(module, "<main>", FunctionRef(module, "<main>"), None, facts.main_calls, reused, segments)
         if facts.atexit_targets:
-            calls = [CallFact(name, (), {}, span, 0, 0, False) for name, span in facts.atexit_targets]
-            self._enter_calls(module, "<atexit>", FunctionRef(module, "<atexit>"), None, calls, reused, segments)
+            self._enter_calls(module, "<atexit>", FunctionRef(module, "<atexit>"), None, _atexit_calls(facts), reused, segments)
         return segments
 
 
@@ -333,27 +341,31 @@ class Calls:
                      calls: list[CallFact], reused: dict[str, list], segments: dict[str, list]) -> None:  # fmt: skip
         callers = self._callers
         assert callers is not None
-        entries = reused.get(name)
-        if entries is not None:
-            for target, entry in entries:
-                callers.setdefault(target, []).append(entry)
-        else:
-            entries = []
-            for call in calls:
-                target = self.resolve_call(module, fact, call.callee)
+        known = reused.get(name)
+        if known is not None and not (known and known[-1] is _RESOLVE):  # every callee known (see reusable_callers)
+            for call, target in zip(calls, known):
                 if target is not None:
-                    entry = (caller, module, call)
-                    callers.setdefault(target, []).append(entry)
-                    entries.append((target, entry))
-        segments[name] = entries
+                    callers.setdefault(target, []).append((caller, module, call))
+            segments[name] = known
+            return
+        targets: list[FunctionRef | None] = []
+        for index, call in enumerate(calls):
+            target = known[index] if known is not None else _RESOLVE
+            if target is _RESOLVE:
+                target = self.resolve_call(module, fact, call.callee)
+            targets.append(target)
+            if target is not None:
+                callers.setdefault(target, []).append((caller, module, call))
+        segments[name] = targets
 
 
     def reusable_callers(self, previous: "Calls") -> dict[str, dict[str, list]]:
-        """The callers' entries ``previous`` (the program of the same files before an edit)
-        found and this program would find again, per module and calling function: those of
-        a module whose facts are the same objects, of a function whose calls no loop table
-        resolved, while every edited module still offers the names those calls are resolved
-        through (``_resolution_interface``). Other than through a loop table, a call resolves
+        """The callees ``previous`` (the program of the same files before an edit) found
+        and this program would find again, per module and calling function (``_RESOLVE``
+        where it must resolve again): those of the calls of a module whose facts are the
+        same objects, except calls resolved through a loop table, while every edited module
+        still offers the names calls are resolved through (``_resolution_interface``). Other
+        than through a loop table (whose values may come from any caller), a call resolves
         through the calling module's own facts and, in other modules, only through those
         names (imports, re-exports, classes, methods, property decorators)."""
         if previous._callers is None or list(previous._sources) != list(self._sources):
@@ -362,10 +374,19 @@ class Calls:
         if any(_resolution_interface(previous._sources[m]) != _resolution_interface(self._sources[m]) for m in edited):
             return {}
         loop_resolving = previous._loop_resolving
-        return {
-            module: {name: entries for name, entries in segments.items() if (module, name) not in loop_resolving}
-            for module, segments in previous._callers_by_module.items() if module not in edited
-        }  # fmt: skip
+        reusable: dict[str, dict[str, list]] = {}
+        for module, segments in previous._callers_by_module.items():
+            if module in edited:
+                continue
+            functions = self._sources[module].functions
+            reusable[module] = kept = dict(segments)
+            for qualname, targets in segments.items():
+                if (module, qualname) in loop_resolving:
+                    calls = functions[qualname].calls
+                    again = [_RESOLVE if (module, qualname, call.callee) in loop_resolving else target
+                             for call, target in zip(calls, targets)]  # fmt: skip
+                    kept[qualname] = [*again, _RESOLVE]  # the last item says: some to resolve
+        return reusable
 
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
