@@ -392,7 +392,13 @@ class Project:
                 summary.module_name, summary.imports, summary.imports_warp, summary.kernel_names,
                 summary.differentiates, summary.mentions_warp, summary.extra):  # fmt: skip
             return False
-        return self.facts(summary) == cached[1]
+        if self.facts(summary) != cached[1]:
+            return False
+        # The program's own object stands for the new text's equal facts: what the program
+        # memoized by identity still answers for them, and the next program finds this file
+        # unedited.
+        self._facts[summary.path] = (summary, cached[1])
+        return True
 
     def _changed(self) -> None:
         """Forget everything derived from the set of files."""
