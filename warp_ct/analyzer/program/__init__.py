@@ -58,7 +58,7 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
     part answers one kind of question (see the module docstring); they share the state set
     up here."""
 
-    def __init__(self, files: Iterable[FileFacts], previous: "Program | None" = None, *, reusable: bool = True) -> None:
+    def __init__(self, files: Iterable[FileFacts], previous: Program | None = None, *, reusable: bool = True) -> None:
         """``previous``: the program of the same files before an edit, whose answers that
         no edited file can change are taken over instead of computed again (see
         ``Calls.reusable_callers``); ``reusable``: keep what a next program could take over

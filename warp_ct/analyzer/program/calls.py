@@ -359,7 +359,7 @@ class Calls:
         segments[name] = targets
 
 
-    def reusable_callers(self, previous: "Calls") -> dict[str, dict[str, list]]:
+    def reusable_callers(self, previous: Calls) -> dict[str, dict[str, list]]:
         """The callees ``previous`` (the program of the same files before an edit) found
         and this program would find again, per module and calling function (``_RESOLVE``
         where it must resolve again): those of the calls of a module whose facts are the
