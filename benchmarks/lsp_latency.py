@@ -28,8 +28,8 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from pygls.uris import from_fs_path
 
