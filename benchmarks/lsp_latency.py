@@ -6,11 +6,13 @@ when ``ruff`` is installed.
 A generated package (``--files`` files; one of them ``--lines`` long, with kernels, factories,
 launches and option changes so that the rules find things) is opened as the workspace folder
 the way an editor opens a project. The big file is opened, then ``--edits`` keystrokes are typed
-into a comment inside a kernel, one at a time, each waiting for its version's diagnostics and
-then a pause (``--pause-ms``, a typist's gap). Reported: p50 / p95 / max of (publish - keystroke),
+into a comment inside a kernel (``--where``: or a kernel's or a plain function's body; ``--edit``:
+letters, Enter, or a new call argument), one at a time, each waiting for its version's
+diagnostics and then a pause (``--pause-ms``, a typist's gap). Reported: p50 / p95 / max of (publish - keystroke),
 the analysis time the server measured on its worker, and the analyzer call alone, in process.
 
     python benchmarks/lsp_latency.py [--lines 2400] [--files 80] [--edits 60] [--package DIR --file REL]
+                                     [--where comment|kernel|host] [--edit type|enter|arg]
 
 Goal (DESIGN.md): p95 <= 150 ms end to end.
 """
@@ -26,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pygls.uris import from_fs_path
@@ -168,6 +171,44 @@ def edit_position(text: str, where: str = "comment") -> tuple[int, int]:
     raise SystemExit(f"no assignment in a {'kernel' if where == 'kernel' else 'plain function'}'s body to type into")
 
 
+_POSITIONAL_CALL_RE = re.compile(r"[A-Za-z_][\w.]*\((?=[^()=]*[^()=\s][^()=]*\))[^()=]*(\))")
+
+
+def keystrokes(text: str, where: str = "comment", edit: str = "type") -> Callable[[int], tuple[int, int, str]]:
+    """The ``i``-th keystroke of an edit as (line, column, inserted text), each applied to the
+    text the keystrokes before it left.
+
+    ``type``: letters typed at ``edit_position`` (in a name or a comment). ``enter``: Enter
+    pressed there, again and again, each new line indented as the line above (a blank line:
+    every line below moves down, the facts of the file change by their positions only).
+    ``arg``: a new argument typed into the first call with positional arguments only at or
+    after ``edit_position``: ``f(x)`` -> ``f(x,`` -> ``f(x, `` -> ``f(x, a`` -> ``f(x, ab``
+    ... (each letter changes the call's facts)."""
+    line, column = edit_position(text, where)
+    lines = text.splitlines()
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if edit == "type":
+        return lambda i: (line, column + i, letters[i % 26])
+    if edit == "enter":
+        indent = lines[line][: len(lines[line]) - len(lines[line].lstrip())]
+        return lambda i: (line + i, len(lines[line]) if i == 0 else len(indent), "\n" + indent)
+    if edit == "arg":
+        for number in range(line, len(lines)):
+            code = lines[number].split("#", 1)[0]
+            match = _POSITIONAL_CALL_RE.search(code)
+            if match:
+                at = match.start(1)
+                return lambda i: (number, at + i, ", "[i] if i < 2 else letters[(i - 2) % 26])
+        raise SystemExit(f"no call with positional arguments only after line {line + 1} to add an argument to")
+    raise ValueError(edit)
+
+
+def apply_keystroke(lines: list[str], line: int, column: int, inserted: str) -> None:
+    """Insert ``inserted`` into ``lines`` (kept ends) at (line, column), as an editor would."""
+    head, tail = lines[line][:column], lines[line][column:]
+    lines[line : line + 1] = (head + inserted + tail).splitlines(keepends=True)
+
+
 class RawClient:
     """A minimal JSON-RPC client over stdio (so that any server's replies are accepted as they are:
     pygls' client rejects some of ruff's capabilities). Answers the server's requests with null."""
@@ -229,7 +270,7 @@ class RawClient:
 
 async def type_into(command: list[str], workspace: Path, path: Path, edits: int, warmup: int, pause_ms: int,
                     env: dict[str, str] | None = None, bursts: int = 0, burst_keys: int = 5,
-                    burst_gap_ms: int = 30, where: str = "comment") -> dict:  # fmt: skip
+                    burst_gap_ms: int = 30, where: str = "comment", edit: str = "type") -> dict:  # fmt: skip
     """Open ``path`` in ``command``'s server, type ``warmup + edits`` characters, one by one."""
     from lsprotocol import converters
     from pytest_lsp import client_capabilities
@@ -277,7 +318,7 @@ async def type_into(command: list[str], workspace: Path, path: Path, edits: int,
     opened = time.perf_counter()
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
     first = (await wait_version(1) - opened) * 1000.0
-    line, column = edit_position(text, where)
+    plan = keystrokes(text, where, edit)
     latencies: list[float] = []
     versions: list[int] = []
     version = 1
@@ -286,11 +327,12 @@ async def type_into(command: list[str], workspace: Path, path: Path, edits: int,
     def keystroke() -> float:
         nonlocal version, typed
         version += 1
-        position = {"line": line, "character": column + typed}
+        line, column, inserted = plan(typed)
+        position = {"line": line, "character": column}
         sent = time.perf_counter()
         client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": {"start": position, "end": position}, "text": "abcdefghijklmnopqrstuvwxyz"[typed % 26]}],
+            "contentChanges": [{"range": {"start": position, "end": position}, "text": inserted}],
         })  # fmt: skip
         typed += 1
         return sent
@@ -344,7 +386,7 @@ async def type_into(command: list[str], workspace: Path, path: Path, edits: int,
     }
 
 
-def in_process(workspace: Path, path: Path, where: str = "comment", rounds: int = 20) -> dict[str, float]:
+def in_process(workspace: Path, path: Path, where: str = "comment", rounds: int = 20, edit: str = "type") -> dict[str, float]:
     """The analyzer call the server makes per keystroke (``Linter.lint_text`` on the edited text,
     with the package loaded into its project view), and bare ``ast.parse`` of the same text."""
     import ast
@@ -357,13 +399,12 @@ def in_process(workspace: Path, path: Path, where: str = "comment", rounds: int 
     linter = Linter(config)
     linter.add_to_project(read_source(p) for p in discover([str(workspace)], config))
     text = path.read_text(encoding="utf-8")
-    line, column = edit_position(text, where)
+    plan = keystrokes(text, where, edit)
     lines = text.splitlines(keepends=True)
     out: dict[str, list[float]] = {"Linter.lint_text": [], "Linter.lint_text cpu": [], "ast.parse": []}
     linter.lint_text(str(path), text)  # warm
     for i in range(rounds):
-        at = column + i  # after the letters typed so far
-        lines[line] = lines[line][:at] + "abcdefghijklmnopqrstuvwxyz"[i % 26] + lines[line][at:]
+        apply_keystroke(lines, *plan(i))
         edited = "".join(lines)
         start, cpu = time.perf_counter(), time.thread_time()
         linter.lint_text(str(path), edited)
@@ -392,6 +433,9 @@ def main() -> int:
     parser.add_argument("--no-ruff", action="store_true", help="skip ruff's server even when installed")
     parser.add_argument("--where", choices=("comment", "kernel", "host"), default="comment",
                         help="type into a comment, a kernel's body, or a plain function's body (see edit_position)")
+    parser.add_argument("--edit", choices=("type", "enter", "arg"), default="type",
+                        help="what each keystroke does there: type a letter, press Enter (moves the lines below), "
+                             "or add an argument to a call letter by letter (see keystrokes)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="warp-ct-bench-") as tmp:
@@ -409,18 +453,18 @@ def main() -> int:
         burst = {"bursts": args.bursts, "burst_keys": args.burst_keys, "burst_gap_ms": args.burst_gap_ms}
         ours = asyncio.run(
             type_into([sys.executable, "-m", "warp_ct", "serve"], workspace, path, args.edits, args.warmup, args.pause_ms,
-                      env=env, where=args.where, **burst)  # fmt: skip
+                      env=env, where=args.where, edit=args.edit, **burst)  # fmt: skip
         )
         ruff_bin = None if args.no_ruff else shutil.which("ruff")
         theirs = None
         if ruff_bin:
             theirs = asyncio.run(type_into([ruff_bin, "server"], workspace, path, args.edits, args.warmup, args.pause_ms,
-                                           where=args.where, **burst))  # fmt: skip
-        base = in_process(workspace, path, args.where)
+                                           where=args.where, edit=args.edit, **burst))  # fmt: skip
+        base = in_process(workspace, path, args.where, edit=args.edit)
 
     print(f"keystroke -> publishDiagnostics, end to end (default settings, debounce included): {nlines}-line file "
-          f"in a {files}-file package, {args.edits} keystrokes ({args.warmup} warm-up) typed into a {args.where} "
-          f"(line {edit_position(text, args.where)[0] + 1}), {args.pause_ms} ms pause")  # fmt: skip
+          f"in a {files}-file package, {args.edits} keystrokes ({args.warmup} warm-up, edit: {args.edit}) into a "
+          f"{args.where} (line {keystrokes(text, args.where, args.edit)(0)[0] + 1}), {args.pause_ms} ms pause")  # fmt: skip
     print(f"  warp-ct serve: p50 {ours['p50']:.1f} ms, p95 {ours['p95']:.1f} ms, min {ours['min']:.1f} ms, "
           f"max {ours['max']:.1f} ms (goal: p95 <= 150 ms); open -> first diagnostics {ours['first_ms']:.0f} ms; "
           f"{ours['diagnostics']} diagnostics")  # fmt: skip

@@ -76,6 +76,31 @@ def test_a_slow_document_is_always_debounced(ls: WarpCtServer):
     assert t.scheduled == [(2, DEFAULT_DEBOUNCE_MS, "change"), (3, DEFAULT_DEBOUNCE_MS, "change")]
 
 
+def test_the_first_analysis_of_a_document_does_not_make_its_keystrokes_wait(ls: WarpCtServer, monkeypatch):
+    """Opening a document analyses it with a cold model (seconds): its keystrokes are timed
+    by the analyses of edits only."""
+    t = ls._test  # type: ignore[attr-defined]
+    ls.worker = pytypes.SimpleNamespace(has_pending=lambda uri: False)  # type: ignore[assignment]
+    took = {"open": 3.0, "change": 0.04}
+
+    def analyze(uri, path, text, version, generation, reason):
+        t.clock.now += took[reason]
+        return Analysis(uri, path, text, version, generation, [])
+
+    for version, reason in ((1, "open"), (2, "change")):
+        job = Job(URI, "/proj/a.py", "v1", version, 1, 0.0, reason)
+        monkeypatch.setattr(ls, "analyze", lambda *args, reason=reason: analyze(*args, reason))
+        monkeypatch.setattr(ls, "diagnostics_for", lambda analysis: [])
+        monkeypatch.setattr(ls, "call_soon", lambda *args: False)
+        ls._process(job)
+        if reason == "open":
+            assert ls.docs[URI].analysis_ms == 0.0
+    assert ls.docs[URI].analysis_ms == pytest.approx(40.0)
+    t.clock.now += 1.0
+    change(ls, 2, "v2")
+    assert t.scheduled[-1] == (2, 0, "change")  # at once
+
+
 def test_lint_on_change_off_schedules_nothing(ls: WarpCtServer):
     ls.settings = Settings(lint_on_change=False)
     change(ls, 2, "v2")

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 from astroid import MANAGER, nodes
 
 from warp_ct.analyzer import syntax
-from warp_ct.analyzer.facts import parse_source
+from warp_ct.analyzer.facts import NESTED_TOO_DEEPLY, parse_source
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.analyzer.context import DEFAULT_INFERENCE_BUDGET_S, FileContext
 from warp_ct.analyzer.deadline import DeadlineExceeded, hard_deadline, poll, thread_clock
@@ -315,6 +315,12 @@ class Linter:
         if noqa.file_codes is None:
             return
         if not self.project.answers_for_module(summary):  # a stub beside its source: it never runs
+            self._check_syntax(path, text, result)
+            return
+        error = self.project.facts(summary).syntax_error
+        if error is not None and error != NESTED_TOO_DEEPLY:
+            # The text does not parse (a keystroke halfway through a statement): no rule can
+            # check it, so the model of the other files is not built for it.
             self._check_syntax(path, text, result)
             return
         budget = _FileBudget(self.file_budget_s)

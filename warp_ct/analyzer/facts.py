@@ -364,6 +364,10 @@ class _Scope:
         return value
 
 
+# The one ``syntax_error`` of facts whose text may parse (``extract`` ran out of stack).
+NESTED_TOO_DEEPLY = "could not parse: the file is nested too deeply"
+
+
 def parse_source(text: str, path: str) -> tuple[ast.Module | None, tuple[str, int, int] | None]:
     """The file's tree, or None and ("could not parse: <why>", line, column) (0-based)."""
     try:
@@ -422,7 +426,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     try:
         extractor.run(tree)
     except RecursionError:
-        facts.syntax_error = "could not parse: the file is nested too deeply"
+        facts.syntax_error = NESTED_TOO_DEEPLY  # the tree parsed: the tree rules may still read it
     except _BodyNeeded:  # a blanked definition is no Warp function after all: read it whole
         return extract(path, text, module, is_package)
     # Most files have none of these: one shared empty container each, not one per file.

@@ -295,6 +295,7 @@ class Project:
         self._facts: dict[str, tuple[FileSummary, FileFacts]] = {}
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
+        self._previous_program: Program | None = None  # the last program built, for the next one to reuse
         self._last_tree: tuple[str, ast.Module] | None = None
         # ``freeze()``: the file set is final, so the program may drop what no query asks of
         # the facts; ``_trimmed``: it did, and the facts it trimmed are not for another program.
@@ -391,13 +392,20 @@ class Project:
                 summary.module_name, summary.imports, summary.imports_warp, summary.kernel_names,
                 summary.differentiates, summary.mentions_warp, summary.extra):  # fmt: skip
             return False
-        return self.facts(summary) == cached[1]
+        if self.facts(summary) != cached[1]:
+            return False
+        # The program's own object stands for the new text's equal facts: what the program
+        # memoized by identity still answers for them, and the next program finds this file
+        # unedited.
+        self._facts[summary.path] = (summary, cached[1])
+        return True
 
     def _changed(self) -> None:
         """Forget everything derived from the set of files."""
         if self._trimmed:
             self._facts.clear()  # trimmed for the old file set: another program needs them whole
             self._trimmed = False
+            self._program = self._previous_program = None  # its facts lost calls: nothing to reuse
         self._frozen = False
         self.generation += 1
         self.revision += 1
@@ -405,6 +413,8 @@ class Project:
         self._imported_qnames.clear()
         self._warp_name_imports.clear()
         self._ast_trees.clear()
+        if self._program is not None:
+            self._previous_program = self._program
         self._program = None
 
     # ------------------------------------------------------------------ the program model
@@ -464,7 +474,8 @@ class Project:
             for summary in list(members.values()):
                 for imported in self.imported_project_modules(summary):
                     members.setdefault(imported.path, imported)
-            program = Program(self.facts(s) for s in members.values())
+            previous, self._previous_program = self._previous_program, None
+            program = Program((self.facts(s) for s in members.values()), previous=previous, reusable=not self._frozen)
             if self._frozen:
                 self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
                 program.forget_calls_that_reach_nothing()

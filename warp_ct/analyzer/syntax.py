@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import gc
 import io
+import re
 import sys
 import tokenize
 from contextlib import contextmanager
@@ -60,6 +61,11 @@ def parse_text(text: str, filename: str = "<unknown>") -> ast.Module:
             raise error from None  # the text's own error, not the rewrite's
 
 
+# Every token sequence ``without_type_params`` rewrites (``def``/``class`` NAME ``[``, ``type``
+# NAME ``[``/``=``) matches this, whatever joins the tokens (spaces, a backslash-newline).
+_TYPE_PARAMS_HINT = re.compile(r"\b(?:def|class)[\s\\]+\w+[\s\\]*\[|\btype[\s\\]+\w+[\s\\]*[\[=]")
+
+
 def without_type_params(text: str) -> str | None:
     """The text with its PEP 695 syntax (Python 3.12) rewritten so that Python 3.11 parses
     it, every other node at its own line and column; None when it has none or cannot be.
@@ -70,6 +76,8 @@ def without_type_params(text: str) -> str | None:
     skipped, by a warp-ct running on an older Python. Type parameters that span lines, and
     other 3.12 syntax (f-strings nesting their own quotes), are left to the syntax error.
     """
+    if not _TYPE_PARAMS_HINT.search(text):
+        return None  # no ``def f[``, ``class C[``, ``type X =``: nothing to rewrite, no tokenizing (50 ms on 2,400 lines)
     try:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type != tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):

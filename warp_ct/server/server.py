@@ -482,7 +482,11 @@ class WarpCtServer(LanguageServer):
             analysis = self.analyze(job.uri, job.path, job.text, job.version, job.generation)
             diagnostics = self.diagnostics_for(analysis)
             took_ms = 1000.0 * (_now() - started)
-            doc.analysis_ms = took_ms if doc.analysis_ms == 0.0 else 0.7 * doc.analysis_ms + 0.3 * took_ms
+            if job.reason != "open":
+                # The first analysis builds the model of the whole project (seconds): it says
+                # nothing of what a keystroke costs, and kept the next ~10 keystrokes
+                # debounced while the average came down from it.
+                doc.analysis_ms = took_ms if doc.analysis_ms == 0.0 else 0.7 * doc.analysis_ms + 0.3 * took_ms
             if self.trace_timings:
                 done = _now()
                 cpu = time.thread_time() - cpu_started

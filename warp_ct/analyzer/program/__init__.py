@@ -58,11 +58,22 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
     part answers one kind of question (see the module docstring); they share the state set
     up here."""
 
-    def __init__(self, files: Iterable[FileFacts]) -> None:
+    def __init__(self, files: Iterable[FileFacts], previous: Program | None = None, *, reusable: bool = True) -> None:
+        """``previous``: the program of the same files before an edit, whose answers that
+        no edited file can change are taken over instead of computed again (see
+        ``Calls.reusable_callers``); ``reusable``: keep what a next program could take over
+        (not in a batch, whose file set is final)."""
         self.modules: dict[str, FileFacts] = {}
         for facts in files:
             self.modules[facts.module] = facts
+        self._sources = dict(self.modules)  # the files' own facts (``modules`` gains helper launches)
         self._callers: dict[FunctionRef, list[tuple[FunctionRef | None, str, CallFact]]] | None = None
+        # module -> calling function -> the callee of each of its calls (None: no project function)
+        self._callers_by_module: dict[str, dict[str, list[FunctionRef | None]]] = {}
+        # (module, function) with a call resolved through a loop table, and (module, function, callee) of it
+        self._loop_resolving: set[tuple] = set()
+        self._reusable = reusable
+        self._reused_callers = self.reusable_callers(previous) if previous is not None else {}
         self._queries = QueryMemo()  # frequency, resolve, varies, dtypes, kernels, elements
         self._on_gpu = False  # resolve as a CUDA launch sees values (``resolve_on_gpu``)
         self._effects: dict[FunctionRef, tuple[Event, ...]] = {}

@@ -38,6 +38,28 @@ def _binds(program: Calls, module: str, caller: FunctionFact, name: str) -> bool
     return False
 
 
+def _resolution_interface(facts: FileFacts) -> tuple:
+    """What resolving a call of another module can read of ``facts`` (``_resolve_call`` and
+    what it asks: ``resolve_dotted``, ``_star_source``, ``function_named``, ``method``,
+    ``_class_of_value``, ``is_property``): its imports, top-level names, ``*`` re-exports,
+    functions (with their decorators), classes with their bases, and method aliases. An edit
+    inside a function's body leaves it as it was."""
+    star = (facts.exports or {}).get("*")
+    return (
+        facts.aliases, frozenset(facts.globals), star.target if star is not None else None,
+        {qualname: fact.decorators for qualname, fact in facts.functions.items()}, facts.classes,
+        facts.method_aliases,
+    )  # fmt: skip
+
+
+_RESOLVE = object()  # reusable_callers: a call to resolve again
+
+
+def _atexit_calls(facts: FileFacts) -> list[CallFact]:
+    """``atexit.register(f)`` as calls of ``f`` (the module's ``<atexit>`` flow)."""
+    return [CallFact(name, (), {}, span, 0, 0, False) for name, span in facts.atexit_targets]
+
+
 class Calls:
     """Part of :class:`Program` (``self`` is the program)."""
 
@@ -208,6 +230,10 @@ class Calls:
             while scope is not None:
                 values = scope.locals.get(parts[0])
                 if not values and parts[0] in scope.loop_tables:  # for layer in self.layers: layer.f()
+                    # What the table holds may come from anywhere (the callers' arguments):
+                    # this call is resolved anew in the next program.
+                    self._loop_resolving.add((module, caller.qualname))
+                    self._loop_resolving.add((module, caller.qualname, callee))
                     values = [scope.loop_tables[parts[0]]]
                     function_of = scope.qualname
                     for value in values:
@@ -287,31 +313,85 @@ class Calls:
         """(calling function or None for module level, calling module, call) per call site."""
         if self._callers is None:
             self._callers = {}
+            reused, self._reused_callers = self._reused_callers, {}
             try:
                 for module, facts in self.modules.items():
-                    for qualname, fact in facts.functions.items():
-                        caller = FunctionRef(module, qualname)
-                        for call in fact.calls:
-                            target = self.resolve_call(module, fact, call.callee)
-                            if target is not None:
-                                self._callers.setdefault(target, []).append((caller, module, call))
-                    for call in facts.module_calls:
-                        target = self.resolve_call(module, None, call.callee)
-                        if target is not None:
-                            self._callers.setdefault(target, []).append((None, module, call))
-                    for call in facts.main_calls:
-                        target = self.resolve_call(module, None, call.callee)
-                        if target is not None:
-                            self._callers.setdefault(target, []).append((FunctionRef(module, "<main>"), module, call))
-                    for target_name, span in facts.atexit_targets:
-                        target = self.resolve_call(module, None, target_name)
-                        if target is not None:
-                            call = CallFact(target_name, (), {}, span, 0, 0, False)
-                            self._callers.setdefault(target, []).append((FunctionRef(module, "<atexit>"), module, call))
+                    segments = self._module_callers(module, facts, reused.get(module, {}))
+                    if self._reusable:
+                        self._callers_by_module[module] = segments
             except BaseException:  # a time limit: gathered again, whole, when next asked
-                self._callers = None
+                self._callers, self._reused_callers = None, reused
+                self._callers_by_module.clear()
                 raise
         return self._callers.get(ref, [])
+
+
+    def _module_callers(self, module: str, facts: FileFacts, reused: dict[str, list]) -> dict[str, list]:
+        """Enter one module's calls into ``_callers``, in order, each as it resolves (a call
+        resolved through a loop table may ask for the callers entered so far), taking the
+        callee from ``reused`` where it holds one. Returns the callee of each call (None:
+        none in the project) per calling function, and ``"<module>"``, ``"<main>"``,
+        ``"<atexit>"`` for the module's own calls."""
+        segments: dict[str, list] = {}
+        for qualname, fact in facts.functions.items():
+            self._enter_calls(module, qualname, FunctionRef(module, qualname), fact, fact.calls, reused, segments)
+        self._enter_calls(module, "<module>", None, None, facts.module_calls, reused, segments)
+        self._enter_calls(module, "<main>", FunctionRef(module, "<main>"), None, facts.main_calls, reused, segments)
+        if facts.atexit_targets:
+            self._enter_calls(module, "<atexit>", FunctionRef(module, "<atexit>"), None, _atexit_calls(facts), reused, segments)
+        return segments
+
+
+    def _enter_calls(self, module: str, name: str, caller: FunctionRef | None, fact: FunctionFact | None,
+                     calls: list[CallFact], reused: dict[str, list], segments: dict[str, list]) -> None:  # fmt: skip
+        callers = self._callers
+        assert callers is not None
+        known = reused.get(name)
+        if known is not None and not (known and known[-1] is _RESOLVE):  # every callee known (see reusable_callers)
+            for call, target in zip(calls, known):
+                if target is not None:
+                    callers.setdefault(target, []).append((caller, module, call))
+            segments[name] = known
+            return
+        targets: list[FunctionRef | None] = []
+        for index, call in enumerate(calls):
+            target = known[index] if known is not None else _RESOLVE
+            if target is _RESOLVE:
+                target = self.resolve_call(module, fact, call.callee)
+            targets.append(target)
+            if target is not None:
+                callers.setdefault(target, []).append((caller, module, call))
+        segments[name] = targets
+
+
+    def reusable_callers(self, previous: Calls) -> dict[str, dict[str, list]]:
+        """The callees ``previous`` (the program of the same files before an edit) found
+        and this program would find again, per module and calling function (``_RESOLVE``
+        where it must resolve again): those of the calls of a module whose facts are the
+        same objects, except calls resolved through a loop table, while every edited module
+        still offers the names calls are resolved through (``_resolution_interface``). Other
+        than through a loop table (whose values may come from any caller), a call resolves
+        through the calling module's own facts and, in other modules, only through those
+        names (imports, re-exports, classes, methods, property decorators)."""
+        if previous._callers is None or list(previous._sources) != list(self._sources):
+            return {}
+        edited = [m for m, facts in self._sources.items() if previous._sources[m] is not facts]
+        if any(_resolution_interface(previous._sources[m]) != _resolution_interface(self._sources[m]) for m in edited):
+            return {}
+        loop_resolving = previous._loop_resolving
+        reusable: dict[str, dict[str, list]] = {}
+        for module, segments in previous._callers_by_module.items():
+            if module in edited:
+                continue
+            functions = self._sources[module].functions
+            reusable[module] = kept = dict(segments)
+            for qualname, targets in segments.items():
+                if (module, qualname) in loop_resolving:
+                    calls = functions[qualname].calls
+                    again = [_RESOLVE if (module, qualname, call.callee) in loop_resolving else target
+                             for call, target in zip(calls, targets)]  # fmt: skip
+                    kept[qualname] = [*again, _RESOLVE]  # the last item says: some to resolve
+        return reusable
 
 
     def reaching(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
@@ -319,6 +399,21 @@ class Calls:
         ``<module>`` flows of modules whose top level calls into them: the only flows worth
         inlining when a question is about what those targets do."""
         return self._callers_closure(targets, enclosing=True)
+
+
+    def calling(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
+        """The flows that run one of ``targets`` through at least one call (a module body
+        for its top-level calls), transitively: those whose ``effects`` hold a target's
+        events as a callee's. Unlike ``reaching``, neither the targets themselves (unless
+        one calls another) nor the functions that merely define them."""
+        starts: set[FunctionRef] = set()
+        for target in targets:
+            for caller, module, _call in self.callers(target):
+                if caller is None or caller.qualname == "<main>":
+                    starts.add(FunctionRef(module, "<module>"))
+                elif caller.qualname != "<atexit>":
+                    starts.add(caller)
+        return self._callers_closure(starts, enclosing=False)
 
 
     def _callers_closure(self, starts: Iterable[FunctionRef], enclosing: bool,

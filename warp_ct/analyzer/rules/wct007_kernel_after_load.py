@@ -19,7 +19,9 @@ from warp_ct.analyzer.flows import (
 )
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
-from warp_ct.analyzer.program import UNRESOLVED, Event, innermost_call, Freq, FunctionRef, KernelRef, LoadHistory, Program
+from warp_ct.analyzer.program import (
+    UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program, innermost_call, module_key,
+)
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
 
@@ -627,9 +629,9 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> list[
 
 
 def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tuple[tuple, str, Event, Event]]]:
-    reaching = program.memo("WCT007.factories", lambda: program.reaching(
-        FunctionRef(module, kernel.function) for module, f in program.modules.items() for kernel in f.kernels
-        if kernel.function is not None and kernel.decorator == "kernel"))  # fmt: skip
+    # Only a definition through a call can be reported here, and only one into a shared
+    # module: the flows that call such a factory.
+    reaching = program.memo("WCT007.factories", lambda: program.calling(_factories_of_shared_modules(program)))
     # (site module, site) -> (depth of the site in the chain, entry): a call the flow makes
     # itself wins over one found deeper in another flow's chain.
     best: dict[tuple[str, tuple], tuple[int, tuple[tuple, str, Event, Event]]] = {}
@@ -663,6 +665,24 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
     for (site_module, _site), (_depth, entry) in best.items():
         found.setdefault(site_module, []).append(entry)
     return found
+
+
+def _factories_of_shared_modules(program: Program) -> list[FunctionRef]:
+    """The functions that define a kernel which can land in a module other kernels share.
+
+    A definition into a module of its own (``module="unique"``) joins no loaded module: only
+    the flows that reach these factories can hold a late definition through a call (most
+    factories make unique kernels: mujoco-warp's 212 make 8 shared-module kernels, all in
+    tests, which nothing calls)."""
+    found: dict[FunctionRef, None] = {}
+    for module, facts in program.modules.items():
+        for index, kernel in enumerate(facts.kernels):
+            if kernel.function is None or kernel.decorator != "kernel":
+                continue
+            keys = (module_key(m) for m in program.kernel_modules(KernelRef(module, index)) if m is not UNRESOLVED)
+            if any(not key.startswith("unique:") for key in keys):  # as the scan's ``history.before`` filters them
+                found.setdefault(FunctionRef(module, kernel.function))
+    return list(found)
 
 
 def _asking_call(program: Program, event: Event) -> tuple[int, tuple] | None:
