@@ -228,3 +228,14 @@ def _complete_frames(data: bytes) -> list[dict]:
         return read_frames(data)
     except (AssertionError, ValueError, StopIteration):
         return []  # a frame is still arriving
+
+
+def test_exit_without_shutdown_ends_with_status_1():
+    # LSP: the server exits with 0 after a `shutdown` request, with 1 when `exit` comes alone.
+    exit_ = frame({"jsonrpc": "2.0", "method": "exit"})
+    shutdown = frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    _messages, stderr, rc = run_server(INITIALIZE + exit_)
+    assert rc == 1, stderr
+    messages, stderr, rc = run_server(INITIALIZE + shutdown + exit_)
+    assert rc == 0, stderr
+    assert any(m.get("id") == 2 and "result" in m for m in messages)

@@ -180,14 +180,19 @@ class WarpCtServer(LanguageServer):
         self._stop_event = threading.Event()  # pygls' shutdown() sets it
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         reader = transport.StdinReader(stdin or sys.stdin.buffer, self.thread_pool)
+        exit_code = 0
         try:
             asyncio.run(transport.serve(reader, self, self._stop_event))
         except BrokenPipeError:
             logger.error("the connection to the client is lost; stopping")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
+        except SystemExit as exc:  # the ``exit`` notification: 1 when no ``shutdown`` came first (LSP)
+            exit_code = exc.code if isinstance(exc.code, int) else 0
         finally:
             self.shutdown()
+        if exit_code:
+            raise SystemExit(exit_code)
 
     def start_tcp(self, host: str, port: int) -> None:
         self._stop_event = stop_event = threading.Event()
