@@ -10,18 +10,34 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from itertools import accumulate, count
 from dataclasses import dataclass, field
+from itertools import accumulate, count
 from typing import TYPE_CHECKING, Iterable
 
 from warp_ct.analyzer import textscan
-from warp_ct.analyzer.context import KERNEL_DECORATOR_RE, UNIQUE_MODULE_TEXT, FileContext
-from warp_ct.analyzer.flows import launch_calls
+from warp_ct.analyzer.context import (
+    KERNEL_DECORATOR_RE,
+    UNIQUE_MODULE_TEXT,
+    FileContext,
+    KernelDecorator,
+)
 from warp_ct.analyzer.facts import FileFacts, const
+from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
-from warp_ct.analyzer.program import Freq, FunctionRef, KernelRef, Program, is_demo_path, is_test_path, module_key
+from warp_ct.analyzer.program import (
+    Freq,
+    FunctionRef,
+    KernelRef,
+    Program,
+    is_demo_path,
+    is_test_path,
+    module_key,
+)
 from warp_ct.analyzer.rules.base import Rule
-from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls, dict_items
+from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import (
+    bare_module_option_calls,
+    dict_items,
+)
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project  # noqa: F401
@@ -683,7 +699,8 @@ class UnusedBackward(Rule):
         fix = _insert_option_fix(ctx, node)
         runs = _runs_with_backward(ctx.program, verdict, ctx.module_name)
         # Another run turns backward code off: say which runs still build it.
-        when = f"when {', '.join(runs[:3])} run{'s' if len(runs) == 1 else ''}, " if runs else ""
+        named = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
+        when = f"when {named} run{'s' if len(runs) == 1 else ''}, " if runs else ""
         ctx.report(
             live[0].decorator,
             f"{when}module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s), but "
@@ -807,7 +824,7 @@ def _sets_backward_default(program: Program, module: str, function: str) -> bool
     return False
 
 
-def _unique_with_backward(decorator) -> bool:
+def _unique_with_backward(decorator: KernelDecorator) -> bool:
     """``@wp.kernel(module="unique")`` with nothing that sets its backward option: no
     ``enable_backward=``, no ``module_options=`` (which may carry it), no ``**spread``."""
     call = decorator.call
