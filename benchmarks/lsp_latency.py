@@ -363,7 +363,14 @@ async def type_into(command: list[str], workspace: Path, path: Path, edits: int,
         await asyncio.wait_for(proc.wait(), 10)
     except asyncio.TimeoutError:
         proc.kill()
+        await proc.wait()
     client.reader.cancel()
+    try:
+        await client.reader
+    except asyncio.CancelledError:
+        pass
+    if proc.stdin is not None:
+        proc.stdin.close()  # closed while the loop runs, not by the transport's finalizer after it
     analysed = [analysis_ms[v] for v in versions if v in analysis_ms]
     overheads = [lat - analysis_ms[v] for lat, v in zip(latencies, versions) if v in analysis_ms]
     cpu = [analysis_cpu_ms[v] for v in versions if v in analysis_cpu_ms]
