@@ -1,7 +1,8 @@
 """Linting many files: discovery, result cache and parallel workers behind one call.
 
 Pipeline: discover -> read and summarise every file (regular expressions; the project
-view cross-file rules need) -> look each file up in the result cache -> lint the misses:
+view cross-file rules need) -> look each file up in the result cache -> with misses, the
+facts of the project's Warp files (in worker processes when ``jobs`` > 1) -> lint the misses:
 files no rule needs a tree of inline, the rest serially or in worker processes ->
 store new results -> report in path order. Output never depends on ``jobs`` or on
 whether the cache was warm. While the misses are linted, every text but the current

@@ -7,6 +7,12 @@ already built, copy-on-write: nothing is pickled but the results). Elsewhere (sp
 worker re-reads and re-summarises the files in its initializer: regular expressions over
 the text, cheap next to the trees it then builds.
 
+Before that, the facts the program model joins (a parse and a walk of every Warp file, the
+larger part of a cold lint) are extracted by workers forked once the project's summaries
+are read (``extract_facts_parallel``); the facts come back pickled, and the tree workers
+are forked after the model is built from them. Without ``fork``, the model extracts them
+in the parent as before.
+
 A worker that dies (``BrokenProcessPool``: killed for memory, a segfault in a C extension)
 does not lose the run: every file whose result did not come back is linted again serially
 in the parent.
@@ -136,12 +142,14 @@ def extract_facts_parallel(project: Project, jobs: int) -> int:
         # The facts are acyclic: nothing for the collector to find as they are unpickled.
         with gc_paused(), ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as executor:
             for future in [executor.submit(_facts_chunk, chunk) for chunk in chunks]:
-                for path, facts, hit in future.result():
+                try:
+                    done = future.result()
+                except Exception:  # noqa: BLE001 - a dead worker, facts too deep to pickle: the model extracts them
+                    continue
+                for path, facts, hit in done:
                     project.adopt_facts(by_path[path], facts)
                     if hit and stored is not None:
                         stored.hits += 1
-    except BrokenProcessPool:
-        pass  # the model extracts the rest
     finally:
         _worker_project = None
     return jobs
