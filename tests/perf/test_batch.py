@@ -167,3 +167,51 @@ def test_an_edit_extracts_only_the_edited_files_facts_again(tmp_path: Path) -> N
     assert batch.last_stats.cache_hits == 0
     assert batch.last_stats.facts_hits == in_program - 2  # not mod00 (named) nor mod03 (edited)
     assert _dump(edited) == _dump(run_lint([str(pkg / "mod00.py")], _config(tmp_path)))
+
+
+WORKSPACE = Path(__file__).resolve().parents[1] / "analyzer" / "workspace"  # four projects
+
+
+@pytest.fixture
+def pools_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers for every scope, however small (the thresholds are for real projects)."""
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS", 0)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_FILES", 1)
+    monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)
+
+
+def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(pools_for_any_size, monkeypatch) -> None:
+    facts_pools: list[int] = []
+    real = batch.extract_facts_parallel
+    monkeypatch.setattr(batch, "extract_facts_parallel", lambda *a: facts_pools.append(real(*a)) or facts_pools[-1])
+    config = Config(select=("ALL",), root=WORKSPACE)
+    serial = run_lint([str(WORKSPACE)], config, jobs=1)
+    assert batch.last_stats.jobs == 1
+    assert any(r.findings for r in serial)
+    for jobs in (2, 3):
+        order: list[str] = []
+        par = run_lint([str(WORKSPACE)], config, jobs=jobs, on_file=lambda r: order.append(r.path))
+        assert batch.last_stats.jobs > 1  # the pools ran
+        assert facts_pools and max(facts_pools) == jobs
+        assert _dump(par) == _dump(serial)
+        assert order == [r.path for r in serial]
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_a_facts_worker_crash_leaves_the_facts_to_the_model(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
+    pkg = _project(tmp_path, count=10)
+    serial = run_lint([str(pkg)], _config(tmp_path), jobs=1)
+    monkeypatch.setattr(parallel, "_facts_chunk", _die)
+    par = run_lint([str(pkg)], _config(tmp_path), jobs=2)
+    assert _dump(par) == _dump(serial)
+
+
+def test_facts_extracted_by_workers_are_the_parents(tmp_path: Path, pools_for_any_size) -> None:
+    """The facts cache: hits counted and entries written the same from workers."""
+    pkg = _project(tmp_path)
+    cache = tmp_path / ".warp_ct_cache"
+    run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache, jobs=2)
+    (pkg / "mod03.py").write_text(KERNEL_FILE.format(i=3, block=512), encoding="utf-8")
+    edited = run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache, jobs=2)
+    assert batch.last_stats.facts_hits == 11 - 2
+    assert _dump(edited) == _dump(run_lint([str(pkg / "mod00.py")], _config(tmp_path), jobs=1))

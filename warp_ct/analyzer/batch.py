@@ -1,7 +1,8 @@
 """Linting many files: discovery, result cache and parallel workers behind one call.
 
 Pipeline: discover -> read and summarise every file (regular expressions; the project
-view cross-file rules need) -> look each file up in the result cache -> lint the misses:
+view cross-file rules need) -> look each file up in the result cache -> with misses, the
+facts of the project's Warp files (in worker processes when ``jobs`` > 1) -> lint the misses:
 files no rule needs a tree of inline, the rest serially or in worker processes ->
 store new results -> report in path order. Output never depends on ``jobs`` or on
 whether the cache was warm. While the misses are linted, every text but the current
@@ -18,7 +19,9 @@ from typing import Callable, Iterable
 from warp_ct.analyzer.cache import FactsCache, ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_sources
 from warp_ct.analyzer.model import FileResult
-from warp_ct.analyzer.parallel import MIN_PARALLEL_FILES, available_cores, lint_one, lint_parallel
+from warp_ct.analyzer.parallel import (
+    MIN_PARALLEL_FILES, available_cores, extract_facts_parallel, lint_one, lint_parallel,
+)
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
 from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
@@ -157,6 +160,10 @@ def _lint_files(
     if not misses:
         return [r for r in results if r is not None]
 
+    workers = available_cores() if not jobs else max(1, int(jobs))
+    if any(project.uses_warp(project.files[files[i].path]) for i in misses):  # the model will be built
+        stats.jobs = max(stats.jobs, extract_facts_parallel(project, workers))
+
     # From here on each file is worked on alone: its text stays packed in its summary
     # except while it is gated and linted (the model reads every file once, packed or not:
     # packing them as the model reads them instead raised the peak by 17 MiB on the corpus).
@@ -185,11 +192,10 @@ def _lint_files(
         gc.freeze()
     stats.trees += len(heavy)
 
-    workers = available_cores() if not jobs else max(1, int(jobs))
     workers = min(workers, len(heavy))
-    stats.jobs = workers if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES else 1
-    if stats.jobs > 1:
-        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, stats.jobs, deliver)
+    if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES:
+        stats.jobs = max(stats.jobs, workers)
+        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, workers, deliver)
     else:
         for i in heavy:
             deliver(i, lint_one(linter, source_at(i)))

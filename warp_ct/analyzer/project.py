@@ -470,17 +470,31 @@ class Project:
         touch Warp or import project modules, and the helpers those import (a memoizing
         decorator, a settings module). Built when a rule first asks."""
         if self._program is None:
-            members = {s.path: s for s in list(self.files.values()) if self.in_program(s) and self.answers_for_module(s)}
-            for summary in list(members.values()):
-                for imported in self.imported_project_modules(summary):
-                    members.setdefault(imported.path, imported)
             previous, self._previous_program = self._previous_program, None
-            program = Program((self.facts(s) for s in members.values()), previous=previous, reusable=not self._frozen)
+            program = Program((self.facts(s) for s in self.program_members()), previous=previous,
+                              reusable=not self._frozen)  # fmt: skip
             if self._frozen:
                 self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
                 program.forget_calls_that_reach_nothing()
             self._program = program  # last: a time limit in the build leaves no half-built program
         return self._program
+
+    def program_members(self) -> list[FileSummary]:
+        """The files whose facts ``program`` joins, in the order it reads them."""
+        members = {s.path: s for s in list(self.files.values()) if self.in_program(s) and self.answers_for_module(s)}
+        for summary in list(members.values()):
+            for imported in self.imported_project_modules(summary):
+                members.setdefault(imported.path, imported)
+        return list(members.values())
+
+    def has_facts(self, summary: FileSummary) -> bool:
+        """Whether ``facts(summary)`` is answered without extracting."""
+        cached = self._facts.get(summary.path)
+        return cached is not None and cached[0] is summary
+
+    def adopt_facts(self, summary: FileSummary, facts: FileFacts) -> None:
+        """``summary``'s facts, extracted elsewhere (a worker process, by ``facts``)."""
+        self._facts[summary.path] = (summary, facts)
 
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""
