@@ -87,3 +87,15 @@ def test_without_a_project_file_a_script_is_analysed_with_what_it_can_import(tmp
     assert (scope.root, scope.marked, scope.reported) == (tmp_path.resolve(), False, [0, 1])
     files = [Path(p).relative_to(tmp_path.resolve()).as_posix() for p in project_files(scope, Config(root=tmp_path))]
     assert files == ["helpers.py", "pkg/__init__.py", "pkg/sub/k.py", "run.py"]  # not notes/: no package
+
+
+def test_an_installed_package_is_a_project_of_its_own(tmp_path: Path) -> None:
+    # `warp-ct lint <site-packages>/warp` analysed every distribution installed beside warp.
+    site = tmp_path / "lib" / "site-packages"
+    for rel in ("warp/__init__.py", "warp/_src/k.py", "numpy/__init__.py", "six.py"):
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text("", encoding="utf-8")
+    [scope] = scopes_of([str(site / "warp/_src/k.py"), str(site / "warp/__init__.py")])
+    assert (scope.root, scope.marked) == ((site / "warp").resolve(), True)
+    files = [Path(p).relative_to(site.resolve()).as_posix() for p in project_files(scope, Config(root=site))]
+    assert files == ["warp/__init__.py", "warp/_src/k.py"]

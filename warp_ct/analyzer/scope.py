@@ -12,7 +12,9 @@ the same run. So the paths a user passes choose what is *reported*; each reporte
   ``pyproject.toml``);
 - without one, the folder that must be on ``sys.path`` for the file to import (the parent of
   its top package, or a script's own folder) is the project: the files directly in it and
-  the packages under it, what a script there can import.
+  the packages under it, what a script there can import;
+- an installed package (its top package under ``site-packages``/``dist-packages``) is a
+  project of its own, not every distribution installed beside it.
 
 ``warp-ct lint a.py`` then reports for ``a.py`` what ``warp-ct lint .`` reports for it, and
 one run over several projects reports the union of linting each alone.
@@ -47,13 +49,26 @@ def _holds_marker(directory: Path, cache: dict[Path, bool]) -> bool:
     return known
 
 
+# Folders of installed distributions: each top package under one is a project of its own.
+INSTALLED_ROOTS = ("site-packages", "dist-packages")
+
+
 def scope_root(path: str, cache: dict[Path, bool]) -> tuple[Path, bool]:
     """(root, marked) of the project ``path`` belongs to."""
     start = Path(os.path.abspath(path)).parent
     for directory in (start, *start.parents):
         if _holds_marker(directory, cache):
             return directory, True
-    return package_root_for(Path(path)), False
+    root = package_root_for(Path(path))
+    if root.name in INSTALLED_ROOTS:
+        # An installed package is a project: not every distribution installed beside it.
+        try:
+            top = root / Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).parts[0]
+        except (ValueError, IndexError):
+            top = root
+        if top != root and top.is_dir():
+            return top, True
+    return root, False
 
 
 def scopes_of(paths: Iterable[str]) -> list[Scope]:
