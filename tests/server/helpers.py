@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +170,14 @@ def apply_workspace_edit(text: str, edit: types.WorkspaceEdit, uri: str, encodin
 def encoding_of(client: LanguageClient) -> str:
     enc = client.init_result.capabilities.position_encoding  # type: ignore[attr-defined]
     return str(getattr(enc, "value", enc) or "utf-16")
+
+
+async def start_session(client: LanguageClient, workspace: Path, debounce_ms: int = 10) -> None:
+    """Initialize a session as VS Code does, rooted at ``workspace``, with a short debounce."""
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=from_fs_path(str(workspace)),
+            initialization_options={"debounceMs": debounce_ms},
+        )
+    )

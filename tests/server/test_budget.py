@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from pygls.uris import from_fs_path
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from tests.perf.generate import OVER_BUDGET_S, one_file_over_budget
-from tests.server.helpers import close_doc, config, open_doc
+from tests.server.helpers import close_doc, config, open_doc, start_session
 from warp_ct.analyzer.batch import run_lint
 from warp_ct.config import Config
 
@@ -27,13 +26,7 @@ BUDGET_SERVER = [sys.executable, str(Path(__file__).with_name("budget_server.py"
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     workspace = tmp_path_factory.mktemp("ws-budget")
     lsp_client.files = one_file_over_budget(workspace)  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=from_fs_path(str(workspace)),
-            initialization_options={"debounceMs": 10},
-        )
-    )
+    await start_session(lsp_client, workspace)
     yield
     await lsp_client.shutdown_session()
 

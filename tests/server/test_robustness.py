@@ -10,9 +10,9 @@ import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-from tests.server.helpers import close_doc, config, mark, open_doc, wait_for, wait_publish
+from tests.server.helpers import close_doc, config, mark, open_doc, start_session, wait_for, wait_publish
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -30,13 +30,7 @@ CRASHING = [sys.executable, str(Path(__file__).with_name("crashing_server.py"))]
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     workspace = tmp_path_factory.mktemp("ws-crash")
     lsp_client.workspace = workspace  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=from_fs_path(str(workspace)),
-            initialization_options={"debounceMs": 10},
-        )
-    )
+    await start_session(lsp_client, workspace)
     yield
     await lsp_client.shutdown_session()
 
