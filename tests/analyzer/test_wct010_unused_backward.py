@@ -394,3 +394,12 @@ def test_kernel_decorator_in_a_project_that_differentiates(tmp_path):
     # Which kernels the tape reaches, the model cannot tell for kernels it does not know.
     main = "x = wp.zeros(4)\ntape = wp.Tape()\nwith tape:\n    wp.launch(elem, dim=4, inputs=[x])\n"
     assert _only(lint_files(tmp_path, _decorator_project(main=main))) == []
+
+
+def test_a_field_of_a_local_holder_is_followed(tmp_path):
+    # `family` is a local of run(): the model keeps it because a launch reads `family.single`.
+    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
+             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import Family, scale, shift\n\ndef run(x):\n"
+                                "    family = Family(single=scale, batched=shift)\n"
+                                "    wp.launch(family.single, dim=4, inputs=[x])\n\nrun(wp.zeros(4))\n"}  # fmt: skip
+    assert _only(lint_files(tmp_path, files)) == [("pkg/kernels.py", 5)]

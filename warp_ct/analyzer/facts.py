@@ -1198,6 +1198,10 @@ class _Extractor:
             kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
             if kernel is not None:
                 self.attribute_read(kernel)
+                if isinstance(kernel, ast.Attribute):  # ``kernels.step``: the model reads the local by name
+                    head = self.dotted(kernel)
+                    for outer in self.scopes if head is not None else ():
+                        outer.names_read_later.add(head.split(".", 1)[0])
             target = None
             if kind == "load_module":
                 target = call_argument(node, "module", 0)

@@ -480,6 +480,23 @@ class Calls:
             yield caller_module, caller_name, call, arg
 
 
+    def passed_values(self, ref: FunctionRef, param: str) -> list[tuple[str, str | None, Value]] | None:
+        """(module, function or None, value) of what each call site passes for ``param``: the
+        argument where it is written, the default where a call leaves it out; None when a
+        call leaves out a parameter that has no default."""
+        fact = self.function(ref)
+        out: list[tuple[str, str | None, Value]] = []
+        for caller_module, caller_name, _call, arg in self.arguments_for(ref, param):
+            if arg is None:
+                default = fact.defaults.get(param) if fact is not None else None
+                if default is None:
+                    return None
+                out.append((ref.module, None, default))
+            else:
+                out.append((caller_module, caller_name, arg))
+        return out
+
+
     def _call_targets(self, module: str, caller: FunctionFact | None, callee: str) -> Sequence[FunctionRef]:
         """What a call can run: the function it resolves to, or, for ``Class.apply(...)``
         on a project class that inherits the method (``torch.autograd.Function``), the

@@ -228,10 +228,9 @@ class Kernels:
         fact = self.function(FunctionRef(module, function)) if function is not None else None
         holders: list[tuple[str, str | None, Value]] = []
         if fact is not None and head in fact.params:
-            for caller_module, caller_name, _call, arg in self.arguments_for(FunctionRef(module, function), head):  # type: ignore[arg-type]
-                if arg is None:
-                    return [UNRESOLVED]
-                holders.append((caller_module, caller_name, arg))
+            holders = self.passed_values(FunctionRef(module, function), head)  # type: ignore[arg-type,assignment]
+            if holders is None:
+                return [UNRESOLVED]
         elif fact is not None and head in fact.locals:
             holders = [(module, function, item) for item in fact.locals[head]]
         elif head in facts.globals:
@@ -363,11 +362,8 @@ class Kernels:
                 return self._elements(module, None, fact.defaults[value.data], depth + 1)
             # ``run_stages(field, self.stages)``: what every call site passes, when each says.
             out = []
-            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
-                passed = fact.defaults.get(value.data) if arg is None else arg  # type: ignore[union-attr]
-                found = (self._elements(caller_module if arg is not None else module,
-                                        caller_name if arg is not None else None, passed, depth + 1)
-                         if passed is not None else None)  # fmt: skip
+            for passed_module, passed_function, passed in self.passed_values(ref, value.data) or ():
+                found = self._elements(passed_module, passed_function, passed, depth + 1)
                 if found is None:
                     return None
                 out.extend(found)
@@ -425,15 +421,9 @@ class Kernels:
             fact = self.function(ref)
             if fact is None or value.data not in fact.params or self.default_decides(ref, value.data):
                 return ((module, function, value),)
-            alternatives = []
-            for caller_module, caller_name, _call, arg in self.arguments_for(ref, value.data):
-                if arg is None:
-                    default = fact.defaults.get(value.data)
-                    if default is None:
-                        return None
-                    alternatives.append((module, None, default))
-                else:
-                    alternatives.append((caller_module, caller_name, arg))
+            alternatives = self.passed_values(ref, value.data)  # type: ignore[assignment]
+            if alternatives is None:
+                return None
         else:
             return ((module, function, value),)
         if not alternatives:
