@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
+from warp_ct.fs import real_path
+
 if TYPE_CHECKING:  # importing the analyzer package here would be circular (engine imports config)
     from warp_ct.analyzer.model import Severity
 
@@ -96,18 +98,36 @@ class Config:
         return default
 
     # ------------------------------------------------------------------ files
-    def is_excluded(self, path: Path) -> bool:
+    def is_excluded(self, path: str | os.PathLike[str]) -> bool:
         names, globs = self._exclude_patterns()
         if not names and not globs:
             return False
-        rel = self._relative(str(path))
-        parts = Path(rel).parts
-        if names and (not names.isdisjoint(parts) or rel in names):
+        folder, name = os.path.split(os.fspath(path))
+        rel_folder, folder_parts, folder_named = self._folder_for_excludes(folder)
+        if folder_named or name in names:
             return True
+        rel = name if rel_folder == "." else f"{rel_folder}/{name}"
         for pattern in globs:
-            if _matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+            if _matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in (*folder_parts, name)):
                 return True
         return False
+
+    def _folder_for_excludes(self, folder: str) -> tuple[str, tuple[str, ...], bool]:
+        """(relative form, its parts, whether a part is an excluded name) of a folder, once per
+        folder: discovery asks for every file, and resolving each file's links was a
+        quarter of a warm lint. (A linked file is matched by the name it is found under.)"""
+        known = self.__dict__.get("_exclude_folders")
+        if known is None or len(known) > 10_000:
+            known = {}
+            object.__setattr__(self, "_exclude_folders", known)  # a cache on a frozen dataclass
+        key = folder if os.path.isabs(folder) else (os.getcwd(), folder)
+        entry = known.get(key)
+        if entry is None:
+            rel_folder = self._relative(folder or ".")
+            parts = _parts(rel_folder)
+            names = self._exclude_patterns()[0]
+            entry = known[key] = (rel_folder, parts, not names.isdisjoint(parts))
+        return entry
 
     def _exclude_patterns(self) -> tuple[frozenset[str], tuple[str, ...]]:
         """The exclude patterns split, once per config, into plain names (``build``,
@@ -133,7 +153,7 @@ class Config:
         roots = self._roots()
         for candidate in (absolute, None):
             if candidate is None:  # resolving links costs a system call per folder: only when needed
-                candidate = os.path.realpath(absolute)
+                candidate = real_path(absolute)
             for root in roots:
                 rel = _relative_to(candidate, root)
                 if rel is not None:
@@ -202,6 +222,15 @@ def _relative_to(path: str, root: str) -> str | None:
         return "."
     prefix = root if root.endswith("/") else root + "/"
     return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def _parts(posix_path: str) -> tuple[str, ...]:
+    """``Path(posix_path).parts`` by splitting the text where paths are POSIX (discovery asks
+    for every file and folder: a ``Path`` each was a quarter of a warm lint)."""
+    if os.sep != "/" or os.altsep:
+        return Path(posix_path).parts
+    parts = tuple(part for part in posix_path.split("/") if part and part != ".")
+    return ("/", *parts) if posix_path.startswith("/") else parts
 
 
 def _matches(rel_path: str, pattern: str) -> bool:

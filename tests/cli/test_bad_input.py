@@ -215,7 +215,7 @@ def test_a_folder_that_cannot_be_listed_while_walking_is_reported(cli, project, 
     is_excluded = Config.is_excluded
 
     def removing_sub(self, path):
-        if path.name == "sub":
+        if os.path.basename(path) == "sub":
             shutil.rmtree(path)
         return is_excluded(self, path)
 

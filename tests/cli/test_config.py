@@ -168,6 +168,17 @@ def test_exclude_applies_to_directory_walks_only(cli, project):
     assert _codes(cli("lint", "--output-format", "json", ".")) == [("build/mod.py", "WCT005"), ("generated/mod.py", "WCT005")]
 
 
+def test_exclude_patterns_match_names_globs_and_paths_outside_the_root(tmp_path, monkeypatch):
+    config = Config(root=tmp_path, exclude=("build", "gen/*.py", "*_pb2.py"))
+    monkeypatch.chdir(tmp_path)
+    excluded = ["build", "build/a.py", "src/build/x/a.py", "gen/a.py", "src/m_pb2.py", str(tmp_path / "gen/b.py")]
+    kept = ["src/a.py", "gen", "builds/a.py", "/elsewhere/src/a.py", str(tmp_path / "src/a.py")]
+    for _ in range(2):  # answers are kept per folder: asked twice, the same
+        assert [p for p in excluded if not config.is_excluded(p)] == []
+        assert [p for p in kept if config.is_excluded(p)] == []
+    assert config.is_excluded("/elsewhere/build/a.py")  # outside the root: the path as named
+
+
 def test_stdin_filename_selects_per_file_ignores(cli, project):
     project.write("pyproject.toml", '[tool.warp-ct.per-file-ignores]\n"tests/*" = ["WCT005"]\n')
     assert cli("lint", "--stdin-filename", "tests/x.py", stdin=WCT005_SOURCE).rc == 0

@@ -81,6 +81,33 @@ def test_cache_key_covers_content_config_and_project_facts(tmp_path: Path) -> No
     assert batch.last_stats.cache_hits == 0
 
 
+def test_a_warm_run_over_an_unchanged_project_summarises_no_file(tmp_path: Path, monkeypatch) -> None:
+    pkg = _project(tmp_path, count=3)
+    cache = tmp_path / "c"
+    cold = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+
+    def summarised(*args, **kwargs):
+        raise AssertionError("a file was summarised on a warm run")
+
+    monkeypatch.setattr("warp_ct.analyzer.project.summarize", summarised)
+    warm = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert _dump(warm) == _dump(cold)
+    assert batch.last_stats.cache_hits == len(warm)
+
+
+def test_an_edit_of_a_file_not_named_invalidates_the_named_ones(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=3)
+    cache = tmp_path / "c"
+    named = [str(pkg / "mod00.py")]
+    run_lint(named, _config(tmp_path), cache_dir=cache)
+    run_lint(named, _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == 1
+    other = pkg / "mod01.py"  # read for the model only: its content is part of the key
+    other.write_text(other.read_text() + "\n# a comment\n", encoding="utf-8")
+    run_lint(named, _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == 0
+
+
 def test_corrupt_entries_are_ignored_and_rewritten(tmp_path: Path) -> None:
     pkg = _project(tmp_path, count=3)
     cache = tmp_path / "c"

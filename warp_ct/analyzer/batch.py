@@ -20,12 +20,17 @@ from warp_ct.analyzer.cache import FactsCache, ResultCache, project_digest, run_
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_sources
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import (
-    MIN_PARALLEL_FILES, available_cores, extract_facts_parallel, lint_one, lint_parallel,
+    MIN_PARALLEL_FILES,
+    available_cores,
+    extract_facts_parallel,
+    lint_one,
+    lint_parallel,
 )
-from warp_ct.analyzer.project import deactivate, package_layout_fixed
+from warp_ct.analyzer.project import deactivate, module_name_for, package_layout_fixed
 from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.analyzer.syntax import collector_ignores_existing, gc_paused
 from warp_ct.config import Config
+from warp_ct.fs import real_path
 
 
 class LintStats:
@@ -82,29 +87,55 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
                 cache_dir: Path | None) -> list[FileResult]:  # fmt: skip
     """Lint the reported ``files`` of one project, with the rest of the project read for the model."""
     relative = any(not os.path.isabs(source.path) for source in files)
-    named = {os.path.realpath(source.path) for source in files}  # the scope's root may be resolved
+    named = {real_path(source.path) for source in files}  # the scope's root may be resolved
     context = []
     for path in project_files(scope, config):
-        if os.path.realpath(path) not in named:
+        if real_path(path) not in named:
             source = read_source(os.path.relpath(path) if relative else path)
             if source.text is not None:  # what cannot be read is reported only where it was named
                 context.append(source)
     linter = Linter(config)
+    cache: ResultCache | None = None
+    hits: dict[int, FileResult] = {}
     if cache_dir is not None:
+        cache = ResultCache(cache_dir, run_key(config, [r.code for r in linter.rules]), _digest_of(files + context))
+        hits = _cached_results(cache, files)
         # Kept for the files read only for the model: a later run that names a few files
         # (pre-commit) reads the rest from here. A run over the whole project stores nothing
         # (pickling every file's facts cost 43% of a cold lint of isaac-lab).
         linter.project.facts_cache = FactsCache(cache_dir, store={source.path for source in context})
-    # One order for the project's files whatever was named: module names claimed first win.
-    linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
-    linter.project.freeze()  # the file set of a batch is final
     try:
+        if len(hits) < sum(source.text is not None for source in files):
+            # Something changed: the project is summarised. All hits need none of it.
+            # One order for the project's files whatever was named: module names claimed first win.
+            linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
+            linter.project.freeze()  # the file set of a batch is final
         with collector_ignores_existing():
-            return _lint_files(linter, list(files), stats, jobs, cache_dir, None)
+            return _lint_files(linter, list(files), stats, jobs, cache, hits, None)
     finally:
         deactivate(linter.project)
         if linter.project.facts_cache is not None:
             stats.facts_hits += linter.project.facts_cache.hits
+
+
+def _digest_of(sources: list[SourceFile]) -> str:
+    """The project digest of the readable ``sources`` (see ``cache``)."""
+    return project_digest(
+        (source.path, module_name_for(Path(source.path)), source.digest)
+        for source in sources
+        if source.text is not None and source.digest is not None
+    )
+
+
+def _cached_results(cache: ResultCache, files: list[SourceFile]) -> dict[int, FileResult]:
+    """The stored result of each readable file that has one, by index."""
+    hits = {}
+    for i, source in enumerate(files):
+        if source.text is not None and source.digest is not None:
+            hit = cache.get(cache.key(source.path, source.digest), source.path)
+            if hit is not None:
+                hits[i] = hit
+    return hits
 
 
 def _lint_files(
@@ -112,21 +143,12 @@ def _lint_files(
     files: list,
     stats: LintStats,
     jobs: int | None,
-    cache_dir: Path | None,
+    cache: ResultCache | None,
+    hits: dict[int, FileResult],
     on_file: Callable[[FileResult], None] | None,
 ) -> list[FileResult]:
-    config = linter.config
     project = linter.project
-
-    cache: ResultCache | None = None
     keys: list[str | None] = [None] * len(files)
-    if cache_dir is not None:
-        cache = ResultCache(
-            cache_dir,
-            run_key(config, [r.code for r in linter.rules]),
-            project_digest(project.files.values()),
-        )
-
     results: list[FileResult | None] = [None] * len(files)
     paths = [source.path for source in files]  # by index, for workers that read the files again
     digests = [source.digest for source in files]  # of the bytes read: what the findings are about
@@ -145,18 +167,15 @@ def _lint_files(
 
     misses: list[int] = []
     for i, source in enumerate(files):
-        if source.text is None:
+        if i in hits:
+            stats.cache_hits += 1
+            deliver(i, hits[i])
+        elif source.text is None:
             deliver(i, lint_one(linter, source))
-            continue
-        if cache is not None:
-            keys[i] = cache.key(source.path, source.text)
-            hit = cache.get(keys[i], source.path)  # type: ignore[arg-type]
-            if hit is not None:
-                stats.cache_hits += 1
-                keys[i] = None  # nothing to write back
-                deliver(i, hit)
-                continue
-        misses.append(i)
+        else:
+            if cache is not None:
+                keys[i] = cache.key(source.path, source.digest)
+            misses.append(i)
     if not misses:
         return [r for r in results if r is not None]
 

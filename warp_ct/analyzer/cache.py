@@ -3,19 +3,20 @@
 One small JSON file per (file, analysis) pair under ``<cache_dir>/v1/<k[:2]>/<k>.json``,
 where ``k`` is a sha256 over:
 
-* the file's path and its text (content, not mtime: a checkout or ``touch`` keeps hits);
+* the file's path and the digest of its bytes (content, not mtime: a checkout or ``touch``
+  keeps hits);
 * the *run key*: warp-ct's version, the cache format, Python and astroid versions, the
   effective configuration (``Config.fingerprint()`` plus the config root, which
   ``per-file-ignores`` are relative to), the selected rule codes and a hash of the
   analyzer's own source files (editing a rule or the engine invalidates everything);
-* the *project digest*: a hash of every linted file's path, module name and text. The
+* the *project digest*: a hash of every project file's path, module name and content. The
   program model joins all files (calls, defaults, option changes and launches of other
   files), so a finding can change when any other file changes.
 
-Trade-off of the project digest: it is one digest for the whole run, so any edit
-invalidates every entry, and a re-run on an unchanged tree is all hits (the common CI and
-pre-commit case). A per-file dependency closure from the model would keep more hits; the
-coarse digest cannot be wrong.
+Trade-off of the project digest: it is one digest per project, so any edit invalidates
+every entry of the project, and a re-run on an unchanged tree is all hits (the common CI
+and pre-commit case), found without summarising a file. A per-file dependency closure from
+the model would keep more hits; the coarse digest cannot be wrong.
 
 Concurrency: entries are written to a temporary file and moved into place with
 ``os.replace`` (atomic on POSIX and Windows), so two runs sharing the directory see either
@@ -92,19 +93,21 @@ def _public_state(value: Any) -> dict[str, Any] | None:
     return state
 
 
-def project_digest(summaries: Iterable[Any]) -> str:
-    """One digest of every linted file (see the module docstring).
+def project_digest(files: Iterable[tuple[str, str, str]]) -> str:
+    """One digest of every file of the project: (path, module name, content digest) each
+    (see the module docstring).
 
     The program model reads other files' function bodies (a helper's option change, a
-    factory's default, a caller's loop), so the digest covers each file's whole text: any
-    edit invalidates every entry, and an unchanged tree is all hits."""
+    factory's default, a caller's loop), so the digest covers each file's whole content:
+    any edit invalidates every entry, and an unchanged tree is all hits. Taken from the
+    digests of the bytes read, so a warm run never summarises a file."""
     h = hashlib.sha256()
-    for s in sorted(summaries, key=lambda s: s.path):
-        h.update(s.path.encode("utf-8", "surrogatepass"))
+    for path, module_name, digest in sorted(files):
+        h.update(path.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
-        h.update(s.module_name.encode("utf-8"))
+        h.update(module_name.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
-        h.update(hashlib.sha256(s.text.encode("utf-8", "surrogatepass")).digest())
+        h.update(digest.encode("ascii"))
     return h.hexdigest()
 
 
@@ -167,11 +170,12 @@ class ResultCache:
         self._made: set[str] = set()
 
     # ------------------------------------------------------------------ keys
-    def key(self, path: str, text: str) -> str:
+    def key(self, path: str, content: str) -> str:
+        """The entry of ``path`` with ``content`` (a text, or the digest of the bytes read)."""
         h = hashlib.sha256(self._prefix)
         h.update(path.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
-        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update(content.encode("utf-8", "surrogatepass"))
         return h.hexdigest()
 
     def _entry(self, key: str) -> Path:

@@ -109,9 +109,13 @@ def read_source(path: str | os.PathLike[str]) -> SourceFile:
         return unreadable_source(path, exc)
     with open(fd, "rb") as handle:
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
                 return SourceFile(path, None, "could not read file: not a regular file", unchecked=UNREADABLE)
-            raw = handle.read(MAX_FILE_BYTES + 1)
+            # Asked for its size: a read of MAX_FILE_BYTES allocates that much for every file.
+            raw = handle.read(min(status.st_size, MAX_FILE_BYTES) + 1)
+            if status.st_size < len(raw) <= MAX_FILE_BYTES:  # it grew since: read on to the limit
+                raw += handle.read(MAX_FILE_BYTES + 1 - len(raw))
         except OSError as exc:
             return unreadable_source(path, exc)
     return decode_source(path, raw)
@@ -184,13 +188,14 @@ def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSEr
         if not os.path.isdir(p):
             found[str(p)] = None
             continue
+        # Walking a Path gives normalised folder names: joining them is what Path would.
         for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
-            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(Path(dirpath, d)))
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
             for filename in sorted(filenames):
                 if filename.endswith((".py", ".pyi")):
-                    candidate = Path(dirpath, filename)
+                    candidate = os.path.join(dirpath, filename)
                     if not config.is_excluded(candidate):
-                        found[str(candidate)] = None
+                        found[candidate] = None
     return sorted(found)
 
 

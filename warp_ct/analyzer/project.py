@@ -29,6 +29,7 @@ from warp_ct.analyzer.program import Program
 from warp_ct.analyzer.syntax import (
     absolute_module, attach_parents, gc_paused, parse_text, set_module_of, without_type_params,
 )
+from warp_ct.fs import folders_fixed, real_path
 
 _IMPORT_RE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^#\n]+)"
@@ -114,7 +115,6 @@ class _Layout:
     """What the disk says of folders, read once while a batch holds the file tree still."""
 
     package_parts: dict[Path, bool] = field(default_factory=dict)  # folder -> _package_part
-    resolved: dict[Path, Path] = field(default_factory=dict)  # folder -> folder.resolve()
     prefixes: dict[Path, str] = field(default_factory=dict)  # folder as named -> its files' module prefix
 
 
@@ -130,19 +130,15 @@ def package_layout_fixed() -> Iterator[None]:
     outer = _layout
     _layout = outer or _Layout()
     try:
-        yield
+        with folders_fixed():
+            yield
     finally:
         _layout = outer
 
 
 def _resolved(path: Path) -> Path:
     """``path.resolve()``, its folder resolved once within ``package_layout_fixed``."""
-    if _layout is None:
-        return path.resolve()
-    folder = _layout.resolved.get(path.parent)
-    if folder is None:
-        folder = _layout.resolved[path.parent] = path.parent.resolve()
-    return folder / path.name
+    return Path(real_path(str(path)))
 
 
 def _package_part(directory: Path) -> bool:
@@ -168,7 +164,7 @@ def _reads_as_package_part(directory: Path) -> bool:
 
 def package_root_for(path: Path) -> Path:
     """The directory that must be on sys.path for ``module_name_for(path)`` to import."""
-    parent = path.resolve().parent
+    parent = _resolved(path).parent
     while _package_part(parent) and parent.parent != parent:
         parent = parent.parent
     return parent

@@ -74,9 +74,16 @@ def scope_root(path: str, cache: dict[Path, bool]) -> tuple[Path, bool]:
 def scopes_of(paths: Iterable[str]) -> list[Scope]:
     """The projects of the reported ``paths`` (by index), in order of their first file."""
     cache: dict[Path, bool] = {}
+    by_folder: dict[str, tuple[Path, bool]] = {}  # the files of a folder share a project
     by_root: dict[tuple[Path, bool], Scope] = {}
     for index, path in enumerate(paths):
-        root, marked = scope_root(path, cache)
+        folder = os.path.dirname(os.path.abspath(path))
+        found = by_folder.get(folder)
+        if found is None or os.path.islink(path):  # a linked file's package is its target's
+            found = scope_root(path, cache)
+            if not os.path.islink(path):
+                by_folder[folder] = found
+        root, marked = found
         scope = by_root.get((root, marked))
         if scope is None:
             scope = by_root[(root, marked)] = Scope(root, marked)
@@ -90,20 +97,20 @@ def project_files(scope: Scope, config: Config) -> list[str]:
     found: list[str] = []
     markers: dict[Path, bool] = {}
     root = scope.root
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
+    top = os.fspath(root)
+    for dirpath, dirnames, filenames in os.walk(top):
         kept = []
         for name in sorted(dirnames):
-            sub = here / name
-            if config.is_excluded(sub) or _holds_marker(sub, markers):
+            sub = os.path.join(dirpath, name)
+            if config.is_excluded(sub) or _holds_marker(Path(sub), markers):
                 continue  # excluded, or a project of its own
-            if not scope.marked and here == root and not os.path.isfile(sub / "__init__.py"):
+            if not scope.marked and dirpath == top and not os.path.isfile(os.path.join(sub, "__init__.py")):
                 continue  # beside a script: only packages are importable
             kept.append(name)
         dirnames[:] = kept
         for filename in sorted(filenames):
             if filename.endswith((".py", ".pyi")):
-                candidate = here / filename
+                candidate = os.path.join(dirpath, filename)
                 if not config.is_excluded(candidate):
-                    found.append(str(candidate))
+                    found.append(candidate)
     return sorted(found)
