@@ -10,8 +10,8 @@ call asks the disk.
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 _real_folders: dict[str, str] | None = None
 
