@@ -203,14 +203,15 @@ WORKSPACE = Path(__file__).resolve().parents[1] / "analyzer" / "workspace"  # fo
 def pools_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers for every scope, however small (the thresholds are for real projects)."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS", 0)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS_WARM", 0)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FILES", 1)
     monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)
 
 
 def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(pools_for_any_size, monkeypatch) -> None:
     facts_pools: list[int] = []
-    real = batch.extract_facts_parallel
-    monkeypatch.setattr(batch, "extract_facts_parallel", lambda *a: facts_pools.append(real(*a)) or facts_pools[-1])
+    real = parallel.FactsPool.extract
+    monkeypatch.setattr(parallel.FactsPool, "extract", lambda *a: facts_pools.append(real(*a)) or facts_pools[-1])
     config = Config(select=("ALL",), root=WORKSPACE)
     serial = run_lint([str(WORKSPACE)], config, jobs=1)
     assert batch.last_stats.jobs == 1
@@ -222,6 +223,19 @@ def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(poo
         assert facts_pools and max(facts_pools) == jobs
         assert _dump(par) == _dump(serial)
         assert order == [r.path for r in serial]
+        assert not __import__("multiprocessing").active_children()  # the run's workers are gone
+
+
+def test_one_facts_pool_serves_every_project_of_a_run(pools_for_any_size, monkeypatch) -> None:
+    started: list[int] = []
+    real = parallel.FactsPool._start
+    monkeypatch.setattr(parallel.FactsPool, "_start", lambda pool: started.append(pool.jobs) or real(pool))
+    served: list[int] = []
+    extract = parallel.FactsPool.extract
+    monkeypatch.setattr(parallel.FactsPool, "extract", lambda *a: served.append(extract(*a)) or served[-1])
+    run_lint([str(WORKSPACE)], Config(select=("ALL",), root=WORKSPACE), jobs=2)
+    assert started == [2]
+    assert served.count(2) >= 2  # several projects' facts came from the one pool
 
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")

@@ -21,8 +21,8 @@ from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_source
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import (
     MIN_PARALLEL_FILES,
+    FactsPool,
     available_cores,
-    extract_facts_parallel,
     lint_one,
     lint_parallel,
 )
@@ -67,23 +67,28 @@ def run_lint(
     global last_stats
     stats = LintStats()
     last_stats = stats
+    workers = available_cores() if not jobs else max(1, int(jobs))
+    facts_pool = FactsPool(workers)
     with package_layout_fixed():  # a batch's folders do not change under it
-        reported = read_sources(list(paths), config)
-        stats.files = len(reported)
-        results: list[FileResult | None] = [None] * len(reported)
-        emitted = 0
-        for scope in scopes_of(source.path for source in reported):
-            files = [reported[i] for i in scope.reported]
-            for i, result in zip(scope.reported, _lint_scope(scope, files, config, stats, jobs, cache_dir)):
-                results[i] = result
-            while emitted < len(results) and results[emitted] is not None:
-                if on_file is not None:
-                    on_file(results[emitted])  # type: ignore[arg-type]
-                emitted += 1
-        return [r for r in results if r is not None]
+        try:
+            reported = read_sources(list(paths), config)
+            stats.files = len(reported)
+            results: list[FileResult | None] = [None] * len(reported)
+            emitted = 0
+            for scope in scopes_of(source.path for source in reported):
+                files = [reported[i] for i in scope.reported]
+                for i, result in zip(scope.reported, _lint_scope(scope, files, config, stats, facts_pool, cache_dir)):
+                    results[i] = result
+                while emitted < len(results) and results[emitted] is not None:
+                    if on_file is not None:
+                        on_file(results[emitted])  # type: ignore[arg-type]
+                    emitted += 1
+            return [r for r in results if r is not None]
+        finally:
+            facts_pool.close()
 
 
-def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: LintStats, jobs: int | None,
+def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: LintStats, facts_pool: FactsPool,
                 cache_dir: Path | None) -> list[FileResult]:  # fmt: skip
     """Lint the reported ``files`` of one project, with the rest of the project read for the model."""
     relative = any(not os.path.isabs(source.path) for source in files)
@@ -111,7 +116,7 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
             linter.project.freeze()  # the file set of a batch is final
         with collector_ignores_existing():
-            return _lint_files(linter, list(files), stats, jobs, cache, hits, None)
+            return _lint_files(linter, list(files), stats, facts_pool, cache, hits, None)
     finally:
         deactivate(linter.project)
         if linter.project.facts_cache is not None:
@@ -142,7 +147,7 @@ def _lint_files(
     linter: Linter,
     files: list,
     stats: LintStats,
-    jobs: int | None,
+    facts_pool: FactsPool,
     cache: ResultCache | None,
     hits: dict[int, FileResult],
     on_file: Callable[[FileResult], None] | None,
@@ -179,9 +184,9 @@ def _lint_files(
     if not misses:
         return [r for r in results if r is not None]
 
-    workers = available_cores() if not jobs else max(1, int(jobs))
+    workers = facts_pool.jobs
     if any(project.uses_warp(project.files[files[i].path]) for i in misses):  # the model will be built
-        stats.jobs = max(stats.jobs, extract_facts_parallel(project, workers))
+        stats.jobs = max(stats.jobs, facts_pool.extract(project))
 
     # From here on each file is worked on alone: its text stays packed in its summary
     # except while it is gated and linted (the model reads every file once, packed or not:

@@ -8,10 +8,9 @@ worker re-reads and re-summarises the files in its initializer: regular expressi
 the text, cheap next to the trees it then builds.
 
 Before that, the facts the program model joins (a parse and a walk of every Warp file, the
-larger part of a cold lint) are extracted by workers forked once the project's summaries
-are read (``extract_facts_parallel``); the facts come back pickled, and the tree workers
-are forked after the model is built from them. Without ``fork``, the model extracts them
-in the parent as before.
+larger part of a cold lint) are extracted by workers forked once per run (``FactsPool``);
+the facts come back pickled, and the tree workers are forked after each project's model is
+built from them. Without ``fork``, the model extracts them in the parent.
 
 A worker that dies (``BrokenProcessPool``: killed for memory, a segfault in a C extension)
 does not lose the run: every file whose result did not come back is linted again serially
@@ -21,16 +20,21 @@ in the parent.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
+import pickle
 import threading
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, Callable, Sequence
 
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source
 from warp_ct.analyzer.facts import FileFacts
 from warp_ct.analyzer.model import FileResult
-from warp_ct.analyzer.project import Project
+from warp_ct.analyzer.project import FileSummary, Project, compute_facts
 from warp_ct.analyzer.syntax import gc_paused
 from warp_ct.config import Config
 
@@ -41,9 +45,10 @@ MIN_PARALLEL_FILES = 8
 # (extraction runs at about 3 MB/s; a pool cost 0.2-0.3 s in Isaac Lab's small scopes, where
 # 1.5 MB of facts took 0.54 s in workers against about 0.5 s serially).
 MIN_PARALLEL_FACTS_CHARS = 2_000_000
+# Once a run's pool is up, a project pays only for sending its texts and taking its facts back.
+MIN_PARALLEL_FACTS_CHARS_WARM = 100_000
 
 _worker_linter: Linter | None = None
-_worker_project: Project | None = None
 _worker_source: Callable[[int], SourceFile] | None = None  # file index -> the file, text included
 
 
@@ -104,55 +109,143 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
-def _facts_chunk(paths: list[str]) -> list[tuple[str, FileFacts, bool]]:
-    project = _worker_project
-    assert project is not None, "worker not initialised"
-    out = []
-    for path in paths:
-        stored = project.facts_cache
-        hits = stored.hits if stored is not None else 0
-        facts = project.facts(project.files[path])
-        out.append((path, facts, stored is not None and stored.hits > hits))
-    return out
+def _facts_chunk(items: list[tuple[str, str, str, bool]]) -> list[tuple[str, FileFacts]]:
+    """The facts of each (path, text, module name, skeleton) sent to a worker."""
+    return [(path, compute_facts(path, text, module, skeleton=skeleton)[0]) for path, text, module, skeleton in items]
 
 
-def extract_facts_parallel(project: Project, jobs: int) -> int:
-    """Extract the facts ``project.program()`` will join in ``jobs`` forked workers (the
-    facts come back pickled), when there are enough to pay for the pool; returns the
-    workers used (1: none, the model extracts them as it is built). A broken pool leaves
-    what did not come back to the model. The facts, and so the output, are those the
-    parent would have extracted: the same code runs on the same summaries.
+def _facts_worker(connection: Connection) -> None:
+    """A facts worker's loop: a chunk in, its facts out, until the parent says stop (None)
+    or goes away."""
+    while True:
+        try:
+            items = connection.recv()
+        except (EOFError, OSError):
+            return
+        if items is None:
+            return
+        try:
+            reply: tuple[str, Any] = ("facts", _facts_chunk(items))
+            connection.send(reply)
+        except Exception as exc:  # noqa: BLE001 - facts too deep to pickle: the parent's model extracts them
+            connection.send(("failed", f"{type(exc).__name__}: {exc}"))
 
-    The parent only gathers (unpickling the facts is about an eighth of extracting them):
-    on 2 cores, the parent extracting the smallest files beside one worker took 13-15 s
-    where two workers took 12.5 s (warp-lang, mujoco-warp and newton)."""
-    global _worker_project
-    if jobs < 2 or not can_fork():
-        return 1
-    todo = [s for s in project.program_members() if not project.has_facts(s)]
-    weights = {i: s.size for i, s in enumerate(todo)}
-    if len(todo) < MIN_PARALLEL_FILES or sum(weights.values()) < MIN_PARALLEL_FACTS_CHARS:
-        return 1
-    by_path = {s.path: s for s in todo}
-    # Small chunks: the workers finish together.
-    chunks = [[todo[i].path for i in chunk] for chunk in _chunks(list(weights), weights, jobs, per_worker=16)]
-    stored = project.facts_cache
-    _worker_project = project
-    try:
-        # The facts are acyclic: nothing for the collector to find as they are unpickled.
-        with gc_paused(), ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as executor:
-            for future in [executor.submit(_facts_chunk, chunk) for chunk in chunks]:
+
+class FactsPool:
+    """Extracts the facts the program models join with ``jobs - 1`` workers beside the
+    parent, for every project of a run.
+
+    The workers are forked once, at the first project with enough facts to extract, and
+    kept to the end of the run: Isaac Lab's 25 projects each paid 0.2-0.3 s for a pool of
+    their own, so those under 2 MB extracted serially, a fifth of the facts. A worker gets
+    texts and module names (``compute_facts`` depends on nothing else) and sends the facts
+    back pickled; the facts cache is read and written in the parent. The facts, and so the
+    output, are those the parent would have extracted. Plain processes and pipes, no
+    threads: the tree workers are forked later in the same run, and forking beside threads
+    is unsafe.
+
+    The parent extracts too. Pickling and unpickling the facts cost a third of extracting
+    them (Isaac Lab: 5.2 s to extract, 0.5 s to pickle, 0.4-1.0 s to unpickle), so on 2
+    cores a parent that only gathered from two workers competed with them for a core and
+    took 4.2-4.9 s; extracting half itself, it pickles nothing for that half. It takes the
+    smallest chunks and, between files, hands each idle worker the next largest (one chunk
+    in flight per worker: a send never waits on a worker that is itself sending)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._workers: list[tuple[BaseProcess, Connection]] = []
+        self._broken = False
+
+    def extract(self, project: Project) -> int:
+        """Extract the facts ``project.program()`` will join that the facts cache does not
+        hold; returns the processes used (1: none, the model extracts them as it is built).
+        A dead worker leaves what did not come back to the parent, and this run's later
+        projects to the model."""
+        if self.jobs < 2 or self._broken or not (self._workers or can_fork()):
+            return 1
+        todo = [s for s in project.program_members() if not project.has_facts(s) and project.stored_facts(s) is None]
+        weights = {i: s.size for i, s in enumerate(todo)}
+        threshold = MIN_PARALLEL_FACTS_CHARS_WARM if self._workers else MIN_PARALLEL_FACTS_CHARS
+        if len(todo) < MIN_PARALLEL_FILES or sum(weights.values()) < threshold:
+            return 1
+        if not self._workers:
+            self._start()
+        skeleton = project.extracts_skeletons
+        chunks = deque([todo[i] for i in chunk] for chunk in _chunks(list(weights), weights, self.jobs, per_worker=32))
+        busy: dict[Connection, list[FileSummary]] = {}
+        received: list[tuple[list[FileSummary], bytes]] = []
+        lost: list[FileSummary] = []  # sent to a worker that died: extracted here
+
+        def hand_out(connection: Connection) -> None:
+            if not chunks or self._broken:
+                return
+            chunk = chunks.popleft()  # the largest left
+            try:
+                connection.send([(s.path, s.text, s.module_name, skeleton) for s in chunk])
+            except OSError:  # a dead worker
+                self._broken = True
+                lost.extend(chunk)
+                return
+            busy[connection] = chunk
+
+        def take_ready(timeout: float | None) -> None:
+            # A worker's send waits until its message is read: read it at once, unpickle later.
+            for connection in multiprocessing.connection.wait(list(busy), timeout=timeout):
+                chunk = busy.pop(connection)  # type: ignore[call-overload]
                 try:
-                    done = future.result()
-                except Exception:  # noqa: BLE001 - a dead worker, facts too deep to pickle: the model extracts them
+                    received.append((chunk, connection.recv_bytes()))  # type: ignore[union-attr]
+                except (EOFError, OSError):  # killed (memory, a signal)
+                    self._broken = True
+                    lost.extend(chunk)
                     continue
-                for path, facts, hit in done:
-                    project.adopt_facts(by_path[path], facts)
-                    if hit and stored is not None:
-                        stored.hits += 1
-    finally:
-        _worker_project = None
-    return jobs
+                hand_out(connection)  # type: ignore[arg-type]
+
+        # The facts are acyclic: nothing for the collector to find as they are unpickled.
+        with gc_paused():
+            for _process, connection in self._workers:
+                hand_out(connection)
+            while chunks:
+                for summary in chunks.pop():  # the smallest left
+                    project.facts(summary)
+                    if busy:
+                        take_ready(0)
+            while busy:
+                take_ready(None)
+            for chunk, data in received:
+                kind, payload = pickle.loads(data)
+                if kind == "facts":  # else: facts too deep to pickle, extracted by the model
+                    for summary, (path, facts) in zip(chunk, payload):
+                        assert summary.path == path
+                        project.adopt_facts(summary, facts)
+            for summary in lost:
+                project.facts(summary)
+        if self._broken:
+            self.close()
+        return self.jobs
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("fork")
+        for _ in range(self.jobs - 1):  # the parent is the last
+            parent_end, child_end = context.Pipe()
+            process = context.Process(target=_facts_worker, args=(child_end,), daemon=True)
+            process.start()
+            child_end.close()
+            self._workers.append((process, parent_end))
+
+    def close(self) -> None:
+        """Stop the workers (each finishes the chunk it holds, if any)."""
+        workers, self._workers = self._workers, []
+        for _process, connection in workers:
+            try:
+                connection.send(None)
+            except OSError:
+                pass
+            connection.close()
+        for process, _connection in workers:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+                process.join()
 
 
 def lint_parallel(

@@ -265,6 +265,21 @@ def summarize(path: str, text: str, module_name: str | None = None) -> FileSumma
     )
 
 
+def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool) -> tuple[FileFacts, ast.Module | None]:
+    """One file's facts and the tree they were read from (None: it did not parse, or the
+    tree is a skeleton). ``skeleton``: a batch parses module-level kernel bodies only where a
+    tree rule reads the file; an editor parses the edited text whole (WCT900 for any syntax
+    error in it) and hands the tree on to the tree rules. Depends on its arguments only:
+    workers run it on texts sent to them."""
+    with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
+        if skeleton:
+            tree, problem, blanked = parse_for_facts(text, path)
+        else:
+            (tree, problem), blanked = parse_source(text, path), frozenset()
+        facts = extract(path, text, module_name, _is_package_path(path), tree=tree, problem=problem, blanked=blanked)
+    return facts, None if skeleton else tree
+
+
 class Project:
     """All files of one lint run (or one editor workspace), by path and by module name."""
 
@@ -419,33 +434,32 @@ class Project:
         cached = self._facts.get(summary.path)
         if cached is not None and cached[0] is summary:
             return cached[1]
-        text = summary.text
-        is_package = Path(summary.path).stem == "__init__"
-        stored = self.facts_cache
-        key = stored.facts_key(summary.path, summary.module_name, is_package, self._frozen, text) if stored else ""
-        facts = stored.get_facts(key) if stored else None
+        facts = self.stored_facts(summary)
         if facts is not None:
-            self._facts[summary.path] = (summary, facts)
             self._last_tree = None
             return facts
-        with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
-            # A batch parses module-level kernel bodies only where a tree rule reads the file;
-            # an editor parses the edited text whole (WCT900 for any syntax error in it) and
-            # hands the tree on to the tree rules.
-            if self._frozen:
-                tree, problem, blanked = parse_for_facts(text, summary.path)
-            else:
-                (tree, problem), blanked = parse_source(text, summary.path), frozenset()
-            facts = extract(summary.path, text, summary.module_name, is_package,
-                            tree=tree, problem=problem, blanked=blanked)  # fmt: skip
-        if stored:
-            stored.put_facts(key, facts)  # before the program trims them
-        self._facts[summary.path] = (summary, facts)
+        text = summary.text
+        facts, tree = compute_facts(summary.path, text, summary.module_name, skeleton=self._frozen)
+        self.adopt_facts(summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
         # every file first: the last tree would only be held.
         self._last_tree = (text, tree) if tree is not None and not self._frozen else None
         return facts
+
+    def stored_facts(self, summary: FileSummary) -> FileFacts | None:
+        """``summary``'s facts from the facts cache, adopted; None when it has none."""
+        stored = self.facts_cache
+        if stored is None:
+            return None
+        facts = stored.get_facts(self._facts_key(summary))
+        if facts is not None:
+            self._facts[summary.path] = (summary, facts)
+        return facts
+
+    def _facts_key(self, summary: FileSummary) -> str:
+        is_package = _is_package_path(summary.path)
+        return self.facts_cache.facts_key(summary.path, summary.module_name, is_package, self._frozen, summary.text)
 
     def take_tree(self, text: str) -> ast.Module | None:
         """The tree parsed for the last extracted text, once, if it is ``text``'s."""
@@ -489,8 +503,17 @@ class Project:
         return cached is not None and cached[0] is summary
 
     def adopt_facts(self, summary: FileSummary, facts: FileFacts) -> None:
-        """``summary``'s facts, extracted elsewhere (a worker process, by ``facts``)."""
+        """``summary``'s facts, just extracted (here or in a worker process), kept and stored
+        in the facts cache (before the program trims them)."""
+        if self.facts_cache is not None:
+            self.facts_cache.put_facts(self._facts_key(summary), facts)
         self._facts[summary.path] = (summary, facts)
+
+    @property
+    def extracts_skeletons(self) -> bool:
+        """Whether facts are extracted with module-level Warp function bodies left out (a
+        batch: ``freeze``)."""
+        return self._frozen
 
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""
