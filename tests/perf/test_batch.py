@@ -112,15 +112,31 @@ def test_corrupt_entries_are_ignored_and_rewritten(tmp_path: Path) -> None:
     pkg = _project(tmp_path, count=3)
     cache = tmp_path / "c"
     cold = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
-    entries = sorted((cache / "v1").rglob("*.json"))
-    assert entries
-    entries[0].write_bytes(b"{not json")
-    entries[1].write_text(json.dumps({"path": "elsewhere.py", "findings": []}))
+    (entry,) = sorted((cache / "v1").rglob("*.json"))  # one per project
+    stored = json.loads(entry.read_text())
+    first, second = sorted(stored)[:2]
+    stored[first]["path"] = "elsewhere.py"  # a result for another file: a miss
+    del stored[second]
+    entry.write_text(json.dumps(stored))
     again = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
     assert _dump(again) == _dump(cold)
     assert batch.last_stats.cache_hits == batch.last_stats.files - 2
-    json.loads(entries[0].read_text())  # rewritten whole
+    entry.write_bytes(b"{not json")
+    again = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
+    assert _dump(again) == _dump(cold)
+    assert batch.last_stats.cache_hits == 0
+    assert len(json.loads(entry.read_text())) == len(cold)  # rewritten whole
     assert not list((cache / "v1").rglob(".tmp-*"))
+
+
+def test_files_linted_one_run_after_another_share_the_projects_entry(tmp_path: Path) -> None:
+    pkg = _project(tmp_path, count=3)
+    cache = tmp_path / "c"
+    run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache)
+    run_lint([str(pkg / "mod01.py")], _config(tmp_path), cache_dir=cache)
+    run_lint([str(pkg / "mod00.py"), str(pkg / "mod01.py")], _config(tmp_path), cache_dir=cache)
+    assert batch.last_stats.cache_hits == 2
+    assert len(list((cache / "v1").rglob("*.json"))) == 1
 
 
 def test_unwritable_cache_degrades_to_no_cache(tmp_path: Path) -> None:

@@ -116,7 +116,10 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
             linter.project.freeze()  # the file set of a batch is final
         with collector_ignores_existing():
-            return _lint_files(linter, list(files), stats, facts_pool, cache, hits, None)
+            results = _lint_files(linter, list(files), stats, facts_pool, cache, hits, None)
+        if cache is not None:
+            cache.flush()
+        return results
     finally:
         deactivate(linter.project)
         if linter.project.facts_cache is not None:

@@ -1,10 +1,8 @@
 """Content-hash result cache for ``warp-ct lint``.
 
-One small JSON file per (file, analysis) pair under ``<cache_dir>/v1/<k[:2]>/<k>.json``,
-where ``k`` is a sha256 over:
+One JSON entry per project and analysis under ``<cache_dir>/v1/<k[:2]>/<k>.json``, where
+``k`` is a sha256 over:
 
-* the file's path and the digest of its bytes (content, not mtime: a checkout or ``touch``
-  keeps hits);
 * the *run key*: warp-ct's version, the cache format, Python and astroid versions, the
   effective configuration (``Config.fingerprint()`` plus the config root, which
   ``per-file-ignores`` are relative to), the selected rule codes and a hash of the
@@ -13,6 +11,9 @@ where ``k`` is a sha256 over:
   program model joins all files (calls, defaults, option changes and launches of other
   files), so a finding can change when any other file changes.
 
+Inside the entry, each file's result is kept under its path and the digest of its bytes
+(content, not mtime: a checkout or ``touch`` keeps hits).
+
 Trade-off of the project digest: it is one digest per project, so any edit invalidates
 every entry of the project, and a re-run on an unchanged tree is all hits (the common CI
 and pre-commit case), found without summarising a file. A per-file dependency closure from
@@ -20,7 +21,7 @@ the model would keep more hits; the coarse digest cannot be wrong.
 
 Concurrency: entries are written to a temporary file and moved into place with
 ``os.replace`` (atomic on POSIX and Windows), so two runs sharing the directory see either
-no entry or a whole one. An entry that cannot be read or decoded is a miss and is
+no entry or a whole one. An entry that cannot be read or decoded is all misses and is
 rewritten. Results that depend on timing (a time budget ran out) or on a crash are never
 stored. The directory holds a ``.gitignore`` (``*``) and a ``CACHEDIR.TAG`` so that git and
 backup tools skip it.
@@ -157,66 +158,19 @@ def is_cacheable(result: FileResult) -> bool:
     return not any(marker in note for note in result.notes for marker in _VOLATILE_NOTE_MARKERS)
 
 
-class ResultCache:
-    """Reads and writes entries; every failure degrades to "not cached", never to an error."""
+class _CacheFolder:
+    """What both caches share: the folder, counters, and writes that degrade to "not
+    cached", never to an error."""
 
-    def __init__(self, directory: str | os.PathLike[str], run_key: str, project_digest: str) -> None:
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
-        self.dir = self.root / FORMAT
-        self._prefix = f"{run_key}\n{project_digest}\n".encode()
         self.hits = 0
         self.misses = 0
         self.writes = 0
         self.enabled = True
         self._made: set[str] = set()
 
-    # ------------------------------------------------------------------ keys
-    def key(self, path: str, content: str) -> str:
-        """The entry of ``path`` with ``content`` (a text, or the digest of the bytes read)."""
-        h = hashlib.sha256(self._prefix)
-        h.update(path.encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-        h.update(content.encode("utf-8", "surrogatepass"))
-        return h.hexdigest()
-
-    def _entry(self, key: str) -> str:
-        # Joined as text: a Path per lookup was a tenth of a warm lint's cache reads.
-        return os.path.join(self.dir, key[:2], f"{key}.json")
-
-    # ------------------------------------------------------------------ read
-    def get(self, key: str, path: str) -> FileResult | None:
-        if not self.enabled:
-            return None
-        try:
-            with open(self._entry(key), "rb") as handle:
-                data = json.loads(handle.read())
-            if data.get("path") != path:
-                raise ValueError("entry for another path")
-            result = FileResult(
-                path,
-                findings=[Finding.from_dict(f) for f in data["findings"]],
-                notes=[str(n) for n in data.get("notes", [])],
-                unchecked=data.get("unchecked"),
-            )
-        except FileNotFoundError:
-            self.misses += 1
-            return None
-        except Exception:  # noqa: BLE001 - corrupt/partial/foreign entry: a miss, rewritten later
-            self.misses += 1
-            return None
-        self.hits += 1
-        return result
-
-    # ------------------------------------------------------------------ write
-    def put(self, key: str, result: FileResult) -> None:
-        if not self.enabled or not is_cacheable(result):
-            return
-        payload = json.dumps(
-            {"path": result.path, "findings": [f.to_dict() for f in result.findings], "notes": list(result.notes),
-             "unchecked": result.unchecked},  # fmt: skip
-            separators=(",", ":"),
-        ).encode("utf-8")
-        target = self._entry(key)
+    def _write(self, target: str, payload: bytes) -> None:
         try:
             self._ensure_dir(os.path.dirname(target))
             _write_atomically(target, payload)
@@ -234,7 +188,76 @@ class ResultCache:
         self._made.add(directory)
 
 
-class FactsCache(ResultCache):
+class ResultCache(_CacheFolder):
+    """The results of one project's files, in one entry per (run key, project digest).
+
+    One entry per project, not per file: writing 2,500 small files was a tenth of a cold
+    lint of Isaac Lab (0.7-1.6 s, file creation on a busy disk), and reading them back most
+    of a warm one. Files linted later against the same digest (``lint a.py``, then ``lint
+    b.py``) are added to the entry. Inside it, each result is kept under its path and the
+    digest of the bytes it is about."""
+
+    def __init__(self, directory: str | os.PathLike[str], run_key: str, project_digest: str) -> None:
+        super().__init__(directory)
+        name = hashlib.sha256(f"{run_key}\n{project_digest}\n".encode()).hexdigest()
+        self._entry = os.path.join(self.root, FORMAT, name[:2], f"{name}.json")
+        self._stored: dict[str, Any] | None = None  # read on the first ``get``
+        self._new: dict[str, Any] = {}
+
+    def key(self, path: str, content: str) -> str:
+        """The key of ``path`` with ``content`` (the digest of the bytes read) in the entry."""
+        return f"{path}\0{content}"
+
+    def get(self, key: str, path: str) -> FileResult | None:
+        if not self.enabled:
+            return None
+        data = self._read().get(key)
+        try:
+            if data is None:
+                raise KeyError(key)
+            if data.get("path") != path:
+                raise ValueError("entry for another path")
+            result = FileResult(
+                path,
+                findings=[Finding.from_dict(f) for f in data["findings"]],
+                notes=[str(n) for n in data.get("notes", [])],
+                unchecked=data.get("unchecked"),
+            )
+        except Exception:  # noqa: BLE001 - missing, or corrupt/foreign: a miss, rewritten on ``flush``
+            self.misses += 1
+            return None
+        self.hits += 1
+        return result
+
+    def _read(self) -> dict[str, Any]:
+        if self._stored is None:
+            try:
+                with open(self._entry, "rb") as handle:
+                    stored = json.loads(handle.read())
+                if not isinstance(stored, dict):
+                    raise ValueError("not an entry")
+            except Exception:  # noqa: BLE001 - missing, partial or corrupt: every result misses
+                stored = {}
+            self._stored = stored
+        return self._stored
+
+    def put(self, key: str, result: FileResult) -> None:
+        """Keep ``result`` for ``flush``."""
+        if self.enabled and is_cacheable(result):
+            self._new[key] = {"path": result.path, "findings": [f.to_dict() for f in result.findings],
+                              "notes": list(result.notes), "unchecked": result.unchecked}  # fmt: skip
+
+    def flush(self) -> None:
+        """Write the entry with the results ``put`` since it was read (two runs sharing the
+        folder: the last to write wins, and what it lacks is linted again)."""
+        if not self._new or not self.enabled:
+            return
+        entry = {**self._read(), **self._new}
+        self._new = {}
+        self._write(self._entry, json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+
+
+class FactsCache(_CacheFolder):
     """One file's facts by content (``<cache_dir>/v1/facts/``): a file's facts depend on its
     text, name and parse mode only, so they outlive edits of every other file. The project
     digest of the result cache makes any edit a miss for every result; with the facts kept,
@@ -243,14 +266,20 @@ class FactsCache(ResultCache):
     under the same analyzer source hash."""
 
     def __init__(self, directory: str | os.PathLike[str], store: set[str] | None = None) -> None:
-        super().__init__(directory, analyzer_source_hash(), ".".join(map(str, sys.version_info[:2])))
-        self.dir = self.root / FORMAT / "facts"
+        super().__init__(directory)
+        self.dir = os.path.join(self.root, FORMAT, "facts")
+        self._prefix = f"{analyzer_source_hash()}\n{'.'.join(map(str, sys.version_info[:2]))}\n".encode()
         self._store = store  # the paths whose facts are written (None: every file's)
 
     def facts_key(self, path: str, module: str, is_package: bool, skeleton: bool, text: str) -> str:
-        return self.key(f"{path}\0{module}\0{is_package:d}{skeleton:d}", text)
+        h = hashlib.sha256(self._prefix)
+        h.update(f"{path}\0{module}\0{is_package:d}{skeleton:d}".encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+        h.update(text.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
 
     def _entry(self, key: str) -> str:
+        # Joined as text: a Path per lookup was a tenth of a warm lint's cache reads.
         return os.path.join(self.dir, key[:2], f"{key}.pickle")
 
     def get_facts(self, key: str) -> Any:
@@ -268,14 +297,12 @@ class FactsCache(ResultCache):
     def put_facts(self, key: str, facts: Any) -> None:
         if not self.enabled or (self._store is not None and getattr(facts, "path", None) not in self._store):
             return
-        target = self._entry(key)
         try:
-            self._ensure_dir(os.path.dirname(target))
-            _write_atomically(target, pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
-        except (OSError, pickle.PicklingError, RecursionError):
+            payload = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, RecursionError):
             self.enabled = False
             return
-        self.writes += 1
+        self._write(self._entry(key), payload)
 
 
 _temp_names = itertools.count()
