@@ -94,8 +94,9 @@ def test_a_packed_text_reads_back_unchanged_and_a_held_one_keeps_its_identity():
 
 
 def test_the_batch_lint_keeps_texts_packed_and_finds_the_same(tmp_path, monkeypatch):
-    """While the misses are linted, only the file at hand has its text unpacked."""
+    """While the misses of a large project are linted, only the file at hand has its text unpacked."""
     write_files(tmp_path, FILES)
+    monkeypatch.setattr(batch, "PACK_TEXTS_ABOVE", 0)
     held_while_linting: list[int] = []
     real = Linter.lint_source_file
 

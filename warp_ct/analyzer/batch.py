@@ -46,6 +46,11 @@ class LintStats:
 
 last_stats = LintStats()
 
+# Characters of text in a project above which a batch keeps its texts compressed while it
+# lints. Packing and unpacking cost 0.3-0.5 s per 20 MB of text (5% of a cold lint of Isaac
+# Lab) and save about two thirds of it: worth it where the texts are a large part of the peak.
+PACK_TEXTS_ABOVE = 24_000_000
+
 
 def run_lint(
     paths: Iterable[str],
@@ -77,6 +82,8 @@ def run_lint(
             emitted = 0
             for scope in scopes_of(source.path for source in reported):
                 files = [reported[i] for i in scope.reported]
+                for i in scope.reported:
+                    reported[i] = None  # type: ignore[call-overload]  # the scope's list holds the texts now
                 for i, result in zip(scope.reported, _lint_scope(scope, files, config, stats, facts_pool, cache_dir)):
                     results[i] = result
                 while emitted < len(results) and results[emitted] is not None:
@@ -115,8 +122,9 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             # One order for the project's files whatever was named: module names claimed first win.
             linter.add_to_project(sorted([*files, *context], key=lambda source: os.path.abspath(source.path)))
             linter.project.freeze()  # the file set of a batch is final
+            context.clear()  # the summaries hold the texts (``_lint_files`` may pack them)
         with collector_ignores_existing():
-            results = _lint_files(linter, list(files), stats, facts_pool, cache, hits, None)
+            results = _lint_files(linter, files, stats, facts_pool, cache, hits, None)
         if cache is not None:
             cache.flush()
         return results
@@ -191,13 +199,16 @@ def _lint_files(
     if any(project.uses_warp(project.files[files[i].path]) for i in misses):  # the model will be built
         stats.jobs = max(stats.jobs, facts_pool.extract(project))
 
-    # From here on each file is worked on alone: its text stays packed in its summary
-    # except while it is gated and linted (the model reads every file once, packed or not:
-    # packing them as the model reads them instead raised the peak by 17 MiB on the corpus).
+    # From here on each file is worked on alone: in a large project its text stays packed
+    # in its summary except while it is gated and linted (the model reads every file once,
+    # packed or not: packing them as the model reads them instead raised the peak by 17 MiB
+    # on the corpus). Below PACK_TEXTS_ABOVE packing costs more time than it saves memory.
     summaries = {i: project.files[files[i].path] for i in misses}
-    files.clear()  # run_lint's list too: the summaries hold the texts
-    for summary in project.files.values():
-        summary.pack_text()
+    files.clear()  # the scope's list: the summaries hold the texts
+    packing = sum(summary.size for summary in project.files.values()) > PACK_TEXTS_ABOVE
+    if packing:
+        for summary in project.files.values():
+            summary.pack_text()
 
     def source_at(i: int) -> SourceFile:
         return SourceFile(summaries[i].path, summaries[i].hold_text())
@@ -215,7 +226,8 @@ def _lint_files(
                 heavy.append(i)
             else:
                 deliver(i, lint_one(linter, source))
-            summaries[i].pack_text()
+            if packing:
+                summaries[i].pack_text()
         gc.freeze()
     stats.trees += len(heavy)
 
@@ -226,5 +238,6 @@ def _lint_files(
     else:
         for i in heavy:
             deliver(i, lint_one(linter, source_at(i)))
-            summaries[i].pack_text()
+            if packing:
+                summaries[i].pack_text()
     return [r for r in results if r is not None]
