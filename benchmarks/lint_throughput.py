@@ -4,12 +4,13 @@
     python benchmarks/lint_throughput.py                     # the installed warp-lang package
     python benchmarks/lint_throughput.py DIR [DIR ...]       # e.g. unpacked mujoco-warp, newton
     python benchmarks/lint_throughput.py --profile DIR       # plus a cProfile breakdown of cold
-    python benchmarks/lint_throughput.py --rounds 5          # plus 5 paired (ast.parse, cold) ratios
+    python benchmarks/lint_throughput.py --rounds 5          # plus 5 rounds of (ast.parse, -j1, -j2)
 
-Prints files, lines, files/s and lines/s, and these ratios (goals from DESIGN.md):
-  cold / ast.parse            <= 2.0   (no cache, -j 1, fresh process)
-  warm re-run / cold          <= 0.1   (same files, result cache filled by the cold run)
-  -j 2 / -j 1                 <  1.0   (cold, fresh processes)
+Prints files, lines, files/s and lines/s, and these ratios (goals from issues #27 and #28):
+  cold / ast.parse            <= 2.5, stretch 2.0   (no cache, -j 1, fresh process)
+  warm re-run / cold          <= 0.05  (same files, result cache filled by the cold run)
+  -j 2 / -j 1                 <= 0.65  (cold, fresh processes, on 2 cores)
+  peak memory, cold -j 1      <= 400 MiB
 
 Each lint run is a fresh ``python`` process (astroid's module cache, used for inference,
 would otherwise make later runs look faster); the time is that of ``run_lint`` inside it, and the process wall
@@ -148,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="also profile a cold -j1 run and print a breakdown")
     parser.add_argument(
         "--rounds", type=int, default=0,
-        help="also time N more (ast.parse, cold lint) pairs back to back and print each ratio and the "
-        "median: on a noisy machine a pair shares its conditions",
+        help="also time N more (ast.parse, cold -j1, cold -jN) rounds back to back and print each ratio "
+        "and the medians: on a noisy machine a round shares its conditions",
     )  # fmt: skip
     args = parser.parse_args(argv)
     dirs = [str(Path(d).resolve()) for d in (args.dirs or [warp_dir()])]
@@ -190,19 +191,23 @@ def main(argv: list[str] | None = None) -> int:
         if warm["findings"] != cold["findings"] or cold_j["findings"] != cold["findings"]:
             print("  !! finding counts differ between runs")
         print("\nratios:")
-        print(f"  cold (no cache) / ast.parse  {nocache['seconds'] / ast_s:6.2f}   (goal <= 2.0)")
+        print(f"  cold (no cache) / ast.parse  {nocache['seconds'] / ast_s:6.2f}   (goal <= 2.5, stretch 2.0)")
         print(f"  cold (+cache)  / ast.parse   {cold['seconds'] / ast_s:6.2f}")
         print(f"  warm re-run / cold           {warm['seconds'] / cold['seconds']:6.3f}   (goal <= 0.05)")
         print(f"  peak memory, cold -j1        {nocache['peak_mib']:6.0f} MiB (goal <= 400)")
-        print(f"  -j{args.jobs} / -j1 (cold)             {cold_j['seconds'] / cold['seconds']:6.2f}   (goal < 1.0)")
+        print(f"  -j{args.jobs} / -j1 (cold)             {cold_j['seconds'] / cold['seconds']:6.2f}   (goal <= 0.65)")
         if args.rounds:
-            ratios = []
+            parse_ratios, jobs_ratios = [], []
             for _ in range(args.rounds):
                 parse_s = time_ast_parse(files)
-                lint_s = lint_once(dirs, 1, None)["seconds"]
-                ratios.append(lint_s / parse_s)
-                print(f"  round: ast.parse {parse_s:6.2f} s, cold lint {lint_s:6.2f} s -> {lint_s / parse_s:5.2f}")
-            print(f"  cold / ast.parse, median of {args.rounds} paired rounds: {statistics.median(ratios):5.2f}   (goal <= 2.0)")
+                serial_s = lint_once(dirs, 1, None)["seconds"]
+                parallel_s = lint_once(dirs, args.jobs, None)["seconds"]
+                parse_ratios.append(serial_s / parse_s)
+                jobs_ratios.append(parallel_s / serial_s)
+                print(f"  round: ast.parse {parse_s:6.2f} s, cold -j1 {serial_s:6.2f} s, cold -j{args.jobs} {parallel_s:6.2f} s"
+                      f" -> {serial_s / parse_s:5.2f}, {parallel_s / serial_s:5.2f}")  # fmt: skip
+            print(f"  cold / ast.parse, median of {args.rounds} paired rounds: {statistics.median(parse_ratios):5.2f}   (goal <= 2.5)")
+            print(f"  -j{args.jobs} / -j1 (no cache), median of {args.rounds} paired rounds: {statistics.median(jobs_ratios):5.2f}   (goal <= 0.65)")
         if profile_path:
             breakdown(profile_path)
     finally:

@@ -222,6 +222,7 @@ def pools_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS_WARM", 0)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FILES", 1)
     monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)
+    monkeypatch.setattr(batch, "MIN_PARALLEL_GATED_CHARS", 0)
 
 
 def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(pools_for_any_size, monkeypatch) -> None:

@@ -21,8 +21,10 @@ from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_source
 from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import (
     MIN_PARALLEL_FILES,
+    MIN_PARALLEL_GATED_CHARS,
     FactsPool,
     available_cores,
+    can_fork,
     lint_one,
     lint_parallel,
 )
@@ -213,14 +215,26 @@ def _lint_files(
     def source_at(i: int) -> SourceFile:
         return SourceFile(summaries[i].path, summaries[i].hold_text())
 
+    warp_misses = []
+    for i in misses:
+        if project.uses_warp(summaries[i]):
+            warp_misses.append(i)
+        else:
+            deliver(i, FileResult(summaries[i].path))  # what the linter answers for it, text unread
+    if workers > 1 and can_fork() and sum(summaries[i].size for i in warp_misses) >= MIN_PARALLEL_GATED_CHARS:
+        # Gates and rules in forked workers that share the model, built here first: the
+        # gates ask program-wide questions a worker answers from its copy.
+        linter.prepare_shared_answers()
+        gc.freeze()  # the model is acyclic: the workers' collections need not walk it
+        stats.jobs = max(stats.jobs, workers)
+        stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver)
+        return [r for r in results if r is not None]
+
     heavy: list[int] = []
     # The model, the gates and the queries build acyclic data only (no astroid): the
     # collector stays off until the tree rules run; what they keep is then out of its view.
     with gc_paused():
-        for i in misses:
-            if not project.uses_warp(summaries[i]):
-                deliver(i, FileResult(summaries[i].path))  # what the linter answers for it, text unread
-                continue
+        for i in warp_misses:
             source = source_at(i)
             if linter.active_rules(source.path, source.text):
                 heavy.append(i)

@@ -279,6 +279,19 @@ class Linter:
             cached = self._enabled_cache[key] = self.config.is_enabled(code, path)
         return cached
 
+    def prepare_shared_answers(self) -> None:
+        """Build the model and the program-wide answers the selected rules share (before
+        workers that share them are forked). A rule that fails here fails again where it
+        checks a file, and says so there."""
+        with gc_paused():
+            self.project.program()
+            for rule in self.rules:
+                if self.config.is_enabled(rule.code):
+                    try:
+                        rule.prepare(self.project)
+                    except Exception:  # noqa: BLE001 - reported by the rule's own checks
+                        pass
+
     def active_rules(self, path: str, text: str) -> list[Rule]:
         """The rules that will run on this text (empty: no tree is built for it)."""
         summary = self.project.files.get(path) or self.project.add(path, text)

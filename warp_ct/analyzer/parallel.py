@@ -45,6 +45,10 @@ MIN_PARALLEL_FILES = 8
 # (extraction runs at about 3 MB/s; a pool cost 0.2-0.3 s in Isaac Lab's small scopes, where
 # 1.5 MB of facts took 0.54 s in workers against about 0.5 s serially).
 MIN_PARALLEL_FACTS_CHARS = 2_000_000
+# Below this many characters of Warp files to gate and lint, forking workers that share the
+# model costs more than it saves.
+MIN_PARALLEL_GATED_CHARS = 500_000
+
 # Once a run's pool is up, a project pays only for sending its texts and taking its facts back.
 MIN_PARALLEL_FACTS_CHARS_WARM = 100_000
 
@@ -67,10 +71,19 @@ def _init_spawned(config: Config, paths: list[str]) -> None:
     _worker_linter, _worker_source = linter, files.__getitem__
 
 
-def _lint_chunk(indices: list[int]) -> list[tuple[int, FileResult]]:
+def _lint_chunk(indices: list[int]) -> list[tuple[int, FileResult, bool]]:
+    """(index, result, whether a rule needed its tree) of each file."""
     linter, source = _worker_linter, _worker_source
     assert linter is not None and source is not None, "worker not initialised"
-    return [(i, lint_one(linter, source(i))) for i in indices]
+    out = []
+    for i in indices:
+        file = source(i)
+        try:
+            needs_tree = bool(linter.active_rules(file.path, file.text))  # kept for the lint: asked once
+        except Exception:  # noqa: BLE001 - the lint says what went wrong
+            needs_tree = False
+        out.append((i, lint_one(linter, file), needs_tree))
+    return out
 
 
 def lint_one(linter: Linter, source: SourceFile) -> FileResult:
@@ -255,13 +268,15 @@ def lint_parallel(
     weights: dict[int, int],
     jobs: int,
     on_result: Callable[[int, FileResult], None],
-) -> None:
+) -> int:
     """Lint the files ``source(i)`` for ``i`` in ``weights`` (their sizes) with ``jobs``
     workers; ``on_result(i, r)`` is called in the parent as results arrive (in completion
-    order). ``paths``: every file of the run by index, for workers that read them again."""
+    order). ``paths``: every file of the run by index, for workers that read them again.
+    Returns how many of the files some rule needed a tree of."""
     global _worker_linter, _worker_source
     indices = list(weights)
     chunks = _chunks(indices, weights, jobs)
+    trees = 0
     pending_indices = set(indices)
     use_fork = can_fork()
     if use_fork:
@@ -280,8 +295,9 @@ def lint_parallel(
             while futures:
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for future in done:
-                    for i, result in future.result():
+                    for i, result, needs_tree in future.result():
                         pending_indices.discard(i)
+                        trees += needs_tree
                         on_result(i, result)
     except BrokenProcessPool:
         pass  # finish serially below
@@ -289,4 +305,7 @@ def lint_parallel(
         if use_fork:
             _worker_linter, _worker_source = None, None
     for i in sorted(pending_indices):
-        on_result(i, lint_one(linter, source(i)))
+        file = source(i)
+        trees += bool(linter.active_rules(file.path, file.text))
+        on_result(i, lint_one(linter, file))
+    return trees

@@ -261,6 +261,11 @@ class Rule:
         """Optional project-wide fact about one file, stored in ``summary.extra[code]``."""
         return None
 
+    def prepare(self, project: "Project") -> None:
+        """Optional: compute now the program-wide answers the gates and checks of many files
+        share (memoized in the program). A batch calls it once before it forks workers that
+        share the model, so that each does not compute them again."""
+
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         """Second, project-aware gate after ``triggers``: False when the project view
         already shows this file cannot produce a finding, so no tree is built

@@ -616,6 +616,16 @@ class UnusedBackward(Rule):
         lazy.get()
         return lazy
 
+    def prepare(self, project: "Project") -> None:
+        # What every kernel file's gate asks first: the modules tapes and gradient APIs may
+        # reach (the kernels escaping to other code: half of the gates' time).
+        if not any(summary.kernel_names for summary in project.files.values()):
+            return
+        program, verdict = project.program(), project_verdict(project)
+        _modules, opaque_from = program.differentiated()
+        _reached_from(program, "opaque", opaque_from)
+        _reached_from(program, "wants_grad", verdict.wants_grad)
+
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as leave_module, taken on the project view alone: most kernel
         # files of a library are differentiated, configured, or launched by nobody in view.
