@@ -99,3 +99,19 @@ def test_an_installed_package_is_a_project_of_its_own(tmp_path: Path) -> None:
     assert (scope.root, scope.marked) == ((site / "warp").resolve(), True)
     files = [Path(p).relative_to(site.resolve()).as_posix() for p in project_files(scope, Config(root=site))]
     assert files == ["warp/__init__.py", "warp/_src/k.py"]
+
+
+def test_discovery_names_files_as_pathlib_does(tmp_path, monkeypatch):
+    from warp_ct.analyzer.engine import discover
+    from warp_ct.config import Config
+
+    for name in ("app/__init__.py", "app/sub/m.py", "x.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path / "app")
+    config = Config(root=tmp_path)
+    expected = {".": ["__init__.py", "sub/m.py"], "./": ["__init__.py", "sub/m.py"], "sub/": ["sub/m.py"],
+                "./sub": ["sub/m.py"], "..": ["../app/__init__.py", "../app/sub/m.py", "../x.py"],
+                "../x.py": ["../x.py"], "./sub/m.py": ["sub/m.py"]}  # fmt: skip
+    for given, files in expected.items():
+        assert discover([given], config) == files, given

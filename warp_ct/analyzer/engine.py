@@ -188,8 +188,13 @@ def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSEr
         if not os.path.isdir(p):
             found[str(p)] = None
             continue
-        # Walking a Path gives normalised folder names: joining them is what Path would.
+        # A Path's text is normalised, so joining the folders the walk gives is what Path
+        # would, except below "." (Path(".", "a") is "a", the walk's folder "./a").
         for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
+            if dirpath == os.curdir:
+                dirpath = ""
+            elif dirpath.startswith(os.curdir + os.sep) and os.fspath(p) == os.curdir:
+                dirpath = dirpath[len(os.curdir + os.sep):]
             dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
             for filename in sorted(filenames):
                 if filename.endswith((".py", ".pyi")):
