@@ -23,6 +23,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
+import signal
 import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -130,6 +131,8 @@ def _facts_chunk(items: list[tuple[str, str, str, bool]]) -> list[tuple[str, Fil
 def _facts_worker(connection: Connection) -> None:
     """A facts worker's loop: a chunk in, its facts out, until the parent says stop (None)
     or goes away."""
+    # Ctrl-C reaches the whole process group: the parent stops the run, and then its workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             items = connection.recv()
