@@ -1,12 +1,14 @@
 """Linting many files: discovery, result cache and parallel workers behind one call.
 
-Pipeline: discover -> read and summarise every file (regular expressions; the project
-view cross-file rules need) -> look each file up in the result cache -> with misses, the
-facts of the project's Warp files (in worker processes when ``jobs`` > 1) -> lint the misses:
-files no rule needs a tree of inline, the rest serially or in worker processes ->
-store new results -> report in path order. Output never depends on ``jobs`` or on
-whether the cache was warm. While the misses are linted, every text but the current
-file's is kept packed in its summary (``FileSummary.pack_text``).
+Pipeline, per project: read every file -> look the named files up in the result cache
+(keyed by the digests of the bytes read: a project with no change is answered here, nothing
+summarised) -> summarise every file (regular expressions; the project view cross-file rules
+need) -> the facts of the project's Warp files (``FactsPool``: the parent and ``jobs - 1``
+workers) -> build the model -> gate and lint the misses (forked workers sharing the model
+when ``jobs`` > 1 and there is enough, else inline, with only the files needing a tree in
+workers) -> store the new results -> report in path order. Output never depends on
+``jobs`` or on whether the cache was warm. In a large project, while the misses are linted,
+every text but the current file's is kept packed in its summary (``FileSummary.pack_text``).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ in the parent.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -133,6 +134,8 @@ def _facts_worker(connection: Connection) -> None:
     or goes away."""
     # Ctrl-C reaches the whole process group: the parent stops the run, and then its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # What the fork copied is never read here: a collection walking it would copy its pages.
+    gc.freeze()
     while True:
         try:
             items = connection.recv()
