@@ -273,3 +273,25 @@ def test_facts_extracted_by_workers_are_the_parents(tmp_path: Path, pools_for_an
     edited = run_lint([str(pkg / "mod00.py")], _config(tmp_path), cache_dir=cache, jobs=2)
     assert batch.last_stats.facts_hits == 11 - 2
     assert _dump(edited) == _dump(run_lint([str(pkg / "mod00.py")], _config(tmp_path), jobs=1))
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_an_interrupt_while_workers_extract_stops_them_at_once(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
+    import multiprocessing
+
+    from warp_ct.analyzer.project import Project
+
+    pkg = _project(tmp_path, count=12)
+    real = Project.facts
+    calls = []
+
+    def interrupted(self, summary):
+        calls.append(summary.path)
+        if len(calls) == 3:  # the parent's own share, with the workers busy
+            raise KeyboardInterrupt
+        return real(self, summary)
+
+    monkeypatch.setattr(Project, "facts", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_lint([str(pkg)], _config(tmp_path), jobs=2)
+    assert not multiprocessing.active_children()

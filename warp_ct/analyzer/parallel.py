@@ -221,15 +221,20 @@ class FactsPool:
 
         # The facts are acyclic: nothing for the collector to find as they are unpickled.
         with gc_paused():
-            for _process, connection in self._workers:
-                hand_out(connection)
-            while chunks:
-                for summary in chunks.pop():  # the smallest left
-                    project.facts(summary)
-                    if busy:
-                        take_ready(0)
-            while busy:
-                take_ready(None)
+            try:
+                for _process, connection in self._workers:
+                    hand_out(connection)
+                while chunks:
+                    for summary in chunks.pop():  # the smallest left
+                        project.facts(summary)
+                        if busy:
+                            take_ready(0)
+                while busy:
+                    take_ready(None)
+            except BaseException:  # Ctrl-C, or an error here: no worker's reply may be read as another's
+                self._broken = True
+                self.close(now=True)
+                raise
             for chunk, data in received:
                 kind, payload = pickle.loads(data)
                 if kind == "facts":  # else: facts too deep to pickle, extracted by the model
@@ -251,12 +256,16 @@ class FactsPool:
             child_end.close()
             self._workers.append((process, parent_end))
 
-    def close(self) -> None:
-        """Stop the workers (each finishes the chunk it holds, if any)."""
+    def close(self, *, now: bool = False) -> None:
+        """Stop the workers: between chunks (they are all idle then), or ``now``, whatever
+        they are doing."""
         workers, self._workers = self._workers, []
-        for _process, connection in workers:
+        for process, connection in workers:
             try:
-                connection.send(None)
+                if now:
+                    process.kill()
+                else:
+                    connection.send(None)
             except OSError:
                 pass
             connection.close()
