@@ -294,8 +294,12 @@ class FactsCache(_CacheFolder):
         self.hits += 1
         return facts
 
+    def stores(self, path: str) -> bool:
+        """Whether the facts of ``path`` are written (asked before their key is computed)."""
+        return self.enabled and (self._store is None or path in self._store)
+
     def put_facts(self, key: str, facts: Any) -> None:
-        if not self.enabled or (self._store is not None and getattr(facts, "path", None) not in self._store):
+        if not self.stores(getattr(facts, "path", None)):
             return
         try:
             payload = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)

@@ -505,7 +505,7 @@ class Project:
     def adopt_facts(self, summary: FileSummary, facts: FileFacts) -> None:
         """``summary``'s facts, just extracted (here or in a worker process), kept and stored
         in the facts cache (before the program trims them)."""
-        if self.facts_cache is not None:
+        if self.facts_cache is not None and self.facts_cache.stores(summary.path):
             self.facts_cache.put_facts(self._facts_key(summary), facts)
         self._facts[summary.path] = (summary, facts)
 
