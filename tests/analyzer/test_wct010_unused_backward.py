@@ -343,22 +343,25 @@ _HOLDERS = (
 )
 
 
+def _holders_project(main: str) -> dict[str, str]:
+    """A package whose kernels are held by NamedTuple and dataclass fields, run by ``main``."""
+    return {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS, "pkg/__main__.py": "import warp as wp\n" + main}
+
+
 def test_kernels_held_by_named_tuples_and_dataclass_fields_are_followed(tmp_path):
     # `FAMILY.single` (positional field), `ops.step` (the dataclass default): both launched
     # from another module, never on a tape.
-    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
-             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import FAMILY, Ops\n\ndef run(x, ops):\n"
-                                "    wp.launch(FAMILY.single, dim=4, inputs=[x])\n    wp.launch(ops.step, dim=4, inputs=[x])\n\n"
-                                "run(wp.zeros(4), Ops())\n"}  # fmt: skip
-    assert _only(lint_files(tmp_path, files)) == [("pkg/kernels.py", 5)]
+    main = ("from pkg.kernels import FAMILY, Ops\n\ndef run(x, ops):\n"
+            "    wp.launch(FAMILY.single, dim=4, inputs=[x])\n    wp.launch(ops.step, dim=4, inputs=[x])\n\n"
+            "run(wp.zeros(4), Ops())\n")  # fmt: skip
+    assert _only(lint_files(tmp_path, _holders_project(main))) == [("pkg/kernels.py", 5)]
 
 
 def test_a_field_launched_on_a_tape_is_differentiated(tmp_path):
-    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
-             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import FAMILY, Ops\n\nx = wp.zeros(4)\n"
-                                "tape = wp.Tape()\nwith tape:\n    wp.launch(FAMILY.single, dim=4, inputs=[x])\n"
-                                "    wp.launch(Ops().step, dim=4, inputs=[x])\n"}  # fmt: skip
-    assert _only(lint_files(tmp_path, files)) == []
+    main = ("from pkg.kernels import FAMILY, Ops\n\nx = wp.zeros(4)\n"
+            "tape = wp.Tape()\nwith tape:\n    wp.launch(FAMILY.single, dim=4, inputs=[x])\n"
+            "    wp.launch(Ops().step, dim=4, inputs=[x])\n")  # fmt: skip
+    assert _only(lint_files(tmp_path, _holders_project(main))) == []
 
 
 _DECORATOR = (
@@ -398,8 +401,7 @@ def test_kernel_decorator_in_a_project_that_differentiates(tmp_path):
 
 def test_a_field_of_a_local_holder_is_followed(tmp_path):
     # `family` is a local of run(): the model keeps it because a launch reads `family.single`.
-    files = {"pkg/__init__.py": "", "pkg/kernels.py": _HOLDERS,
-             "pkg/__main__.py": "import warp as wp\nfrom pkg.kernels import Family, scale, shift\n\ndef run(x):\n"
-                                "    family = Family(single=scale, batched=shift)\n"
-                                "    wp.launch(family.single, dim=4, inputs=[x])\n\nrun(wp.zeros(4))\n"}  # fmt: skip
-    assert _only(lint_files(tmp_path, files)) == [("pkg/kernels.py", 5)]
+    main = ("from pkg.kernels import Family, scale, shift\n\ndef run(x):\n"
+            "    family = Family(single=scale, batched=shift)\n"
+            "    wp.launch(family.single, dim=4, inputs=[x])\n\nrun(wp.zeros(4))\n")  # fmt: skip
+    assert _only(lint_files(tmp_path, _holders_project(main))) == [("pkg/kernels.py", 5)]

@@ -77,15 +77,17 @@ def _lint_chunk(indices: list[int]) -> list[tuple[int, FileResult, bool]]:
     """(index, result, whether a rule needed its tree) of each file."""
     linter, source = _worker_linter, _worker_source
     assert linter is not None and source is not None, "worker not initialised"
-    out = []
-    for i in indices:
-        file = source(i)
-        try:
-            needs_tree = bool(linter.active_rules(file.path, file.text))  # kept for the lint: asked once
-        except Exception:  # noqa: BLE001 - the lint says what went wrong
-            needs_tree = False
-        out.append((i, lint_one(linter, file), needs_tree))
-    return out
+    return [(i, *lint_counting_tree(linter, source(i))) for i in indices]
+
+
+def lint_counting_tree(linter: Linter, source: SourceFile) -> tuple[FileResult, bool]:
+    """``lint_one``, and whether a rule needed the file's tree (the gates' answer, which the
+    lint then reads from the linter's cache)."""
+    try:
+        needs_tree = bool(linter.active_rules(source.path, source.text))
+    except Exception:  # noqa: BLE001 - the lint says what went wrong
+        needs_tree = False
+    return lint_one(linter, source), needs_tree
 
 
 def lint_one(linter: Linter, source: SourceFile) -> FileResult:
@@ -320,7 +322,7 @@ def lint_parallel(
         if use_fork:
             _worker_linter, _worker_source = None, None
     for i in sorted(pending_indices):
-        file = source(i)
-        trees += bool(linter.active_rules(file.path, file.text))
-        on_result(i, lint_one(linter, file))
+        result, needs_tree = lint_counting_tree(linter, source(i))
+        trees += needs_tree
+        on_result(i, result)
     return trees
