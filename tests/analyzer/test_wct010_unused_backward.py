@@ -405,3 +405,46 @@ def test_a_field_of_a_local_holder_is_followed(tmp_path):
             "    family = Family(single=scale, batched=shift)\n"
             "    wp.launch(family.single, dim=4, inputs=[x])\n\nrun(wp.zeros(4))\n")  # fmt: skip
     assert _only(lint_files(tmp_path, _holders_project(main))) == [("pkg/kernels.py", 5)]
+
+
+def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path):
+    # The kernels' decorators and the end of the import block are facts: the finding and its
+    # fix come from the query, and are those the tree check gives where it decides (here,
+    # a file that also turns backward code on explicitly for one kernel of its own).
+    from warp_ct.analyzer import batch
+    from warp_ct.config import load_config
+
+    head = "import math\nimport warp as wp\nfrom os.path import (\n    join,\n    sep,\n)\n\n"
+    files = {
+        "sim/__init__.py": "",
+        "sim/render.py": kernels("shade", "blit", head=head) + "\nprint(join, sep, math.pi)\n",
+        "sim/explicit.py": kernels("shade2", head=head) + K.format(name="blur").replace(
+            "@wp.kernel", "@wp.kernel(enable_backward=True)"),
+        "app.py": (
+            "import warp as wp\nfrom sim import render, explicit\n\n"
+            "def main(x):\n"
+            "    wp.launch(render.shade, dim=1, inputs=[x])\n"
+            "    wp.launch(explicit.blur, dim=1, inputs=[x])\n"
+            "\nif __name__ == '__main__':\n    main(wp.zeros(4))\n"
+        ),
+    }
+    findings = lint_files(tmp_path, files)
+    query_found = [f for f in findings if f.rule == "WCT010" and f.path == "sim/render.py"]
+    assert len(query_found) == 1 and "2 kernel(s)" in query_found[0].message
+    explicit = [f for f in findings if f.rule == "WCT010" and f.path == "sim/explicit.py"]
+    assert [(f.line, "explicitly" in f.message) for f in explicit] == [(12, True)]  # the tree's finding
+    fixed = apply_fixes(files["sim/render.py"], query_found, unsafe=True).text
+    assert fixed.startswith(head.rstrip("\n") + '\n\nwp.set_module_options({"enable_backward": False})\n\n@wp.kernel')
+    # The same module through the tree check gives the same finding and fix.
+    from warp_ct.analyzer.rules import wct010_unused_backward as rule
+
+    original = rule._tree_decides
+    rule._tree_decides = lambda summary, project: True
+    try:
+        tree_found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010" and f.path == "sim/render.py"]
+    finally:
+        rule._tree_decides = original
+    assert tree_found == query_found
+    # A run over the package builds no tree for it.
+    batch.run_lint([str(tmp_path / "sim" / "render.py")], load_config(tmp_path))
+    assert batch.last_stats.trees == 0

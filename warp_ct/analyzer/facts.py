@@ -261,6 +261,11 @@ class FileFacts:
     kernel_calls: list[tuple[str, Span, Value | None, bool, bool]] = field(default_factory=list)
     module_loops: list[tuple[int, int]] = field(default_factory=list)  # ``loops`` of the module body
     first_pass_branches: set[int] = field(default_factory=set)  # ``if i == 0:`` / ``if first:``: taken on a loop's first pass
+    # Where a fix puts a module-wide statement after the imports: the last line of the last
+    # import of the module body before its first ``def``/``class`` (0: none), and the name
+    # the module body's last ``import warp [as x]`` binds (None: no such import).
+    imports_end_line: int = 0
+    warp_import_name: str | None = None
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -422,6 +427,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.syntax_error, facts.syntax_error_at = message, (line, col)
         return facts
     facts.exports = module_exports(tree, module, is_package)
+    facts.imports_end_line, facts.warp_import_name = _import_block(tree)
     extractor = _Extractor(facts, blanked)
     try:
         extractor.run(tree)
@@ -441,6 +447,23 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     if not facts.first_pass_branches:
         facts.first_pass_branches = _NO_BRANCHES  # type: ignore[assignment]
     return facts
+
+
+def _import_block(tree: ast.Module) -> tuple[int, str | None]:
+    """``FileFacts.imports_end_line`` and ``warp_import_name`` of a module."""
+    end, name, header = 0, None, True
+    for stmt in tree.body:
+        cls = stmt.__class__
+        if cls is ast.Import:
+            for alias in stmt.names:  # type: ignore[attr-defined]
+                if alias.name == "warp":
+                    name = alias.asname or "warp"
+        if header:
+            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
+                header = False
+            elif cls is ast.Import or cls is ast.ImportFrom:
+                end = stmt.end_lineno or stmt.lineno
+    return end, name
 
 
 class _BodyNeeded(Exception):

@@ -33,6 +33,7 @@ from warp_ct.analyzer.program import (
     is_test_path,
     module_key,
 )
+from warp_ct.analyzer.query import QueryContext
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import (
     bare_module_option_calls,
@@ -469,6 +470,76 @@ def _consumers(project: "Project", summary: "FileSummary", verdict: _Verdict) ->
     return out
 
 
+def _tree_decides(summary: "FileSummary", project: "Project") -> bool:
+    """The file's findings need its tree: an explicit ``enable_backward`` of True (fixed in
+    place), unique kernels (fixed on their decorators), a kernel decorator of the project's
+    own, or names the facts cannot resolve (re-exported Warp names). Else ``query`` decides."""
+    text = summary.text
+    return bool(
+        _EXPLICIT_TRUE_RE.search(text)
+        or _UNIQUE_RE.search(text)
+        or project.facts(summary).kernel_calls
+        or project.imports_warp_names(summary)
+    )
+
+
+def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts] | None:
+    """The verdict and the file's own backward facts, unless the module is differentiated or
+    its own setting cannot be read: nothing to say then."""
+    verdict = project_verdict(project)
+    if _is_differentiated(project.program(), verdict, summary.module_name):
+        return None
+    facts = _facts(summary)
+    if facts.self_backward_unknown:
+        return None
+    return verdict, facts
+
+
+def _module_finding(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
+                    facts: BackwardFacts, live: int) -> tuple[str, Severity | None] | None:  # fmt: skip
+    """The message (and severity; None: the rule's) for a module whose ``live`` kernels
+    build backward code, its option not set from elsewhere; None when there is nothing to say."""
+    module = summary.module_name
+    if not live or facts.self_backward is False or verdict.configured.get(module, "unset") is True:
+        return None
+    if _backward_off_in_every_run(program, verdict, module):
+        return None  # the program means to run without backward code; WCT001 says if it is too late
+    consumers = _consumers(project, summary, verdict)
+    if not consumers:
+        return None  # nobody in view launches these kernels: callers elsewhere may differentiate them
+    where = ", ".join(sorted({c.module_name for c in consumers})[:3])
+    if _gradient_api(program, module) and not _runs_in_taping_application(program, module):
+        # A library API that callers may differentiate through: turning backward code
+        # off here would change every caller; the choice belongs to an application.
+        why = "its API speaks of gradients, so callers may differentiate through it"
+        return (
+            f"module `{module}` compiles backward (adjoint) code for its {live} kernel(s) and "
+            f"nothing in the linted code differentiates them, but {why}. An application that never "
+            "differentiates can turn it off at its entry point, before importing this code: "
+            "`wp.config.enable_backward = False`"
+        ), Severity.INFO
+    runs = _runs_with_backward(program, verdict, module)
+    # Another run turns backward code off: say which runs still build it.
+    named = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
+    when = f"when {named} run{'s' if len(runs) == 1 else ''}, " if runs else ""
+    return (
+        f"{when}module `{module}` compiles backward (adjoint) code for its {live} kernel(s), but "
+        f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
+        "adjoint=True): turn it off for this module with "
+        "`wp.set_module_options({\"enable_backward\": False})`"
+    ), None
+
+
+def _is_false(value: object) -> bool:
+    """A keyword's value that is the constant False (what ``keyword_const`` reads as False)."""
+    return getattr(value, "kind", None) == "const" and getattr(value, "data", None) is False
+
+
+def _option_line(warp_name: str) -> str:
+    """The statement the fix inserts after the imports (``warp_name``: what ``import warp`` binds)."""
+    return f'\n{warp_name}.set_module_options({{"enable_backward": False}})\n'
+
+
 class UnusedBackward(Rule):
     code = "WCT010"
     name = "unused-backward"
@@ -627,18 +698,18 @@ class UnusedBackward(Rule):
         _reached_from(program, "wants_grad", verdict.wants_grad)
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
-        # The same decisions as leave_module, taken on the project view alone: most kernel
+        # The same decisions as the checks, taken on the project view alone: most kernel
         # files of a library are differentiated, configured, or launched by nobody in view.
+        if not _tree_decides(summary, project):
+            return False  # ``query`` decides
         if "kernel(" in summary.text and _UNIQUE_RE.search(summary.text) and project.facts(summary).kernel_calls:
             return True  # a kernel decorator of the project's own (``_check_kernel_decorators``)
         if not summary.kernel_names:
             return False
-        verdict = project_verdict(project)
-        if _is_differentiated(project.program(), verdict, summary.module_name):
+        case = _open_case(project, summary)
+        if case is None:
             return False
-        facts = _facts(summary)
-        if facts.self_backward_unknown:
-            return False
+        verdict, facts = case
         configured = verdict.configured.get(summary.module_name, "unset")
         if configured is None or configured is False:
             return False
@@ -650,20 +721,48 @@ class UnusedBackward(Rule):
             return False
         return _may_have_live_kernels(summary.text) and bool(_consumers(project, summary, verdict))
 
+    def query(self, ctx: QueryContext) -> None:
+        """The module's finding where the facts name all it needs: its kernels' decorators
+        and where its imports end (most kernel files: no tree). ``leave_module`` takes the
+        files ``_tree_decides`` gives it, and only those."""
+        summary = ctx.project.files.get(ctx.path)
+        if summary is None or not summary.kernel_names or _tree_decides(summary, ctx.project):
+            return
+        case = _open_case(ctx.project, summary)
+        if case is None:
+            return
+        verdict, facts = case
+        configured = verdict.configured.get(ctx.module_name, "unset")
+        if configured is None or configured is False:
+            return  # set (or possibly set) from elsewhere by name
+        live = sorted(
+            k.decorator_span for k in ctx.facts.kernels
+            if k.decorator == "kernel" and "module" not in k.keywords and not _is_false(k.enable_backward)
+        )  # fmt: skip
+        finding = _module_finding(ctx.project, ctx.program, summary, verdict, facts, len(live))
+        if finding is None:
+            return
+        message, severity = finding
+        fix = None
+        if severity is None and ctx.facts.warp_import_name is not None and ctx.facts.imports_end_line:
+            fix = ctx.fix("Turn backward code off for this module",
+                          ctx.insert_at(ctx.facts.imports_end_line, 0, _option_line(ctx.facts.warp_import_name)),
+                          safe=False)  # fmt: skip
+        ctx.report(live[0], message, fixes=[fix] if fix else [], severity=severity)
+
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
         summary = project.files.get(ctx.path)
-        if summary is not None and ctx.facts.kernel_calls:
+        if summary is None or not _tree_decides(summary, project):
+            return  # ``query``'s file
+        if ctx.facts.kernel_calls:
             self._check_kernel_decorators(ctx)
-        if summary is None or not summary.kernel_names:
+        if not summary.kernel_names:
             return
-        kernels = [d for d in ctx.kernel_decorators() if not d.is_unique and "module" not in d.keywords]
-        verdict = project_verdict(project)
-        if _is_differentiated(ctx.program, verdict, ctx.module_name):
+        case = _open_case(project, summary)
+        if case is None:
             return
-        facts = _facts(summary)
-        if facts.self_backward_unknown:
-            return
+        verdict, facts = case
         self._check_unique_kernels(ctx, summary, verdict, facts)
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
@@ -680,45 +779,14 @@ class UnusedBackward(Rule):
                 severity=Severity.INFO if not _consumers(project, summary, verdict) else None,
             )
             return
-        if not kernels:
+        live = [d for d in ctx.kernel_decorators()
+                if not d.is_unique and "module" not in d.keywords and d.keyword_const("enable_backward") is not False]  # fmt: skip
+        finding = _module_finding(project, ctx.program, summary, verdict, facts, len(live))
+        if finding is None:
             return
-        if facts.self_backward is False or configured is True:
-            return
-        if _backward_off_in_every_run(ctx.program, verdict, ctx.module_name):
-            return  # the program means to run without backward code; WCT001 says if it is too late
-        live = [d for d in kernels if d.keyword_const("enable_backward") is not False]
-        if not live:
-            return
-        consumers = _consumers(project, summary, verdict)
-        if not consumers:
-            return  # nobody in view launches these kernels: callers elsewhere may differentiate them
-        where = ", ".join(sorted({c.module_name for c in consumers})[:3])
-        if _gradient_api(ctx.program, ctx.module_name) and not _runs_in_taping_application(ctx.program, ctx.module_name):
-            # A library API that callers may differentiate through: turning backward code
-            # off here would change every caller; the choice belongs to an application.
-            why = "its API speaks of gradients, so callers may differentiate through it"
-            ctx.report(
-                live[0].decorator,
-                f"module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s) and "
-                f"nothing in the linted code differentiates them, but {why}. An application that never "
-                "differentiates can turn it off at its entry point, before importing this code: "
-                "`wp.config.enable_backward = False`",
-                severity=Severity.INFO,
-            )
-            return
-        fix = _insert_option_fix(ctx, node)
-        runs = _runs_with_backward(ctx.program, verdict, ctx.module_name)
-        # Another run turns backward code off: say which runs still build it.
-        named = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
-        when = f"when {named} run{'s' if len(runs) == 1 else ''}, " if runs else ""
-        ctx.report(
-            live[0].decorator,
-            f"{when}module `{ctx.module_name}` compiles backward (adjoint) code for its {len(live)} kernel(s), but "
-            f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
-            "adjoint=True): turn it off for this module with "
-            "`wp.set_module_options({\"enable_backward\": False})`",
-            fixes=[fix] if fix else [],
-        )
+        message, severity = finding
+        fix = _insert_option_fix(ctx, node) if severity is None else None
+        ctx.report(live[0].decorator, message, fixes=[fix] if fix else [], severity=severity)
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
                               facts: BackwardFacts) -> None:
@@ -1079,5 +1147,4 @@ def _insert_option_fix(ctx: FileContext, module: ast.Module):
     if last_import is None:
         return None
     line = ctx.node_range(last_import).end.line + 1
-    text = f'\n{alias}.set_module_options({{"enable_backward": False}})\n'
-    return ctx.fix("Turn backward code off for this module", ctx.insert_at(line, 0, text), safe=False)
+    return ctx.fix("Turn backward code off for this module", ctx.insert_at(line, 0, _option_line(alias)), safe=False)
