@@ -21,7 +21,7 @@ from warp_ct.analyzer.context import (
     FileContext,
     KernelDecorator,
 )
-from warp_ct.analyzer.facts import FileFacts, const
+from warp_ct.analyzer.facts import FileFacts, KernelFact, const
 from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
 from warp_ct.analyzer.program import (
@@ -472,12 +472,11 @@ def _consumers(project: "Project", summary: "FileSummary", verdict: _Verdict) ->
 
 def _tree_decides(summary: "FileSummary", project: "Project") -> bool:
     """The file's findings need its tree: an explicit ``enable_backward`` of True (fixed in
-    place), unique kernels (fixed on their decorators), a kernel decorator of the project's
-    own, or names the facts cannot resolve (re-exported Warp names). Else ``query`` decides."""
+    place), a kernel decorator of the project's own, or names the facts cannot resolve
+    (re-exported Warp names). Else ``query`` decides."""
     text = summary.text
     return bool(
         _EXPLICIT_TRUE_RE.search(text)
-        or _UNIQUE_RE.search(text)
         or project.facts(summary).kernel_calls
         or project.imports_warp_names(summary)
     )
@@ -528,6 +527,49 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
         "adjoint=True): turn it off for this module with "
         "`wp.set_module_options({\"enable_backward\": False})`"
     ), None
+
+
+def _unique_kernels_to_report(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
+                              facts: BackwardFacts, kernels: list[tuple[str, int]]) -> tuple[list[int], str]:  # fmt: skip
+    """A ``module="unique"`` kernel is a module of its own: the file's options never reach
+    it (WCT013 says so where the file turns backward code off), so it compiles backward
+    code unless its decorator says ``enable_backward=False``. Of the file's unique
+    ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
+    differentiates, and the modules that launch them (for the message)."""
+    module = summary.module_name
+    if not kernels or facts.self_backward is False or module in verdict.differentiated:
+        return [], ""
+    if _backward_off_in_every_run(program, verdict, module):
+        return [], ""
+    consumers = _consumers(project, summary, verdict)
+    if not consumers or _gradient_api(program, module):
+        return [], ""  # launched by nobody in view, or an API callers may differentiate through
+    taped, _opaque = program.differentiated()
+    own = {(k.name, k.span[0]): ref for ref, k in program.kernels() if ref.module == module}
+    chosen = []
+    for i, key in enumerate(kernels):
+        ref = own.get(key)
+        if ref is not None and not any(
+            isinstance(target, tuple) and module_key(target) in taped for target in program.kernel_modules(ref)
+        ):
+            chosen.append(i)
+    return chosen, ", ".join(sorted({c.module_name for c in consumers})[:3])
+
+
+def _unique_message(name: str, where: str) -> str:
+    return (
+        f"`{name}` has a module of its own (module=\"unique\") that compiles backward "
+        f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
+        "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator"
+    )
+
+
+def _unique_fact_with_backward(kernel: KernelFact) -> bool:
+    """``_unique_with_backward`` of a kernel's facts."""
+    module = kernel.module
+    return (module is not None and module.kind == "const" and module.data == "unique"
+            and kernel.module_span is not None and None not in kernel.keywords
+            and "enable_backward" not in kernel.keywords and "module_options" not in kernel.keywords)  # fmt: skip
 
 
 def _is_false(value: object) -> bool:
@@ -732,6 +774,14 @@ class UnusedBackward(Rule):
         if case is None:
             return
         verdict, facts = case
+        unique = [k for k in ctx.facts.kernels if k.decorator == "kernel" and _unique_fact_with_backward(k)]
+        keys = [(k.name, k.span[0]) for k in unique]
+        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
+        for i in chosen:
+            end = ctx.range_of(unique[i].module_span).end  # type: ignore[arg-type]  # after ``module="unique"``
+            fix = ctx.fix("Turn backward code off for this kernel",
+                          ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
+            ctx.report(unique[i].decorator_span, _unique_message(keys[i][0], where), fixes=[fix])
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -790,36 +840,16 @@ class UnusedBackward(Rule):
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
                               facts: BackwardFacts) -> None:
-        """A ``module="unique"`` kernel is a module of its own: the file's options never reach
-        it (WCT013 says so where the file turns backward code off), so it compiles backward
-        code unless its decorator says ``enable_backward=False``."""
+        """``_unique_kernels_to_report``, read from the tree."""
         live = [d for d in ctx.kernel_decorators() if d.kind == "kernel" and _unique_with_backward(d)]
-        if not live or facts.self_backward is False or ctx.module_name in verdict.differentiated:
-            return
-        if _backward_off_in_every_run(ctx.program, verdict, ctx.module_name):
-            return
-        consumers = _consumers(ctx.project, summary, verdict)
-        if not consumers or _gradient_api(ctx.program, ctx.module_name):
-            return  # launched by nobody in view, or an API callers may differentiate through
-        taped, _opaque = ctx.program.differentiated()
-        own = {(k.name, k.span[0]): ref for ref, k in ctx.program.kernels() if ref.module == ctx.module_name}
-        where = ", ".join(sorted({c.module_name for c in consumers})[:3])
-        for decorator in live:
-            ref = own.get((decorator.funcdef.name, decorator.funcdef.lineno))
-            if ref is None or any(
-                isinstance(target, tuple) and module_key(target) in taped for target in ctx.program.kernel_modules(ref)
-            ):
-                continue
+        keys = [(d.funcdef.name, d.funcdef.lineno) for d in live]
+        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
+        for i in chosen:
+            decorator = live[i]
             end = ctx.node_range(decorator.keywords["module"]).end  # after ``module="unique"``
             fix = ctx.fix("Turn backward code off for this kernel",
                           ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
-            ctx.report(
-                decorator.decorator,  # type: ignore[arg-type]
-                f"`{decorator.funcdef.name}` has a module of its own (module=\"unique\") that compiles backward "
-                f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
-                "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator",
-                fixes=[fix] if fix else [],
-            )
+            ctx.report(decorator.decorator, _unique_message(keys[i][0], where), fixes=[fix])  # type: ignore[arg-type]
 
     def _check_kernel_decorators(self, ctx: FileContext) -> None:
         """A project's own kernel decorator (``def unique_kernel(**kw): ... wp.kernel(f,
