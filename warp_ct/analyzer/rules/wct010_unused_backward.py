@@ -577,9 +577,14 @@ def _is_false(value: object) -> bool:
     return getattr(value, "kind", None) == "const" and getattr(value, "data", None) is False
 
 
-def _option_line(warp_name: str) -> str:
-    """The statement the fix inserts after the imports (``warp_name``: what ``import warp`` binds)."""
-    return f'\n{warp_name}.set_module_options({{"enable_backward": False}})\n'
+def _module_option_fix(ctx: "FileContext | QueryContext"):
+    """``wp.set_module_options({"enable_backward": False})`` after the module's imports,
+    with the name its ``import warp`` binds (None without such an import)."""
+    facts = ctx.facts
+    if facts.warp_import_name is None or not facts.imports_end_line:
+        return None
+    text = f'\n{facts.warp_import_name}.set_module_options({{"enable_backward": False}})\n'
+    return ctx.fix("Turn backward code off for this module", ctx.insert_at(facts.imports_end_line, 0, text), safe=False)
 
 
 class UnusedBackward(Rule):
@@ -793,11 +798,7 @@ class UnusedBackward(Rule):
         if finding is None:
             return
         message, severity = finding
-        fix = None
-        if severity is None and ctx.facts.warp_import_name is not None and ctx.facts.imports_end_line:
-            fix = ctx.fix("Turn backward code off for this module",
-                          ctx.insert_at(ctx.facts.imports_end_line, 0, _option_line(ctx.facts.warp_import_name)),
-                          safe=False)  # fmt: skip
+        fix = _module_option_fix(ctx) if severity is None else None
         ctx.report(live[0], message, fixes=[fix] if fix else [], severity=severity)
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
@@ -835,7 +836,7 @@ class UnusedBackward(Rule):
         if finding is None:
             return
         message, severity = finding
-        fix = _insert_option_fix(ctx, node) if severity is None else None
+        fix = _module_option_fix(ctx) if severity is None else None
         ctx.report(live[0].decorator, message, fixes=[fix] if fix else [], severity=severity)
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
@@ -1157,24 +1158,3 @@ def _application_entries(program: Program) -> dict[str, str]:
                     if isinstance(ref, KernelRef):
                         found.setdefault(ref.module, entry)
     return found
-
-
-def _insert_option_fix(ctx: FileContext, module: ast.Module):
-    alias = None
-    for stmt in module.body:
-        if isinstance(stmt, ast.Import):
-            for name in stmt.names:
-                if name.name == "warp":
-                    alias = name.asname or "warp"
-    if alias is None:
-        return None
-    last_import = None
-    for stmt in module.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            break
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            last_import = stmt
-    if last_import is None:
-        return None
-    line = ctx.node_range(last_import).end.line + 1
-    return ctx.fix("Turn backward code off for this module", ctx.insert_at(line, 0, _option_line(alias)), safe=False)
