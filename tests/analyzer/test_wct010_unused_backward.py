@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from warp_ct.analyzer import batch
 from warp_ct.analyzer.fixes import apply_fixes
 from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.rules import wct010_unused_backward as wct010
+from warp_ct.config import load_config
 
 from .helpers import lint_files
 
@@ -407,13 +410,10 @@ def test_a_field_of_a_local_holder_is_followed(tmp_path):
     assert _only(lint_files(tmp_path, _holders_project(main))) == [("pkg/kernels.py", 5)]
 
 
-def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path):
+def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path, monkeypatch):
     # The kernels' decorators and the end of the import block are facts: the finding and its
     # fix come from the query, and are those the tree check gives where it decides (here,
     # a file that also turns backward code on explicitly for one kernel of its own).
-    from warp_ct.analyzer import batch
-    from warp_ct.config import load_config
-
     head = "import math\nimport warp as wp\nfrom os.path import (\n    join,\n    sep,\n)\n\n"
     files = {
         "sim/__init__.py": "",
@@ -436,14 +436,9 @@ def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path):
     fixed = apply_fixes(files["sim/render.py"], query_found, unsafe=True).text
     assert fixed.startswith(head.rstrip("\n") + '\n\nwp.set_module_options({"enable_backward": False})\n\n@wp.kernel')
     # The same module through the tree check gives the same finding and fix.
-    from warp_ct.analyzer.rules import wct010_unused_backward as rule
-
-    original = rule._tree_decides
-    rule._tree_decides = lambda summary, project: True
-    try:
-        tree_found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010" and f.path == "sim/render.py"]
-    finally:
-        rule._tree_decides = original
+    monkeypatch.setattr(wct010, "_tree_decides", lambda summary, project: True)
+    tree_found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010" and f.path == "sim/render.py"]
+    monkeypatch.undo()
     assert tree_found == query_found
     # A run over the package builds no tree for it.
     batch.run_lint([str(tmp_path / "sim" / "render.py")], load_config(tmp_path))
