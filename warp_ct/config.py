@@ -14,9 +14,11 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from warp_ct.fs import real_path
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:  # importing the analyzer package here would be circular (engine imports config)
     from warp_ct.analyzer.model import Severity
@@ -116,10 +118,9 @@ class Config:
         """(relative form, its parts, whether a part is an excluded name) of a folder, once per
         folder: discovery asks for every file, and resolving each file's links was a
         quarter of a warm lint. (A linked file is matched by the name it is found under.)"""
-        known = self.__dict__.get("_exclude_folders")
-        if known is None or len(known) > 10_000:
-            known = {}
-            object.__setattr__(self, "_exclude_folders", known)  # a cache on a frozen dataclass
+        known: dict = self._derived("_exclude_folders", dict)
+        if len(known) > 10_000:
+            known.clear()
         key = folder if os.path.isabs(folder) else (os.getcwd(), folder)
         entry = known.get(key)
         if entry is None:
@@ -134,18 +135,17 @@ class Config:
         ``.venv``: no glob character, no ``/``), which match a path holding a part of that
         name, and the rest, which ``_matches`` reads. Discovery asks for every file and
         folder: ``fnmatch`` per default pattern and part was a second per 2,500 files."""
-        split = self.__dict__.get("_exclude_split")
-        if split is None:
-            names: set[str] = set()
-            globs: list[str] = []
-            for pattern in self.exclude + self.extend_exclude:
-                if pattern and not any(c in pattern for c in "*?[]/"):
-                    names.add(pattern)
-                else:
-                    globs.append(pattern)
-            split = (frozenset(names), tuple(globs))
-            object.__setattr__(self, "_exclude_split", split)  # a cache on a frozen dataclass
-        return split
+        return self._derived("_exclude_split", self._split_excludes)
+
+    def _split_excludes(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        names: set[str] = set()
+        globs: list[str] = []
+        for pattern in self.exclude + self.extend_exclude:
+            if pattern and not any(c in pattern for c in "*?[]/"):
+                names.add(pattern)
+            else:
+                globs.append(pattern)
+        return frozenset(names), tuple(globs)
 
     def _relative(self, path: str) -> str:
         """``path`` relative to the config root (globs in the config are written that way)."""
@@ -162,11 +162,18 @@ class Config:
 
     def _roots(self) -> tuple[str, str]:
         """The config root as written (absolute) and with its links resolved, once per config."""
-        roots = self.__dict__.get("_root_forms")
-        if roots is None:
-            roots = (os.path.abspath(self.root), os.path.realpath(self.root))
-            object.__setattr__(self, "_root_forms", roots)  # a cache on a frozen dataclass
-        return roots
+        return self._derived("_root_forms", lambda: (os.path.abspath(self.root), os.path.realpath(self.root)))
+
+    def _derived(self, name: str, compute: Callable[[], _T]) -> _T:
+        """What ``compute`` derives from this config, computed once and kept on the instance
+        (the config is frozen, so what it derives never goes stale; ``replace`` makes a new
+        instance without it)."""
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            value = compute()
+            object.__setattr__(self, name, value)
+            return value
 
     def with_cli_selection(
         self,
