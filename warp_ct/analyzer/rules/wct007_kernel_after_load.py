@@ -248,10 +248,8 @@ class KernelAfterLoad(Rule):
     def prepare(self, project: "Project") -> None:
         # The gates' whole-program scans (every flow, once): a third of the gates' time.
         program = project.program()
-        program.memo("WCT007.generic", lambda: _all_late_generic(program))
-        program.memo("WCT007.through_calls", lambda: _all_late_definitions_through_calls(program))
-        program.memo("WCT007.overloads", lambda: _all_late_overloads(program))
-        program.memo("WCT007.properties", lambda: _all_late_property_kernels(program))
+        for name in _SCANS:
+            _scan(program, name)
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         program, facts = project.program(), project.facts(summary)
@@ -360,6 +358,11 @@ def _property_advice(kernel: KernelFact) -> str:
     return _GENERIC_PROPERTY_ADVICE if kernel.generic else _PROPERTY_ADVICE
 
 
+def _scan(program: Program, name: str) -> dict:
+    """One of the whole-program scans the gates share (``_SCANS``), once per program."""
+    return program.memo(f"WCT007.{name}", lambda: _SCANS[name](program))
+
+
 def _defined_after_a_load(program: Program, facts: FileFacts) -> bool:
     """Some function (or the module body) defines a kernel, function or struct of the
     file's module after a launch or load of its own that may load that module, or declares
@@ -396,7 +399,7 @@ def _returns_kernel(program: Program, link: tuple, kernel: KernelRef) -> bool:
 def _late_overloads(program: Program, facts: FileFacts) -> list[tuple[Event, Event]]:
     """(``wp.overload`` of this file, the earlier load) where some flow of the program runs
     the overload after its kernel's module was loaded."""
-    return program.memo("WCT007.overloads", lambda: _all_late_overloads(program)).get(facts.module, [])
+    return _scan(program, "overloads").get(facts.module, [])
 
 
 def _all_late_overloads(program: Program) -> dict[str, list[tuple[Event, Event]]]:
@@ -459,7 +462,7 @@ def _late_generic_instantiations(program: Program, facts: FileFacts) -> list[tup
     dtypes) before it launches the generic kernel, which no ``wp.overload`` declares."""
     if not any(kernel.generic for kernel in facts.kernels):
         return []
-    found = program.memo("WCT007.generic", lambda: _all_late_generic(program))
+    found = _scan(program, "generic")
     return [entry for ref, entry in found.items() if ref.module == facts.module]
 
 
@@ -540,7 +543,7 @@ def _late_property_kernels(program: Program, facts: FileFacts) -> list[tuple[Ker
     definition, []) where some flow loads the module before it first reads the property:
     a ``functools.cached_property`` that makes its kernel on first use, beside others.
     (kernel, None, None, the sibling properties) where no flow in view orders the reads."""
-    found = program.memo("WCT007.properties", lambda: _all_late_property_kernels(program))
+    found = _scan(program, "properties")
     return [entry for ref, entry in found.items() if ref.module == facts.module]
 
 
@@ -632,7 +635,7 @@ def _late_definitions_through_calls(program: Program, facts: FileFacts) -> list[
     the call that asks for the kernel: ``wp.launch(make_k(), ...)`` in a method that a step
     calls after another method launched a kernel of that module. Definitions directly in
     the function are the tree check's; factories on a hot path are WCT003's."""
-    found = program.memo("WCT007.through_calls", lambda: _all_late_definitions_through_calls(program))
+    found = _scan(program, "through_calls")
     return found.get(facts.module, [])
 
 
@@ -742,3 +745,13 @@ def _may_be_overload(call: ast.Call) -> bool:
     ``wp.overload`` when ``f`` is ``overload`` (a bare name may be an alias: resolve it)."""
     func = call.func
     return isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and func.attr == "overload"
+
+
+# The whole-program scans every file's gate and check read (``prepare`` runs them before a
+# batch forks workers that share them).
+_SCANS = {
+    "generic": _all_late_generic,
+    "through_calls": _all_late_definitions_through_calls,
+    "overloads": _all_late_overloads,
+    "properties": _all_late_property_kernels,
+}

@@ -740,9 +740,8 @@ class UnusedBackward(Rule):
         if not any(summary.kernel_names for summary in project.files.values()):
             return
         program, verdict = project.program(), project_verdict(project)
-        _modules, opaque_from = program.differentiated()
-        _reached_from(program, "opaque", opaque_from)
-        _reached_from(program, "wants_grad", verdict.wants_grad)
+        _opaque_reach(program)
+        _wants_grad_reach(program, verdict)
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as the checks, taken on the project view alone: most kernel
@@ -1043,19 +1042,26 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
     (``requires_grad``) and no application runs the module (a caller's tape may)."""
     if module in verdict.text_differentiated:
         return True
-    modules, opaque_from = program.differentiated()
-    if module in modules:
+    if module in program.differentiated()[0]:
         return True
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
-    if module in _reached_from(program, "opaque", opaque_from):
+    if module in _opaque_reach(program):
         return True
     # Gradients asked for without a tape in view: a caller's tape may record those modules,
     # unless an application of the linted code runs them (and shows no tape).
-    return module in _reached_from(program, "wants_grad", verdict.wants_grad) and (
-        _application_entry(program, module) is None
-    )
+    return module in _wants_grad_reach(program, verdict) and _application_entry(program, module) is None
+
+
+def _opaque_reach(program: Program) -> frozenset[str]:
+    """The modules a tape over calls the model cannot follow may reach."""
+    return _reached_from(program, "opaque", program.differentiated()[1])
+
+
+def _wants_grad_reach(program: Program, verdict: _Verdict) -> frozenset[str]:
+    """The modules a caller's tape may record for the files that ask for gradients."""
+    return _reached_from(program, "wants_grad", verdict.wants_grad)
 
 
 def _reached_from(program: Program, label: str, sources: Iterable[str]) -> frozenset[str]:
