@@ -224,6 +224,7 @@ def pools_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers for every scope, however small (the thresholds are for real projects)."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS", 0)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FACTS_CHARS_WARM", 0)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_PROJECT_CHARS", 0)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_FILES", 1)
     monkeypatch.setattr(batch, "MIN_PARALLEL_FILES", 1)
     monkeypatch.setattr(batch, "MIN_PARALLEL_GATED_CHARS", 0)
@@ -231,8 +232,8 @@ def pools_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(pools_for_any_size, monkeypatch) -> None:
     facts_pools: list[int] = []
-    real = parallel.FactsPool.extract
-    monkeypatch.setattr(parallel.FactsPool, "extract", lambda *a: facts_pools.append(real(*a)) or facts_pools[-1])
+    real = parallel.WorkerPool.extract
+    monkeypatch.setattr(parallel.WorkerPool, "extract", lambda *a: facts_pools.append(real(*a)) or facts_pools[-1])
     config = Config(select=("ALL",), root=WORKSPACE)
     serial = run_lint([str(WORKSPACE)], config, jobs=1)
     assert batch.last_stats.jobs == 1
@@ -249,11 +250,11 @@ def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(poo
 
 def test_one_facts_pool_serves_every_project_of_a_run(pools_for_any_size, monkeypatch) -> None:
     started: list[int] = []
-    real = parallel.FactsPool._start
-    monkeypatch.setattr(parallel.FactsPool, "_start", lambda pool: started.append(pool.jobs) or real(pool))
+    real = parallel.WorkerPool._start
+    monkeypatch.setattr(parallel.WorkerPool, "_start", lambda pool: started.append(pool.jobs) or real(pool))
     served: list[int] = []
-    extract = parallel.FactsPool.extract
-    monkeypatch.setattr(parallel.FactsPool, "extract", lambda *a: served.append(extract(*a)) or served[-1])
+    extract = parallel.WorkerPool.extract
+    monkeypatch.setattr(parallel.WorkerPool, "extract", lambda *a: served.append(extract(*a)) or served[-1])
     run_lint([str(WORKSPACE)], Config(select=("ALL",), root=WORKSPACE), jobs=2)
     assert started == [2]
     assert served.count(2) >= 2  # several projects' facts came from the one pool
@@ -298,4 +299,72 @@ def test_an_interrupt_while_workers_extract_stops_them_at_once(tmp_path: Path, p
     monkeypatch.setattr(Project, "facts", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_lint([str(pkg)], _config(tmp_path), jobs=2)
+    assert not multiprocessing.active_children()
+
+
+def _record_linting_process(monkeypatch: pytest.MonkeyPatch, log: Path, *, in_worker=None) -> None:
+    """Each project's root and the process that linted it, appended to ``log`` (a worker's
+    memory is its own); ``in_worker(scope)`` runs first in a worker process."""
+    parent = os.getpid()
+    real = batch._lint_scope
+
+    def recording(scope, *args, **kwargs):
+        if os.getpid() != parent and in_worker is not None:
+            in_worker(scope)
+        with log.open("a", encoding="utf-8") as out:
+            out.write(f"{scope.root.name} {'parent' if os.getpid() == parent else 'worker'}\n")
+        return real(scope, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "_lint_scope", recording)
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_workers_lint_whole_projects_beside_the_parents(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
+    config = Config(select=("ALL",), root=WORKSPACE)
+    serial = run_lint([str(WORKSPACE)], config, jobs=1)
+    log = tmp_path / "who.txt"
+    _record_linting_process(monkeypatch, log)
+    par = run_lint([str(WORKSPACE)], config, jobs=2)
+    assert _dump(par) == _dump(serial)
+    lines = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+    who = dict(lines)
+    assert len(who) == len(lines)  # each project linted once
+    assert {"taper", "cliapp", "lib", "bwpkg"} <= set(who)  # (and the repository's, for the top conftest.py)
+    assert {"parent", "worker"} <= set(who.values())
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_a_project_whose_worker_dies_is_linted_by_the_parent(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
+    config = Config(select=("ALL",), root=WORKSPACE)
+    serial = run_lint([str(WORKSPACE)], config, jobs=1)
+    log = tmp_path / "who.txt"
+    _record_linting_process(monkeypatch, log, in_worker=lambda scope: os._exit(3))
+    order: list[str] = []
+    par = run_lint([str(WORKSPACE)], config, jobs=2, on_file=lambda r: order.append(r.path))
+    assert _dump(par) == _dump(serial)
+    assert order == [r.path for r in serial]
+    assert not __import__("multiprocessing").active_children()
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_an_interrupt_while_workers_lint_projects_stops_them_at_once(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
+    import multiprocessing
+    import time
+
+    parent = os.getpid()
+    real = batch._lint_scope
+
+    def slow_in_workers_interrupted_here(scope, *args, **kwargs):
+        if os.getpid() != parent:
+            time.sleep(60)  # busy with its project when the parent is interrupted
+        else:
+            time.sleep(0.2)  # the workers have their projects by now
+            raise KeyboardInterrupt
+        return real(scope, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "_lint_scope", slow_in_workers_interrupted_here)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_lint([str(WORKSPACE)], Config(select=("ALL",), root=WORKSPACE), jobs=3)
+    assert time.monotonic() - started < 5  # killed, not waited for
     assert not multiprocessing.active_children()

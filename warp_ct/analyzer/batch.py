@@ -24,7 +24,7 @@ from warp_ct.analyzer.model import FileResult
 from warp_ct.analyzer.parallel import (
     MIN_PARALLEL_FILES,
     MIN_PARALLEL_GATED_CHARS,
-    FactsPool,
+    WorkerPool,
     available_cores,
     can_fork,
     lint_one,
@@ -46,6 +46,12 @@ class LintStats:
         self.trees = 0  # files some rule needed a tree of (cache misses only)
         self.facts_hits = 0  # files whose facts came from the cache (the facts cache)
         self.jobs = 1
+
+    def add(self, project: LintStats) -> None:
+        """Count what a project linted in a worker process did."""
+        self.cache_hits += project.cache_hits
+        self.trees += project.trees
+        self.facts_hits += project.facts_hits
 
 
 last_stats = LintStats()
@@ -77,29 +83,58 @@ def run_lint(
     stats = LintStats()
     last_stats = stats
     workers = available_cores() if not jobs else max(1, int(jobs))
-    facts_pool = FactsPool(workers)
     with package_layout_fixed():  # a batch's folders do not change under it
+        reported = read_sources(list(paths), config)
+        stats.files = len(reported)
+        scopes = scopes_of(source.path for source in reported)
+        results: list[FileResult | None] = [None] * len(reported)
+        emitted = 0
+
+        def record(index: int, scope_results: list[FileResult], counts: LintStats | None = None) -> None:
+            nonlocal emitted
+            for i, result in zip(scopes[index].reported, scope_results):
+                results[i] = result
+            if counts is not None:  # linted in a worker
+                stats.add(counts)
+                stats.jobs = workers
+            while emitted < len(results) and results[emitted] is not None:
+                if on_file is not None:
+                    on_file(results[emitted])  # type: ignore[arg-type]
+                emitted += 1
+
+        def take_files(index: int) -> list[SourceFile]:
+            files = [reported[i] for i in scopes[index].reported]
+            for i in scopes[index].reported:
+                reported[i] = None  # type: ignore[call-overload]  # the scope's list holds the texts now
+            return files
+
+        def lint_in_worker(index: int) -> tuple[list[FileResult], LintStats]:
+            counts = LintStats()
+            return _lint_scope(scopes[index], take_files(index), config, counts, WorkerPool(1), cache_dir), counts
+
+        pool = WorkerPool(workers, lint_in_worker, lambda index, outcome: record(index, *outcome))
+        costs = {index: _estimated_cost(reported, scope) for index, scope in enumerate(scopes)}
+        # Alone, the parent takes the projects in path order (results are out sooner);
+        # with workers, the largest first.
+        pool.add_projects(costs if workers == 1 else dict(sorted(costs.items(), key=lambda item: -item[1])))
         try:
-            reported = read_sources(list(paths), config)
-            stats.files = len(reported)
-            results: list[FileResult | None] = [None] * len(reported)
-            emitted = 0
-            for scope in scopes_of(source.path for source in reported):
-                files = [reported[i] for i in scope.reported]
-                for i in scope.reported:
-                    reported[i] = None  # type: ignore[call-overload]  # the scope's list holds the texts now
-                for i, result in zip(scope.reported, _lint_scope(scope, files, config, stats, facts_pool, cache_dir)):
-                    results[i] = result
-                while emitted < len(results) and results[emitted] is not None:
-                    if on_file is not None:
-                        on_file(results[emitted])  # type: ignore[arg-type]
-                    emitted += 1
-            return [r for r in results if r is not None]
+            while (index := pool.next_project()) is not None:
+                record(index, _lint_scope(scopes[index], take_files(index), config, stats, pool, cache_dir))
+        except BaseException:
+            pool.close(now=True)
+            raise
         finally:
-            facts_pool.close()
+            pool.close()
+        return [r for r in results if r is not None]
 
 
-def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: LintStats, facts_pool: FactsPool,
+def _estimated_cost(reported: list[SourceFile], scope: Scope) -> int:
+    """What linting a project costs, roughly: the characters of its named files that mention
+    Warp (the others are summarised only)."""
+    return sum(len(text) for i in scope.reported if (text := reported[i].text) is not None and "warp" in text)
+
+
+def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: LintStats, pool: WorkerPool,
                 cache_dir: Path | None) -> list[FileResult]:  # fmt: skip
     """Lint the reported ``files`` of one project, with the rest of the project read for the model."""
     relative = any(not os.path.isabs(source.path) for source in files)
@@ -128,7 +163,7 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             linter.project.freeze()  # the file set of a batch is final
             context.clear()  # the summaries hold the texts (``_lint_files`` may pack them)
         with collector_ignores_existing():
-            results = _lint_files(linter, files, stats, facts_pool, cache, hits, None)
+            results = _lint_files(linter, files, stats, pool, cache, hits, None)
         if cache is not None:
             cache.flush()
         return results
@@ -162,7 +197,7 @@ def _lint_files(
     linter: Linter,
     files: list,
     stats: LintStats,
-    facts_pool: FactsPool,
+    pool: WorkerPool,
     cache: ResultCache | None,
     hits: dict[int, FileResult],
     on_file: Callable[[FileResult], None] | None,
@@ -199,9 +234,9 @@ def _lint_files(
     if not misses:
         return [r for r in results if r is not None]
 
-    workers = facts_pool.jobs
+    workers = pool.jobs
     if any(project.uses_warp(project.files[files[i].path]) for i in misses):  # the model will be built
-        stats.jobs = max(stats.jobs, facts_pool.extract(project))
+        stats.jobs = max(stats.jobs, pool.extract(project))
 
     # From here on each file is worked on alone: in a large project its text stays packed
     # in its summary except while it is gated and linted (the model reads every file once,
@@ -227,6 +262,7 @@ def _lint_files(
         # Gates and rules in forked workers that share the model, built here first: the
         # gates ask program-wide questions a worker answers from its copy.
         linter.prepare_shared_answers()
+        pool.tend()
         gc.freeze()  # the model is acyclic: the workers' collections need not walk it
         stats.jobs = max(stats.jobs, workers)
         stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver)
@@ -244,6 +280,7 @@ def _lint_files(
                 deliver(i, lint_one(linter, source))
             if packing:
                 summaries[i].pack_text()
+            pool.tend()  # a worker done with its project gets the next
         gc.freeze()
     stats.trees += len(heavy)
 
@@ -256,4 +293,5 @@ def _lint_files(
             deliver(i, lint_one(linter, source_at(i)))
             if packing:
                 summaries[i].pack_text()
+            pool.tend()
     return [r for r in results if r is not None]

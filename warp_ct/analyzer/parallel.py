@@ -7,10 +7,10 @@ already built, copy-on-write: nothing is pickled but the results). Elsewhere (sp
 worker re-reads and re-summarises the files in its initializer: regular expressions over
 the text, cheap next to the trees it then builds.
 
-Before that, the facts the program model joins (a parse and a walk of every Warp file, the
-larger part of a cold lint) are extracted by workers forked once per run (``FactsPool``);
-the facts come back pickled, and the tree workers are forked after each project's model is
-built from them. Without ``fork``, the model extracts them in the parent.
+Before that, the run's workers, forked once per run (``WorkerPool``), lint whole projects
+beside the parent's and extract the facts the parent's program model joins (a parse and a
+walk of every Warp file, the larger part of a cold lint); the tree workers are forked after
+each project's model is built from them. Without ``fork``, the parent does all of it.
 
 A worker that dies (``BrokenProcessPool``: killed for memory, a segfault in a C extension)
 does not lose the run: every file whose result did not come back is linted again serially
@@ -31,7 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source
 from warp_ct.analyzer.facts import FileFacts
@@ -53,6 +53,11 @@ MIN_PARALLEL_GATED_CHARS = 500_000
 
 # Once a run's pool is up, a project pays only for sending its texts and taking its facts back.
 MIN_PARALLEL_FACTS_CHARS_WARM = 100_000
+
+# Below this much estimated work in the projects waiting beside the parent's, starting
+# workers for them costs more than it saves (a project's estimate: the characters of its
+# named files that mention Warp; Isaac Lab's projects took 0.4-0.5 s per million).
+MIN_PARALLEL_PROJECT_CHARS = 200_000
 
 _worker_linter: Linter | None = None
 _worker_source: Callable[[int], SourceFile] | None = None  # file index -> the file, text included
@@ -131,58 +136,123 @@ def _facts_chunk(items: list[tuple[str, str, str, bool]]) -> list[tuple[str, Fil
     return [(path, compute_facts(path, text, module, skeleton=skeleton)[0]) for path, text, module, skeleton in items]
 
 
-def _facts_worker(connection: Connection) -> None:
-    """A facts worker's loop: a chunk in, its facts out, until the parent says stop (None)
-    or goes away."""
+def _worker(connection: Connection, lint_project: Callable[[int], Any] | None) -> None:
+    """A worker's loop: a job in, its answer out, until the parent says stop (None) or goes
+    away. A job is ``("facts", items)``: the facts of each (path, text, module name,
+    skeleton); or ``("project", index)``: ``lint_project(index)``, a whole project linted here."""
     # Ctrl-C reaches the whole process group: the parent stops the run, and then its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # What the fork copied is never read here: a collection walking it would copy its pages.
     gc.freeze()
     while True:
         try:
-            items = connection.recv()
+            job = connection.recv()
         except (EOFError, OSError):
             return
-        if items is None:
+        if job is None:
             return
+        kind, payload = job
         try:
-            reply: tuple[str, Any] = ("facts", _facts_chunk(items))
+            if kind == "facts":
+                reply: tuple[str, Any] = ("facts", _facts_chunk(payload))
+            else:
+                assert lint_project is not None
+                reply = ("project", lint_project(payload))
             connection.send(reply)
-        except Exception as exc:  # noqa: BLE001 - facts too deep to pickle: the parent's model extracts them
+        except Exception as exc:  # noqa: BLE001 - facts too deep to pickle, a project that failed: the parent does it
             connection.send(("failed", f"{type(exc).__name__}: {exc}"))
 
 
-class FactsPool:
-    """Extracts the facts the program models join with ``jobs - 1`` workers beside the
-    parent, for every project of a run.
+class WorkerPool:
+    """A run's ``jobs - 1`` worker processes beside the parent, for every project of the run.
 
-    The workers are forked once, at the first project with enough facts to extract, and
-    kept to the end of the run: Isaac Lab's 25 projects each paid 0.2-0.3 s for a pool of
-    their own, so those under 2 MB extracted serially, a fifth of the facts. A worker gets
-    texts and module names (``compute_facts`` depends on nothing else) and sends the facts
-    back pickled; the facts cache is read and written in the parent. The facts, and so the
-    output, are those the parent would have extracted. Plain processes and pipes, no
-    threads: the tree workers are forked later in the same run, and forking beside threads
-    is unsafe.
+    Two kinds of work go to them:
 
-    The parent extracts too. Pickling and unpickling the facts cost a third of extracting
-    them (Isaac Lab: 5.2 s to extract, 0.5 s to pickle, 0.4-1.0 s to unpickle), so on 2
-    cores a parent that only gathered from two workers competed with them for a core and
-    took 4.2-4.9 s; extracting half itself, it pickles nothing for that half. It takes the
-    smallest chunks and, between files, hands each idle worker the next largest (one chunk
-    in flight per worker: a send never waits on a worker that is itself sending)."""
+    - **Whole projects.** The projects of a run are independent (``scope``), so while the
+      parent lints one, a worker lints another from start to end and sends its results
+      back. The parent takes the largest project left, the workers the next ones (largest
+      first: the run ends when its longest project does). Isaac Lab's 24 small projects
+      took 2.6 s in the parent after its large one; the corpus's warp-lang 8 s after newton.
+    - **Facts of the parent's project.** Extracting the facts the program model joins is the
+      larger part of a large project's lint, and the parent waits for all of them before it
+      builds the model. An idle worker gets a chunk of texts (with their module names:
+      ``compute_facts`` depends on nothing else) and sends the facts back pickled; the facts
+      cache is read and written in the parent. The parent extracts too, from the small end:
+      pickling and unpickling cost a third of extracting (Isaac Lab: 5.2 s to extract,
+      0.5 s to pickle, 0.4-1.0 s to unpickle), so a parent that only gathered competed with
+      its workers for a core. A chunk of facts goes before a waiting project: the parent's
+      model waits for it.
 
-    def __init__(self, jobs: int) -> None:
+    The workers are forked once, when there is first enough work for them (a project's
+    pool of its own cost Isaac Lab's small projects 0.2-0.3 s each), and kept to the end of
+    the run. One job in flight per worker: a send never waits on a worker that is itself
+    sending. Plain processes and pipes, no threads: the tree workers are forked later in
+    the same run, and forking beside threads is unsafe. A worker that dies, or a job that
+    fails in one, leaves its work to the parent, and the rest of the run too: the pool
+    stops. Output is the same whoever did the work."""
+
+    def __init__(
+        self,
+        jobs: int,
+        lint_project: Callable[[int], Any] | None = None,
+        on_project: Callable[[int, Any], None] | None = None,
+    ) -> None:
+        """``lint_project(index)``: run in a worker, a project's outcome (pickled back);
+        ``on_project(index, outcome)``: called in the parent when one comes back."""
         self.jobs = jobs
+        self._lint_project = lint_project
+        self._on_project = on_project
         self._workers: list[tuple[BaseProcess, Connection]] = []
         self._broken = False
+        self._busy: dict[Connection, list[FileSummary] | int] = {}  # a facts chunk or a project index
+        self._projects: deque[int] = deque()  # waiting, in the order to take them
+        self._weights: dict[int, int] = {}
+        # While ``extract`` runs: the chunks left, the facts received, what a dead worker lost.
+        self._chunks: deque[list[FileSummary]] = deque()
+        self._skeleton = False
+        self._received: list[tuple[list[FileSummary], bytes]] = []
+        self._lost: list[FileSummary] = []
 
+    # ------------------------------------------------------------------ projects
+    def add_projects(self, weights: dict[int, int]) -> None:
+        """Projects to lint, by index, with their estimated cost: taken in that order (the
+        largest first where workers share them)."""
+        self._weights.update(weights)
+        self._projects.extend(weights)
+
+    def next_project(self) -> int | None:
+        """The next project for the parent to lint; None once every project is done (the
+        workers' included: this waits for them)."""
+        while True:
+            self._gather(0)
+            if self._projects:
+                index = self._projects.popleft()
+                if not self._workers and self._may_start() and self._worth_it(self._projects):
+                    self._start()
+                for connection in self._idle():
+                    self._hand_out(connection)
+                return index
+            if not any(isinstance(job, int) for job in self._busy.values()):
+                return None
+            self._gather(None)
+
+    def tend(self) -> None:
+        """Take the answers that are in and give idle workers more (the parent calls this
+        between its own steps: a worker is idle until then)."""
+        if self._busy:
+            self._gather(0)
+        for connection in self._idle():
+            self._hand_out(connection)
+
+    def _worth_it(self, projects: Iterable[int]) -> bool:
+        return len(self._weights) > 1 and sum(self._weights[i] for i in projects) >= MIN_PARALLEL_PROJECT_CHARS
+
+    # ------------------------------------------------------------------ facts
     def extract(self, project: Project) -> int:
         """Extract the facts ``project.program()`` will join that the facts cache does not
         hold; returns the processes used (1: none, the model extracts them as it is built).
-        A dead worker leaves what did not come back to the parent, and this run's later
-        projects to the model."""
-        if self.jobs < 2 or self._broken or not (self._workers or can_fork()):
+        A dead worker leaves what did not come back to the parent."""
+        if self.jobs < 2 or not (self._workers or self._may_start()):
             return 1
         todo = [s for s in project.program_members() if not project.has_facts(s) and project.stored_facts(s) is None]
         weights = {i: s.size for i, s in enumerate(todo)}
@@ -191,76 +261,113 @@ class FactsPool:
             return 1
         if not self._workers:
             self._start()
-        skeleton = project.extracts_skeletons
-        chunks = deque([todo[i] for i in chunk] for chunk in _chunks(list(weights), weights, self.jobs, per_worker=32))
-        busy: dict[Connection, list[FileSummary]] = {}
-        received: list[tuple[list[FileSummary], bytes]] = []
-        lost: list[FileSummary] = []  # sent to a worker that died: extracted here
-
-        def hand_out(connection: Connection) -> None:
-            if not chunks or self._broken:
-                return
-            chunk = chunks.popleft()  # the largest left
-            try:
-                connection.send([(s.path, s.text, s.module_name, skeleton) for s in chunk])
-            except OSError:  # a dead worker
-                self._broken = True
-                lost.extend(chunk)
-                return
-            busy[connection] = chunk
-
-        def take_ready(timeout: float | None) -> None:
-            # A worker's send waits until its message is read: read it at once, unpickle later.
-            for connection in multiprocessing.connection.wait(list(busy), timeout=timeout):
-                chunk = busy.pop(connection)  # type: ignore[call-overload]
-                try:
-                    received.append((chunk, connection.recv_bytes()))  # type: ignore[union-attr]
-                except (EOFError, OSError):  # killed (memory, a signal)
-                    self._broken = True
-                    lost.extend(chunk)
-                    continue
-                hand_out(connection)  # type: ignore[arg-type]
-
+        self._skeleton = project.extracts_skeletons
+        self._chunks = deque([todo[i] for i in chunk] for chunk in _chunks(list(weights), weights, self.jobs, per_worker=32))
         # The facts are acyclic: nothing for the collector to find as they are unpickled.
         with gc_paused():
             try:
-                for _process, connection in self._workers:
-                    hand_out(connection)
-                while chunks:
-                    for summary in chunks.pop():  # the smallest left
+                for connection in self._idle():
+                    self._hand_out(connection)
+                while self._chunks:
+                    for summary in self._chunks.pop():  # the smallest left
                         project.facts(summary)
-                        if busy:
-                            take_ready(0)
-                while busy:
-                    take_ready(None)
+                        if self._busy:
+                            self._gather(0)
+                while any(isinstance(job, list) for job in self._busy.values()):
+                    self._gather(None)
             except BaseException:  # Ctrl-C, or an error here: no worker's reply may be read as another's
                 self._broken = True
                 self.close(now=True)
                 raise
+            received, self._received = self._received, []
             for chunk, data in received:
                 kind, payload = pickle.loads(data)
                 if kind == "facts":  # else: facts too deep to pickle, extracted by the model
                     for summary, (path, facts) in zip(chunk, payload):
                         assert summary.path == path
                         project.adopt_facts(summary, facts)
+            lost, self._lost = self._lost, []
             for summary in lost:
                 project.facts(summary)
-        if self._broken:
-            self.close()
         return self.jobs
+
+    # ------------------------------------------------------------------ the workers
+    def _may_start(self) -> bool:
+        return self.jobs > 1 and not self._broken and can_fork()
+
+    def _idle(self) -> list[Connection]:
+        return [connection for _process, connection in self._workers if connection not in self._busy]
+
+    def _hand_out(self, connection: Connection) -> None:
+        """The worker's next job: a chunk of the parent's facts, else a waiting project."""
+        if self._broken:
+            return
+        if self._chunks:
+            chunk = self._chunks.popleft()  # the largest left
+            job: list[FileSummary] | int = chunk
+            message: tuple[str, Any] = ("facts", [(s.path, s.text, s.module_name, self._skeleton) for s in chunk])
+        elif self._projects:
+            job = self._projects.popleft()
+            message = ("project", job)
+        else:
+            return
+        self._busy[connection] = job
+        try:
+            connection.send(message)
+        except OSError:  # a dead worker
+            self._stop()
+
+    def _gather(self, timeout: float | None) -> None:
+        """Take the answers of the workers that have one (waiting up to ``timeout``), and
+        give each of them its next job."""
+        if not self._busy:
+            return
+        # A worker's send waits until its message is read: read facts at once, unpickle later.
+        for connection in multiprocessing.connection.wait(list(self._busy), timeout=timeout):
+            job = self._busy.pop(connection)  # type: ignore[call-overload]
+            try:
+                data = connection.recv_bytes()  # type: ignore[union-attr]
+            except (EOFError, OSError):  # killed (memory, a signal)
+                self._busy[connection] = job  # type: ignore[index]
+                self._stop()
+                return
+            if isinstance(job, list):
+                self._received.append((job, data))
+            else:
+                kind, outcome = pickle.loads(data)
+                if kind != "project":  # it failed there: the parent lints it
+                    self._busy[connection] = job  # type: ignore[index]
+                    self._stop()
+                    return
+                assert self._on_project is not None
+                self._on_project(job, outcome)
+            self._hand_out(connection)  # type: ignore[arg-type]
+
+    def _stop(self) -> None:
+        """A worker died or failed: the pool stops, and what was in flight is the parent's
+        (facts to extract, projects to lint first)."""
+        self._broken = True
+        for job in self._busy.values():
+            if isinstance(job, list):
+                self._lost.extend(job)
+            else:
+                self._projects.appendleft(job)
+        self._busy.clear()
+        self._lost.extend(summary for chunk in self._chunks for summary in chunk)
+        self._chunks.clear()
+        self.close(now=True)
 
     def _start(self) -> None:
         context = multiprocessing.get_context("fork")
         for _ in range(self.jobs - 1):  # the parent is the last
             parent_end, child_end = context.Pipe()
-            process = context.Process(target=_facts_worker, args=(child_end,), daemon=True)
+            process = context.Process(target=_worker, args=(child_end, self._lint_project), daemon=True)
             process.start()
             child_end.close()
             self._workers.append((process, parent_end))
 
     def close(self, *, now: bool = False) -> None:
-        """Stop the workers: between chunks (they are all idle then), or ``now``, whatever
-        they are doing."""
+        """Stop the workers: when they are idle, or ``now``, whatever they are doing."""
         workers, self._workers = self._workers, []
         for process, connection in workers:
             try:
