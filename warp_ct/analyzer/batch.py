@@ -234,7 +234,6 @@ def _lint_files(
     if not misses:
         return [r for r in results if r is not None]
 
-    workers = pool.jobs
     if any(project.uses_warp(project.files[files[i].path]) for i in misses):  # the model will be built
         stats.jobs = max(stats.jobs, pool.extract(project))
 
@@ -258,10 +257,11 @@ def _lint_files(
             warp_misses.append(i)
         else:
             deliver(i, FileResult(summaries[i].path))  # what the linter answers for it, text unread
+    workers = pool.jobs
     if workers > 1 and can_fork() and sum(summaries[i].size for i in warp_misses) >= MIN_PARALLEL_GATED_CHARS:
         # Gates and rules in forked workers that share the model, built here first: the
         # gates ask program-wide questions a worker answers from its copy.
-        linter.prepare_shared_answers()
+        linter.prepare_shared_answers(between=pool.tend)
         pool.tend()
         gc.freeze()  # the model is acyclic: the workers' collections need not walk it
         stats.jobs = max(stats.jobs, workers)

@@ -284,13 +284,16 @@ class Linter:
             cached = self._enabled_cache[key] = self.config.is_enabled(code, path)
         return cached
 
-    def prepare_shared_answers(self) -> None:
+    def prepare_shared_answers(self, between: Callable[[], None] | None = None) -> None:
         """Build the model and the program-wide answers the selected rules share (before
         workers that share them are forked). A rule that fails here fails again where it
-        checks a file, and says so there."""
+        checks a file, and says so there. ``between``: called after each step (a batch
+        gives its idle workers more work there)."""
         with gc_paused():
             self.project.program()
             for rule in self.rules:
+                if between is not None:
+                    between()
                 if self.config.is_enabled(rule.code):
                     try:
                         rule.prepare(self.project)
