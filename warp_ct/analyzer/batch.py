@@ -113,10 +113,11 @@ def run_lint(
             return _lint_scope(scopes[index], take_files(index), config, counts, WorkerPool(1), cache_dir), counts
 
         pool = WorkerPool(workers, lint_in_worker, lambda index, outcome: record(index, *outcome))
-        costs = {index: _estimated_cost(reported, scope) for index, scope in enumerate(scopes)}
-        # Alone, the parent takes the projects in path order (results are out sooner);
-        # with workers, the largest first.
-        pool.add_projects(costs if workers == 1 else dict(sorted(costs.items(), key=lambda item: -item[1])))
+        if workers == 1:  # the parent alone: the projects in path order, so results are out sooner
+            pool.add_projects(dict.fromkeys(range(len(scopes)), 0))
+        else:  # the largest first
+            costs = {index: _estimated_cost(reported, scope) for index, scope in enumerate(scopes)}
+            pool.add_projects(dict(sorted(costs.items(), key=lambda item: -item[1])))
         try:
             while (index := pool.next_project()) is not None:
                 record(index, _lint_scope(scopes[index], take_files(index), config, stats, pool, cache_dir))

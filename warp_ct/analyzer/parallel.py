@@ -31,7 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source
 from warp_ct.analyzer.facts import FileFacts
@@ -207,6 +207,7 @@ class WorkerPool:
         self._busy: dict[Connection, list[FileSummary] | int] = {}  # a facts chunk or a project index
         self._projects: deque[int] = deque()  # waiting, in the order to take them
         self._weights: dict[int, int] = {}
+        self._first_project_taken = False
         # While ``extract`` runs: its project, the chunks left, what a dead worker lost.
         self._extracting: Project | None = None
         self._chunks: deque[list[FileSummary]] = deque()
@@ -227,8 +228,11 @@ class WorkerPool:
             self._gather(0)
             if self._projects:
                 index = self._projects.popleft()
-                if not self._workers and self._may_start() and self._worth_it(self._projects):
-                    self._start()
+                if not self._first_project_taken:  # workers for projects? Asked once: what waits only shrinks
+                    self._first_project_taken = True
+                    waiting = sum(self._weights[i] for i in self._projects)
+                    if self._projects and waiting >= MIN_PARALLEL_PROJECT_CHARS and self._may_start():
+                        self._start()
                 for connection in self._idle():
                     self._hand_out(connection)
                 return index
@@ -243,9 +247,6 @@ class WorkerPool:
             self._gather(0)
         for connection in self._idle():
             self._hand_out(connection)
-
-    def _worth_it(self, projects: Iterable[int]) -> bool:
-        return len(self._weights) > 1 and sum(self._weights[i] for i in projects) >= MIN_PARALLEL_PROJECT_CHARS
 
     # ------------------------------------------------------------------ facts
     def extract(self, project: Project) -> int:
