@@ -1,15 +1,16 @@
 """Linting many files: discovery, result cache and parallel workers behind one call.
 
+The run's projects (``scope``) are independent: with ``jobs`` > 1 the parent lints the
+largest and the run's workers (``WorkerPool``) lint the others whole, each in one process.
 Pipeline, per project: read every file -> look the named files up in the result cache
 (keyed by the digests of the bytes read: a project with no change is answered here, nothing
 summarised) -> summarise every file (regular expressions; the project view cross-file rules
-need) -> the facts of the project's Warp files (``FactsPool``: the parent and ``jobs - 1``
-workers) -> build the model -> gate and lint the misses (forked workers sharing the model
+need) -> the facts of the project's Warp files (in the parent, with the idle workers'
+help) -> build the model -> gate and lint the misses (forked workers sharing the model
 when ``jobs`` > 1 and there is enough, else inline, with only the files needing a tree in
 workers) -> store the new results -> report in path order. Output never depends on
 ``jobs`` or on whether the cache was warm. In a large project, while the misses are linted,
-every text but the current file's is kept packed in its summary (``FileSummary.pack_text``).
-"""
+every text but the current file's is kept packed in its summary (``FileSummary.pack_text``)."""
 
 from __future__ import annotations
 
@@ -164,7 +165,7 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             linter.project.freeze()  # the file set of a batch is final
             context.clear()  # the summaries hold the texts (``_lint_files`` may pack them)
         with collector_ignores_existing():
-            results = _lint_files(linter, files, stats, pool, cache, hits, None)
+            results = _lint_files(linter, files, stats, pool, cache, hits)
         if cache is not None:
             cache.flush()
         return results
@@ -201,25 +202,18 @@ def _lint_files(
     pool: WorkerPool,
     cache: ResultCache | None,
     hits: dict[int, FileResult],
-    on_file: Callable[[FileResult], None] | None,
 ) -> list[FileResult]:
     project = linter.project
     keys: list[str | None] = [None] * len(files)
     results: list[FileResult | None] = [None] * len(files)
     paths = [source.path for source in files]  # by index, for workers that read the files again
     digests = [source.digest for source in files]  # of the bytes read: what the findings are about
-    emitted = 0
 
     def deliver(i: int, result: FileResult) -> None:
-        nonlocal emitted
         result.source_digest = digests[i]
         results[i] = result
         if cache is not None and keys[i] is not None:
             cache.put(keys[i], result)  # type: ignore[arg-type]
-        while emitted < len(results) and results[emitted] is not None:
-            if on_file is not None:
-                on_file(results[emitted])  # type: ignore[arg-type]
-            emitted += 1
 
     misses: list[int] = []
     for i, source in enumerate(files):
