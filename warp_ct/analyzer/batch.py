@@ -10,7 +10,8 @@ help) -> build the model -> gate and lint the misses (forked workers sharing the
 when ``jobs`` > 1 and there is enough, else inline, with only the files needing a tree in
 workers) -> store the new results -> report in path order. Output never depends on
 ``jobs`` or on whether the cache was warm. In a large project, while the misses are linted,
-every text but the current file's is kept packed in its summary (``FileSummary.pack_text``)."""
+every text but the current file's is kept packed in its summary (``FileSummary.pack_text``).
+"""
 
 from __future__ import annotations
 
@@ -257,7 +258,6 @@ def _lint_files(
         # Gates and rules in forked workers that share the model, built here first: the
         # gates ask program-wide questions a worker answers from its copy.
         linter.prepare_shared_answers(between=pool.tend)
-        pool.tend()
         gc.freeze()  # the model is acyclic: the workers' collections need not walk it
         stats.jobs = max(stats.jobs, workers)
         stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver)

@@ -289,16 +289,17 @@ class Linter:
         workers that share them are forked). A rule that fails here fails again where it
         checks a file, and says so there. ``between``: called after each step (a batch
         gives its idle workers more work there)."""
+        step = between or (lambda: None)
         with gc_paused():
             self.project.program()
+            step()
             for rule in self.rules:
-                if between is not None:
-                    between()
                 if self.config.is_enabled(rule.code):
                     try:
                         rule.prepare(self.project)
                     except Exception:  # noqa: BLE001 - reported by the rule's own checks
                         pass
+                    step()
 
     def active_rules(self, path: str, text: str) -> list[Rule]:
         """The rules that will run on this text (empty: no tree is built for it)."""

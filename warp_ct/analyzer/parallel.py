@@ -233,8 +233,7 @@ class WorkerPool:
                     waiting = sum(self._weights[i] for i in self._projects)
                     if self._projects and waiting >= MIN_PARALLEL_PROJECT_CHARS and self._may_start():
                         self._start()
-                for connection in self._idle():
-                    self._hand_out(connection)
+                self.tend()
                 return index
             if not any(isinstance(job, int) for job in self._busy.values()):
                 return None
