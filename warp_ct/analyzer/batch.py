@@ -260,7 +260,8 @@ def _lint_files(
         linter.prepare_shared_answers(between=pool.tend)
         gc.freeze()  # the model is acyclic: the workers' collections need not walk it
         stats.jobs = max(stats.jobs, workers)
-        stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver)
+        stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver,
+                                     between=pool.tend)  # fmt: skip
         return [r for r in results if r is not None]
 
     heavy: list[int] = []
@@ -282,7 +283,7 @@ def _lint_files(
     workers = min(workers, len(heavy))
     if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES:
         stats.jobs = max(stats.jobs, workers)
-        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, workers, deliver)
+        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, workers, deliver, between=pool.tend)
     else:
         for i in heavy:
             deliver(i, lint_one(linter, source_at(i)))

@@ -405,11 +405,13 @@ def lint_parallel(
     weights: dict[int, int],
     jobs: int,
     on_result: Callable[[int, FileResult], None],
+    between: Callable[[], None] | None = None,
 ) -> int:
     """Lint the files ``source(i)`` for ``i`` in ``weights`` (their sizes) with ``jobs``
     workers; ``on_result(i, r)`` is called in the parent as results arrive (in completion
     order). ``paths``: every file of the run by index, for workers that read them again.
-    Returns how many of the files some rule needed a tree of."""
+    ``between``: called while the parent waits (a batch's run workers get their next
+    project there). Returns how many of the files some rule needed a tree of."""
     global _worker_linter, _worker_source
     indices = list(weights)
     chunks = _chunks(indices, weights, jobs)
@@ -430,7 +432,9 @@ def lint_parallel(
         with executor:
             futures: set[Future] = {executor.submit(_lint_chunk, chunk) for chunk in chunks}
             while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                done, futures = wait(futures, timeout=None if between is None else 0.05, return_when=FIRST_COMPLETED)
+                if between is not None:
+                    between()
                 for future in done:
                     for i, result, needs_tree in future.result():
                         pending_indices.discard(i)
