@@ -248,16 +248,20 @@ def test_every_jobs_count_gives_the_same_output_on_a_multi_project_workspace(poo
         assert not __import__("multiprocessing").active_children()  # the run's workers are gone
 
 
-def test_one_facts_pool_serves_every_project_of_a_run(pools_for_any_size, monkeypatch) -> None:
+def test_one_pool_serves_every_project_of_a_run(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
     started: list[int] = []
     real = parallel.WorkerPool._start
     monkeypatch.setattr(parallel.WorkerPool, "_start", lambda pool: started.append(pool.jobs) or real(pool))
     served: list[int] = []
     extract = parallel.WorkerPool.extract
     monkeypatch.setattr(parallel.WorkerPool, "extract", lambda *a: served.append(extract(*a)) or served[-1])
+    log = tmp_path / "who.txt"
+    _record_linting_process(monkeypatch, log)
     run_lint([str(WORKSPACE)], Config(select=("ALL",), root=WORKSPACE), jobs=2)
     assert started == [2]
-    assert served.count(2) >= 2  # several projects' facts came from the one pool
+    in_workers = log.read_text(encoding="utf-8").split().count("worker")
+    # Projects linted by a worker, and projects whose facts the workers helped extract.
+    assert in_workers + served.count(2) >= 2
 
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
