@@ -38,7 +38,18 @@ def real_path(path: str) -> str:
     if os.path.islink(absolute):
         return os.path.realpath(absolute)
     folder, name = os.path.split(absolute)
+    return os.path.join(_real_folder(folder, folders), name)
+
+
+def _real_folder(folder: str, folders: dict[str, str]) -> str:
+    """The resolved ``folder`` (absolute and normalised): its parent's, resolved once, joined
+    with its name unless it is a link (one ``lstat`` a folder instead of one per component)."""
     real = folders.get(folder)
     if real is None:
-        real = folders[folder] = os.path.realpath(folder)
-    return os.path.join(real, name)
+        parent, name = os.path.split(folder)
+        if not name or parent == folder or os.path.islink(folder):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(parent, folders), name)
+        folders[folder] = real
+    return real

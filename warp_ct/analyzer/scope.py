@@ -49,16 +49,39 @@ def _holds_marker(directory: Path, cache: dict[Path, bool]) -> bool:
     return known
 
 
+def _marked_ancestor(folder: str, cache: dict[str, str | None]) -> str | None:
+    """The nearest folder at or above ``folder`` (absolute) that holds a project file. Each
+    folder is looked at once per ``cache``: a run names hundreds of folders of one tree."""
+    unanswered = []
+    answer = None
+    while True:
+        if folder in cache:
+            answer = cache[folder]
+            break
+        if any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_MARKERS):
+            answer = folder
+            break
+        unanswered.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for below in unanswered:
+        cache[below] = answer
+    cache[folder] = answer
+    return answer
+
+
 # Folders of installed distributions: each top package under one is a project of its own.
 INSTALLED_ROOTS = ("site-packages", "dist-packages")
 
 
-def scope_root(path: str, cache: dict[Path, bool]) -> tuple[Path, bool]:
-    """(root, marked) of the project ``path`` belongs to."""
-    start = Path(os.path.abspath(path)).parent
-    for directory in (start, *start.parents):
-        if _holds_marker(directory, cache):
-            return directory, True
+def scope_root(path: str, cache: dict[str, str | None]) -> tuple[Path, bool]:
+    """(root, marked) of the project ``path`` belongs to. ``cache``: what was found of
+    folders (kept while the folders do not change)."""
+    marked = _marked_ancestor(os.path.dirname(os.path.abspath(path)), cache)
+    if marked is not None:
+        return Path(marked), True
     root = package_root_for(Path(path))
     if root.name in INSTALLED_ROOTS:
         # An installed package is a project: not every distribution installed beside it.
@@ -73,7 +96,7 @@ def scope_root(path: str, cache: dict[Path, bool]) -> tuple[Path, bool]:
 
 def scopes_of(paths: Iterable[str]) -> list[Scope]:
     """The projects of the reported ``paths`` (by index), in order of their first file."""
-    cache: dict[Path, bool] = {}
+    cache: dict[str, str | None] = {}
     by_folder: dict[str, tuple[Path, bool]] = {}  # the files of a folder share a project
     by_root: dict[tuple[Path, bool], Scope] = {}
     for index, path in enumerate(paths):

@@ -84,7 +84,7 @@ class Folders:
         self.roots: list[Path] = []
         self._folders: dict[Path, Folder] = {}
         self._implicit: dict[Path, Folder] = {}
-        self._markers: dict[Path, bool] = {}  # folder -> holds a pyproject/setup file (scope_root)
+        self._markers: dict[str, str | None] = {}  # folder -> its nearest folder with a project file (scope_root)
         self.settings = Settings()
 
     def configure(self, roots: list[Path], settings: Settings) -> None:
