@@ -42,11 +42,8 @@ class Scope:
     reported: list[int] = field(default_factory=list)  # indexes into the run's reported files
 
 
-def _holds_marker(directory: Path, cache: dict[Path, bool]) -> bool:
-    known = cache.get(directory)
-    if known is None:
-        known = cache[directory] = any(os.path.isfile(directory / name) for name in PROJECT_MARKERS)
-    return known
+def _holds_marker(folder: str) -> bool:
+    return any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_MARKERS)
 
 
 def _marked_ancestor(folder: str, cache: dict[str, str | None]) -> str | None:
@@ -58,7 +55,7 @@ def _marked_ancestor(folder: str, cache: dict[str, str | None]) -> str | None:
         if folder in cache:
             answer = cache[folder]
             break
-        if any(os.path.isfile(os.path.join(folder, name)) for name in PROJECT_MARKERS):
+        if _holds_marker(folder):
             answer = folder
             break
         unanswered.append(folder)
@@ -118,14 +115,13 @@ def project_files(scope: Scope, config: Config) -> list[str]:
     """Every Python file analysed with the scope's reported files, sorted (unreadable folders
     are skipped here: only what is reported is reported as unread)."""
     found: list[str] = []
-    markers: dict[Path, bool] = {}
     root = scope.root
     top = os.fspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
         kept = []
         for name in sorted(dirnames):
             sub = os.path.join(dirpath, name)
-            if config.is_excluded(sub) or _holds_marker(Path(sub), markers):
+            if config.is_excluded(sub) or _holds_marker(sub):
                 continue  # excluded, or a project of its own
             if not scope.marked and dirpath == top and not os.path.isfile(os.path.join(sub, "__init__.py")):
                 continue  # beside a script: only packages are importable

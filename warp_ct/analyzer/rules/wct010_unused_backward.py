@@ -12,7 +12,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate, count
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import (
@@ -556,12 +556,25 @@ def _unique_kernels_to_report(project: "Project", program: Program, summary: "Fi
     return chosen, ", ".join(sorted({c.module_name for c in consumers})[:3])
 
 
-def _unique_message(name: str, where: str) -> str:
-    return (
+def _report_unique_kernel(ctx: "FileContext | QueryContext", at: Any, end: Any, name: str, where: str) -> None:
+    """The unique-kernel finding at its decorator ``at``; the fix goes after ``module="unique"`` (``end``)."""
+    fix = ctx.fix("Turn backward code off for this kernel",
+                  ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
+    ctx.report(
+        at,
         f"`{name}` has a module of its own (module=\"unique\") that compiles backward "
         f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
-        "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator"
+        "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator",
+        fixes=[fix],
     )
+
+
+def _report_module_finding(ctx: "FileContext | QueryContext", at: Any, finding: tuple[str, Severity | None]) -> None:
+    """``_module_finding``'s finding at the first live kernel's decorator ``at``, with the
+    module-option fix where it is a warning."""
+    message, severity = finding
+    fix = _module_option_fix(ctx) if severity is None else None
+    ctx.report(at, message, fixes=[fix] if fix else [], severity=severity)
 
 
 def _unique_fact_with_backward(kernel: KernelFact) -> bool:
@@ -783,9 +796,7 @@ class UnusedBackward(Rule):
         chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
         for i in chosen:
             end = ctx.range_of(unique[i].module_span).end  # type: ignore[arg-type]  # after ``module="unique"``
-            fix = ctx.fix("Turn backward code off for this kernel",
-                          ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
-            ctx.report(unique[i].decorator_span, _unique_message(keys[i][0], where), fixes=[fix])
+            _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], where)
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -796,9 +807,7 @@ class UnusedBackward(Rule):
         finding = _module_finding(ctx.project, ctx.program, summary, verdict, facts, len(live))
         if finding is None:
             return
-        message, severity = finding
-        fix = _module_option_fix(ctx) if severity is None else None
-        ctx.report(live[0], message, fixes=[fix] if fix else [], severity=severity)
+        _report_module_finding(ctx, live[0], finding)
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
@@ -834,9 +843,7 @@ class UnusedBackward(Rule):
         finding = _module_finding(project, ctx.program, summary, verdict, facts, len(live))
         if finding is None:
             return
-        message, severity = finding
-        fix = _module_option_fix(ctx) if severity is None else None
-        ctx.report(live[0].decorator, message, fixes=[fix] if fix else [], severity=severity)
+        _report_module_finding(ctx, live[0].decorator, finding)
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
                               facts: BackwardFacts) -> None:
@@ -845,11 +852,8 @@ class UnusedBackward(Rule):
         keys = [(d.funcdef.name, d.funcdef.lineno) for d in live]
         chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
         for i in chosen:
-            decorator = live[i]
-            end = ctx.node_range(decorator.keywords["module"]).end  # after ``module="unique"``
-            fix = ctx.fix("Turn backward code off for this kernel",
-                          ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
-            ctx.report(decorator.decorator, _unique_message(keys[i][0], where), fixes=[fix])  # type: ignore[arg-type]
+            end = ctx.node_range(live[i].keywords["module"]).end  # after ``module="unique"``
+            _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], where)
 
     def _check_kernel_decorators(self, ctx: FileContext) -> None:
         """A project's own kernel decorator (``def unique_kernel(**kw): ... wp.kernel(f,
