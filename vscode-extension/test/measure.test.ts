@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { COMMANDS, formatMeasurement, SERVER_COMMANDS, STATE_KEYS, type MeasureResult } from '../src/core';
 import { makeContext, Uri, type fake as FakeType } from './fake-vscode';
 import { harness, type Harness } from './helpers';
@@ -14,6 +14,8 @@ const FILE = path.join(WS, 'examples', 'sim.py');
 const REPORT_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'warp-ct-measure-test-'));
 const TIMELINE = path.join(REPORT_DIR, 'report.html');
 fs.writeFileSync(TIMELINE, '<!doctype html><html><head><title>t</title></head><body><svg></svg>timeline</body></html>');
+// Runs once every test in this file has finished, whether they passed or not.
+after(() => fs.rmSync(REPORT_DIR, { recursive: true, force: true }));
 
 const OK: MeasureResult = {
   ok: true,
