@@ -284,10 +284,11 @@ def test_machine_formats_carry_the_findings(cli, project):
 def test_a_file_over_its_time_budget_fails_the_run(cli, project, monkeypatch):
     from functools import partial
 
-    from tests.perf.generate import OVER_BUDGET_S, one_file_over_budget
+    from tests.perf.generate import OVER_BUDGET_S, one_file_over_budget, rules_stalling_on_the_slow_file
     from warp_ct.analyzer import batch
 
-    monkeypatch.setattr(batch, "Linter", partial(Linter, file_budget_s=OVER_BUDGET_S))
+    stalling = partial(Linter, rules=rules_stalling_on_the_slow_file(), file_budget_s=OVER_BUDGET_S)
+    monkeypatch.setattr(batch, "Linter", stalling)
     one_file_over_budget(project.root)
     # Only the budget's finding (the rule that would find something did not finish): it fails all the same.
     run = cli("lint", "--no-cache", "-j", "1", "--select", "WCT009", "a_ladders.py")

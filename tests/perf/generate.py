@@ -54,11 +54,21 @@ def warp_like_source(min_lines: int) -> str:
     return "".join(parts)
 
 
-# A file whose own analysis takes ~1 s of CPU here (a long elif ladder choosing kernels and
-# block_dims, 55k lines; parsing it alone takes 0.15 s, WCT010 most of the rest), and a small
-# file that uses it (~2 ms): with a per-file budget of OVER_BUDGET_S the first runs out many
-# times over and the second finishes with room to spare.
-OVER_BUDGET_S = 0.05
+# A file over its time budget on any machine, however fast or busy: with
+# ``rules_stalling_on_the_slow_file()`` in place of warp-ct's rules, WCT009 (a query over the
+# program model) spins on ``a_ladders.py`` inside a question to the model until the file's
+# deadline stops it: the CPU timer on the main thread, the cooperative ``poll`` on the language
+# server's analysis thread. A fixture that is merely big or intricate stops being over any fixed
+# budget as soon as the analysis gets faster, so the overrun is forced, never relied upon.
+# ``b_uses.py`` imports the stalled file and must get, within the same budget, exactly the
+# findings it gets with no budget at all; the budget leaves it room on a slow machine (its own
+# analysis takes a few milliseconds of CPU; CPU time, so other load does not count).
+OVER_BUDGET_S = 0.25
+SLOW_FILE_NAME = "a_ladders.py"
+STALLED_RULE = "WCT009"
+# Far over OVER_BUDGET_S: if no deadline stopped the stalled rule by then, the budget did not
+# hold, and the rule says so (an internal-error finding) rather than spinning forever.
+STALL_LIMIT_S = 30.0
 QUICK_SOURCE = '''import warp as wp
 from a_ladders import choose0, kern1
 
@@ -75,13 +85,48 @@ def go(x, mode):
 
 
 def one_file_over_budget(root) -> tuple[str, str]:
-    """Write ``a_ladders.py`` (over the budget) and ``b_uses.py`` (importing it) under
-    ``root``; their paths, linted in that order."""
+    """Write ``a_ladders.py`` (stalled by ``rules_stalling_on_the_slow_file``) and
+    ``b_uses.py`` (importing it) under ``root``; their paths, linted in that order."""
     from pathlib import Path
 
     from tests.perf.test_bounded_analysis import elif_ladders
 
-    slow, quick = Path(root) / "a_ladders.py", Path(root) / "b_uses.py"
-    slow.write_text(elif_ladders(120), encoding="utf-8")
+    slow, quick = Path(root) / SLOW_FILE_NAME, Path(root) / "b_uses.py"
+    slow.write_text(elif_ladders(2), encoding="utf-8")
     quick.write_text(QUICK_SOURCE, encoding="utf-8")
     return str(slow), str(quick)
+
+
+def _spin_until_stopped() -> None:
+    """Busy (limits count CPU time) until a deadline raises ``DeadlineExceeded``."""
+    import time
+
+    from warp_ct.analyzer import deadline
+
+    clock = getattr(time, "thread_time", time.process_time)
+    give_up_at = clock() + STALL_LIMIT_S
+    while clock() < give_up_at:
+        deadline.poll()  # what stops it off the main thread, where no timer signal arrives
+        sum(range(1000))
+    raise AssertionError(f"no time budget stopped {STALLED_RULE} on {SLOW_FILE_NAME} in {STALL_LIMIT_S:g} s")
+
+
+def rules_stalling_on_the_slow_file() -> tuple:
+    """warp-ct's rules, with ``STALLED_RULE`` stuck on ``SLOW_FILE_NAME`` (test-only: pass it
+    as a ``Linter``'s ``rules``); on every other file it is the real rule."""
+    from pathlib import Path
+
+    from warp_ct.analyzer.rules import all_rules, get_rule
+
+    real = get_rule(STALLED_RULE)
+
+    class StalledRule(type(real)):  # same code, name and docs: messages name the real rule
+        def query(self, ctx) -> None:
+            if Path(ctx.path).name == SLOW_FILE_NAME:
+                # Stuck while answering the rule's own question to the program model (its
+                # launches by Warp module, asked again for every other file): cut short, it
+                # must leave no answer behind, or the next file's findings would differ.
+                ctx.program.memo("WCT009.launches", _spin_until_stopped)
+            super().query(ctx)
+
+    return tuple(StalledRule() if rule.code == STALLED_RULE else rule for rule in all_rules())

@@ -10,7 +10,13 @@ import pytest
 from astroid import MANAGER, nodes
 from astroid import inference_tip
 
-from tests.perf.generate import OVER_BUDGET_S, one_file_over_budget, warp_like_source
+from tests.perf.generate import (
+    OVER_BUDGET_S,
+    STALLED_RULE,
+    one_file_over_budget,
+    rules_stalling_on_the_slow_file,
+    warp_like_source,
+)
 from warp_ct.analyzer import deadline, project
 from warp_ct.analyzer.batch import run_lint
 from warp_ct.analyzer.engine import Linter
@@ -133,14 +139,16 @@ def test_a_file_over_its_budget_gets_wct901_and_the_others_are_unaffected(tmp_pa
     assert not [f for f in whole[slow] if f.rule == "WCT901"] and whole[quick]
 
     def lint():
-        return Linter(config, file_budget_s=OVER_BUDGET_S).lint_paths([str(tmp_path)])
+        rules = rules_stalling_on_the_slow_file()
+        return Linter(config, rules=rules, file_budget_s=OVER_BUDGET_S).lint_paths([str(tmp_path)])
 
     results = _in_a_thread(lint) if threaded else lint()
     assert [r.path for r in results] == [slow, quick]  # the slow one first: what it left behind is met
     stops = [f for f in results[0].findings if f.rule == "WCT901"]
     assert len(stops) == 1, results[0].findings
     assert f"time budget of {OVER_BUDGET_S:g} s of CPU time" in stops[0].message
-    assert "did not finish" in stops[0].message and "per-file-ignores" in stops[0].message
+    assert f"rules {STALLED_RULE}," in stops[0].message and "did not finish" in stops[0].message
+    assert "per-file-ignores" in stops[0].message
     assert results[1].findings == whole[quick]  # exactly what it gets with no budget at all
     assert not getattr(deadline._local, "stack", None) and not deadline._active
 
