@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 from warp_ct import __version__
-from warp_ct.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from warp_ct.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, os_error_reason
 from warp_ct.output import relative_path
 
 # Re-exported: they lived here, and callers import them from warp_ct.cli.
@@ -102,7 +102,51 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from warp_ct.server import main as server_main
 
-    return server_main(tcp=args.tcp)
+    tcp = None
+    if args.tcp is not None:
+        host, port = parse_tcp_address(args.tcp)
+        check_tcp_address_free(host, port)
+        tcp = f"{host}:{port}"
+    return server_main(tcp=tcp)
+
+
+DEFAULT_TCP_HOST = "127.0.0.1"
+
+
+def parse_tcp_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` or ``::1:PORT`` for IPv6; an empty host is 127.0.0.1)
+    as (host, port). Raises UsageError naming the address: a bad one is the user's mistake."""
+    host, colon, port_text = text.strip().rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not port_text.strip().isdigit():
+        raise UsageError(f"--tcp: expected HOST:PORT with a port number, got {text!r}")
+    port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--tcp: port {port} in {text!r} is out of range (1 to 65535)")
+    return host or DEFAULT_TCP_HOST, port
+
+
+def check_tcp_address_free(host: str, port: int) -> None:
+    """Bind the address once and let it go, so that a host that does not resolve or a port
+    already in use is reported here, as the user's problem, before the server starts (the
+    server binds with SO_REUSEADDR too, so this check does not hold the port for it)."""
+    import socket
+
+    where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else str(exc)
+        raise UsageError(f"--tcp: cannot resolve host {host!r} of {where}: {reason}") from None
+    for family, kind, proto, _, address in addresses:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                if os.name == "posix":
+                    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+        except OSError as exc:
+            raise UsageError(f"--tcp: cannot listen on {where}: {os_error_reason(exc)}") from None
 
 
 DEBUG_ENV = "WARP_CT_DEBUG"

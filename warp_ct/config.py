@@ -62,6 +62,9 @@ class Config:
     fail_level: str = DEFAULT_FAIL_LEVEL  # one of FAIL_LEVELS; changes the exit code, not findings
     root: Path = field(default_factory=Path.cwd)  # the directory of the pyproject (or cwd)
     source: Path | None = None  # the pyproject.toml it came from
+    # What the user should hear about the configuration without it being an error (a
+    # misspelt table); the CLI prints each as one line. Not part of what findings depend on.
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     # ------------------------------------------------------------------ selection
     def is_enabled(self, code: str, path: str | None = None) -> bool:
@@ -251,36 +254,59 @@ def _matches(rel_path: str, pattern: str) -> bool:
 # ``[tool.warp-ct]`` or a sub-table (``[tool.warp-ct.severity]``); a project named warp-ct
 # (this one) does not configure the files under it.
 _TOOL_TABLE_RE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?warp-ct[\"']?\s*[\].]", re.MULTILINE)
+# ``[tool.warp_ct]``: the package's import name, not the tool's; TOML keeps it a separate
+# table, which would otherwise be ignored without a word.
+_MISSPELT_TABLE = "warp_ct"
+_MISSPELT_TABLE_RE = re.compile(r"^\s*\[\s*tool\s*\.\s*[\"']?warp_ct[\"']?\s*[\].]", re.MULTILINE)
+
+
+def misspelt_table_warning(path: Path) -> str:
+    return f"{path}: [tool.{_MISSPELT_TABLE}] is ignored: did you mean [tool.warp-ct]?"
 
 
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a [tool.warp-ct] table,
     else the nearest pyproject.toml at all (for the target Warp version). Folders that cannot
     be searched are passed over (``os.path`` answers False where ``Path`` would raise)."""
+    return _find_pyproject(start)[0]
+
+
+def _find_pyproject(start: Path) -> tuple[Path | None, list[Path]]:
+    """``find_pyproject``'s answer, and the pyproject.toml files on the way to it (it
+    included) that have a misspelt ``[tool.warp_ct]`` table."""
     start = start.resolve()
     if os.path.isfile(start):
         start = start.parent
     nearest = None
+    misspelt: list[Path] = []
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
         if os.path.isfile(candidate):
             if nearest is None:
                 nearest = candidate
             try:
-                if _TOOL_TABLE_RE.search(candidate.read_text(encoding="utf-8", errors="replace")):
-                    return candidate
+                text = candidate.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-    return nearest
+            if _MISSPELT_TABLE_RE.search(text):
+                misspelt.append(candidate)
+            if _TOOL_TABLE_RE.search(text):
+                return candidate, misspelt
+    return nearest, misspelt
 
 
 def load_config(start: Path | None = None, pyproject: Path | None = None) -> Config:
     """Read configuration for files under ``start`` (default: cwd). Raises ConfigError."""
     start = start or Path.cwd()
-    path = pyproject or find_pyproject(start)
+    misspelt: list[Path] = []
+    if pyproject is not None:
+        path: Path | None = pyproject
+    else:
+        path, misspelt = _find_pyproject(start)
+    warnings = tuple(misspelt_table_warning(found) for found in misspelt if found != path)
     if path is None:
         root = start.resolve() if os.path.isdir(start) else start.resolve().parent
-        return Config(root=root, target_warp_version=_installed_warp_version())
+        return Config(root=root, target_warp_version=_installed_warp_version(), warnings=warnings)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -289,13 +315,15 @@ def load_config(start: Path | None = None, pyproject: Path | None = None) -> Con
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     tool = data.get("tool", {})
     table = tool.get("warp-ct", {}) if isinstance(tool, dict) else {}
+    if isinstance(tool, dict) and _MISSPELT_TABLE in tool:
+        warnings += (misspelt_table_warning(path),)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.warp-ct] must be a table")
     config = config_from_mapping(table, origin=str(path), root=path.parent)
     if config.target_warp_version is None:
         declared = _declared_warp_version(data, path.parent)
         config = replace(config, target_warp_version=declared or _installed_warp_version())
-    return replace(config, source=path)
+    return replace(config, source=path, warnings=warnings)
 
 
 _KNOWN_KEYS = {

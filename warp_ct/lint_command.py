@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import io
 import os
 import re
@@ -18,9 +19,16 @@ import stat
 import sys
 import tempfile
 import tokenize
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING, TextIO
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks; the re-read still guards
+    fcntl = None  # type: ignore[assignment]
 
 from warp_ct.config import FAIL_LEVELS, Config, ConfigError, load_config, parse_selectors
 from warp_ct.errors import EXIT_CLEAN, EXIT_FINDINGS, UsageError, os_error_reason
@@ -119,6 +127,17 @@ class Options:
 def run_lint(args: argparse.Namespace) -> int:
     opts = _options(args)
     config = _config(args, opts)
+    # The report is written to -o's file at the end; a file that cannot be written is a
+    # usage error said before a long run, not an internal error after it (--diff writes no report).
+    output = OutputFile.open(args.output_file) if args.output_file and not opts.diff else None
+    try:
+        return _run_lint(args, opts, config, output)
+    finally:
+        if output is not None:
+            output.close()
+
+
+def _run_lint(args: argparse.Namespace, opts: Options, config: Config, output: "OutputFile | None") -> int:
     if opts.stdin:
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
         results, fixes = _lint_stdin(raw, config, opts)
@@ -148,13 +167,14 @@ def run_lint(args: argparse.Namespace) -> int:
             _write_stdout_source(fix.new_text if fix.changed else fix.original_text, fix.encoding)
             results = [fix.remaining_result] if fix.changed else results
         else:
-            written = [fix for fix in fixes if fix.changed and fix.write()]
+            roots = fix_roots(opts.paths, config)
+            written = [fix for fix in fixes if fix.changed and fix.write(roots)]
             fixed = sum(fix.applied for fix in written)
             if written or any(fix.outdated for fix in fixes):  # re-lint from disk: the findings shown are of what is there
                 results = _lint(_force_excluded(opts.paths, config) if args.force_exclude else opts.paths, config, args)
 
     report = _report(results, fixes, opts, fixed)
-    _emit(report, args, opts)
+    _emit(report, args, opts, output)
     _print_notes(report.notes, args)
     failed = _fails(report.findings, args.fail_level or config.fail_level) or any(fix.errors for fix in fixes)
     return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_CLEAN
@@ -214,6 +234,9 @@ def _config(args: argparse.Namespace, opts: Options) -> Config:
             config = load_config(start)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if not args.quiet:
+        for warning in config.warnings:
+            print(f"warp-ct: warning: {warning}", file=sys.stderr)
     codes = known_codes()
     selection = {}
     for flag in ("select", "extend_select", "ignore"):
@@ -233,8 +256,9 @@ def _force_excluded(paths: list[str], config: Config) -> list[str]:
 
 
 def _lint(paths: list[str], config: Config, args: argparse.Namespace) -> list["FileResult"]:
-    from warp_ct.analyzer.batch import run_lint as batch_run_lint
+    from warp_ct.analyzer import batch
 
+    problem = None
     if args.no_cache:
         cache_dir = None
     elif args.cache_dir:
@@ -243,7 +267,14 @@ def _lint(paths: list[str], config: Config, args: argparse.Namespace) -> list["F
         cache_dir = Path(os.environ[CACHE_DIR_ENV])
     else:  # beside the pyproject.toml in use; without one, in the working directory
         cache_dir = (config.source.parent if config.source else Path.cwd()) / DEFAULT_CACHE_DIR
-    return batch_run_lint(paths, config, jobs=args.jobs, cache_dir=cache_dir)
+        if cache_dir.is_symlink():  # a cloned repository's link would lead the writes anywhere
+            cache_dir = None
+            problem = f"{DEFAULT_CACHE_DIR} is a symbolic link (pass --cache-dir to use it)"
+    results = batch.run_lint(paths, config, jobs=args.jobs, cache_dir=cache_dir)
+    problem = problem or batch.last_stats.cache_problem
+    if problem and not args.quiet:
+        print(f"warning: {problem}; linted without the cache", file=sys.stderr)
+    return results
 
 
 def _lint_stdin(raw: bytes, config: Config, opts: Options) -> tuple[list["FileResult"], list["FileFix"]]:
@@ -285,13 +316,18 @@ class FileFix:
             self.notes.append(f"fix not written: the result cannot be encoded as {self.encoding} ({exc.reason})")
             return None
 
-    def write(self) -> bool:
-        """Write the fixed text atomically (temp file + rename, same directory, same mode).
+    def write(self, roots: tuple[str, ...]) -> bool:
+        """Write the fixed text over the file, under an advisory lock (``flock``) on it.
 
-        Refuses when the result would not parse, when the file's bytes are no longer the
-        ones the fixes were computed on, or when the user may not write the file.
+        Refuses when the result would not parse, when the file is a link to a file outside
+        ``roots`` (the project and the linted paths: a cloned repository's link must not
+        let ``--fix`` edit the user's other files), when the user may not write the file,
+        or when the file's bytes, read again under the lock, are no longer the ones the
+        fixes were computed on. Bytes that already are the fixed text (another run wrote
+        these very fixes) are left alone and not counted. A file with one link is replaced
+        atomically; one with several (hard links) is rewritten in place, so that every
+        name keeps sharing the fixed file.
         """
-        from warp_ct.analyzer.engine import content_digest
         from warp_ct.analyzer.fixes import parses
 
         if not parses(self.new_text):
@@ -301,16 +337,26 @@ class FileFix:
         if data is None:
             return False
         target = os.path.realpath(self.path)
+        if not _is_within(target, roots):
+            self.notes.append(f"not fixed: it links to {target}, outside the project and the linted paths")
+            return False
         try:
             if not _writable(target):
                 self.errors.append(READ_ONLY_ERROR)
                 return False
-            with open(target, "rb") as handle:
-                if content_digest(handle.read()) != content_digest(self.original_bytes):
+            with _locked(target) as handle:
+                on_disk = handle.read()
+                if on_disk == data:
+                    self.outdated = True  # fixed meanwhile by another run: nothing of ours to count
+                    return False
+                if on_disk != self.original_bytes:
                     self.notes.append(CHANGED_NOTE)
                     self.outdated = True
                     return False
-            write_atomic(target, data)
+                if os.fstat(handle.fileno()).st_nlink > 1:
+                    _write_in_place(handle, data)
+                else:
+                    write_atomic(target, data)
         except OSError as exc:
             self.errors.append(f"fix not written: {os_error_reason(exc)}")
             return False
@@ -420,6 +466,73 @@ def _writable(path: str) -> bool:
     return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(path, os.W_OK)
 
 
+def fix_roots(paths: list[str], config: Config) -> tuple[str, ...]:
+    """The real paths of the folders whose files ``--fix`` may write: each linted folder
+    (for a file named on the command line, the folder it is named in, so that a named link
+    to a file elsewhere is not followed out), and the project's (the folder of the
+    pyproject.toml in use) when the linted paths are in it. A pyproject.toml found from
+    where a named link points does not count: it is another project's."""
+    linted = set()
+    for path in paths:
+        folder = path if os.path.isdir(path) and not os.path.islink(path) else os.path.dirname(os.path.abspath(path))
+        linted.add(os.path.realpath(folder))
+    roots = set(linted)
+    if config.source is not None:
+        project = os.path.realpath(config.source.parent)
+        if all(_is_within(folder, (project,)) for folder in linted):
+            roots.add(project)
+    return tuple(sorted(roots))
+
+
+def _is_within(real: str, roots: tuple[str, ...]) -> bool:
+    for root in roots:
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if real == root or real.startswith(prefix):
+            return True
+    return False
+
+
+# A run that waited for the lock while another replaced the file holds the replaced inode;
+# it opens the path again. More tries than this means something keeps replacing the file.
+_LOCK_TRIES = 20
+
+
+@contextmanager
+def _locked(path: str) -> Iterator[IO[bytes]]:
+    """``path`` open for reading and writing, under an exclusive ``flock`` held until the
+    block ends, on the file the path names once the lock is granted. Two ``--fix`` runs on
+    one file take turns: the second reads what the first wrote. Where the file system has
+    no advisory locks, the file is used unlocked (the re-read still catches most edits)."""
+    for _ in range(_LOCK_TRIES):
+        handle = open(path, "r+b")
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+                except OSError as exc:
+                    if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+                        raise
+            held, named = os.fstat(handle.fileno()), os.stat(path)
+            if (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino):
+                yield handle
+                return
+        finally:
+            handle.close()  # releases the lock
+    raise OSError(errno.EAGAIN, "the file kept being replaced while warp-ct waited to write it")
+
+
+def _write_in_place(handle: IO[bytes], data: bytes) -> None:
+    """Rewrite the open file with ``data``, keeping its inode: the file's other hard links
+    see the fix (a replacement would leave them with the old text). Not atomic, as it
+    cannot be with more than one name: the new bytes are written and flushed before the
+    file is cut to their length."""
+    handle.seek(0)
+    handle.write(data)
+    handle.truncate(len(data))
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically: a temp file in the same directory, flushed,
     given the original file's owner (where allowed) and permission bits, then ``os.replace``."""
@@ -499,7 +612,78 @@ def _report(results: list["FileResult"], fixes: list[FileFix], opts: Options, fi
     return Report(findings, notes, unsafe_fixes=opts.unsafe, fixed=fixed, unchecked=unchecked, texts=texts, origins=origins)
 
 
-def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
+class OutputFile:
+    """The ``-o/--output-file`` file, opened (and its folders made) before linting and
+    written once the report is ready. A name that cannot be written is a UsageError naming
+    it. Opened without truncating: until the report is written, the file keeps what it had."""
+
+    def __init__(self, name: str, fd: int, created: bool) -> None:
+        self.name = name
+        self._fd: int | None = fd
+        self._created = created
+        self._written = False
+
+    @classmethod
+    def open(cls, name: str) -> "OutputFile":
+        path = Path(name)
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "is a directory")
+            blocker = _non_folder_above(path)
+            if blocker is not None:
+                raise UsageError(f"-o/--output-file: cannot write {name}: {blocker} is not a directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            created = not os.path.lexists(path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise UsageError(f"-o/--output-file: cannot write {name}: {os_error_reason(exc)}") from None
+        return cls(name, fd, created)
+
+    def write(self, text: str) -> None:
+        assert self._fd is not None
+        try:
+            if stat.S_ISREG(os.fstat(self._fd).st_mode):  # not a pipe or a terminal (/dev/stdout)
+                os.ftruncate(self._fd, 0)
+            data = text.encode("utf-8")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            raise UsageError(f"-o/--output-file: cannot write {self.name}: {os_error_reason(exc)}") from None
+        self._written = True
+
+    def close(self) -> None:
+        if self._fd is None:
+            return
+        os.close(self._fd)
+        self._fd = None
+        if self._created and not self._written:  # the run stopped before its report: leave no empty file
+            try:
+                os.unlink(self.name)
+            except OSError:
+                pass
+
+
+def _non_folder_above(path: Path) -> Path | None:
+    """The nearest existing folder-to-be above ``path`` that is not a folder (a file named
+    where a folder would be made), or None."""
+    for parent in path.absolute().parents:
+        if os.path.lexists(parent):
+            return None if os.path.isdir(parent) else _shown(parent, path)
+    return None
+
+
+def _shown(parent: Path, path: Path) -> Path:
+    """``parent`` as the user wrote it, where ``path`` was given relative."""
+    if path.is_absolute():
+        return parent
+    try:
+        return parent.relative_to(Path.cwd())
+    except ValueError:
+        return parent
+
+
+def _emit(report: Report, args: argparse.Namespace, opts: Options, output: OutputFile | None = None) -> None:
     # With `--fix` on stdin, stdout carries the fixed source: findings go to stderr.
     stream: TextIO = sys.stderr if (opts.stdin and opts.fix) else sys.stdout
     if args.statistics:
@@ -514,10 +698,8 @@ def _emit(report: Report, args: argparse.Namespace, opts: Options) -> None:
             text = _without_summary(text)
     if opts.fmt not in ("concise", "full") and report.fixed and not args.quiet:
         print(f"Fixed {report.fixed} finding{'s' if report.fixed != 1 else ''} ({len(report.findings)} remaining).", file=sys.stderr)
-    if args.output_file:
-        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.output_file, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+    if output is not None:
+        output.write(text)
     else:
         stream.write(text)
         stream.flush()
