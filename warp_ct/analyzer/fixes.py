@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import Iterable
 
 from warp_ct.analyzer.model import Finding, Fix, TextEdit
 from warp_ct.analyzer.positions import LINE_BREAK_RE as _LINE_END_RE
+from warp_ct.analyzer.syntax import parse_text
 
 
 @dataclass
@@ -68,9 +68,13 @@ def apply_edits(text: str, edits: Iterable[TextEdit], *, newline: str | None = N
 
 
 def parses(text: str) -> bool:
-    """Whether ``text`` is valid Python (what a fix must never break)."""
+    """Whether ``text`` is valid Python (what a fix must never break), read as the analyzer
+    reads it: on Python 3.11 a file with 3.12 syntax (PEP 695 type parameters and aliases)
+    parses through ``parse_text``'s rewrite, as it did when its findings were computed;
+    with plain ``ast.parse`` every fix to such a file was refused while its findings were
+    shown fixable."""
     try:
-        ast.parse(text)
+        parse_text(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
