@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from warp_ct.analyzer import batch, parallel
+from warp_ct.analyzer import batch, cache_signing, parallel
 from warp_ct.analyzer.batch import run_lint
 from warp_ct.config import Config
 
@@ -112,24 +112,31 @@ def test_an_edit_of_a_file_not_named_invalidates_the_named_ones(tmp_path: Path) 
     assert batch.last_stats.cache_hits == 0
 
 
+def _stored(entry: Path) -> dict:
+    """A result entry's contents (entries are signed with the user's key, ``cache_signing``)."""
+    payload = cache_signing.verified_payload(cache_signing.user_key(), entry.read_bytes())
+    assert payload is not None
+    return json.loads(payload)
+
+
 def test_corrupt_entries_are_ignored_and_rewritten(tmp_path: Path) -> None:
     pkg = _project(tmp_path, count=3)
     cache = tmp_path / "c"
     cold = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
     (entry,) = sorted((cache / "v1").rglob("*.json"))  # one per project
-    stored = json.loads(entry.read_text())
+    stored = _stored(entry)
     first, second = sorted(stored)[:2]
     stored[first]["path"] = "elsewhere.py"  # a result for another file: a miss
     del stored[second]
-    entry.write_text(json.dumps(stored))
+    entry.write_bytes(cache_signing.sign(cache_signing.user_key(), json.dumps(stored).encode()))
     again = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
     assert _dump(again) == _dump(cold)
     assert batch.last_stats.cache_hits == batch.last_stats.files - 2
-    entry.write_bytes(b"{not json")
+    entry.write_bytes(cache_signing.sign(cache_signing.user_key(), b"{not json"))
     again = run_lint([str(pkg)], _config(tmp_path), cache_dir=cache)
     assert _dump(again) == _dump(cold)
     assert batch.last_stats.cache_hits == 0
-    assert len(json.loads(entry.read_text())) == len(cold)  # rewritten whole
+    assert len(_stored(entry)) == len(cold)  # rewritten whole
     assert not list((cache / "v1").rglob(".tmp-*"))
 
 

@@ -47,6 +47,7 @@ class LintStats:
         self.cache_hits = 0
         self.trees = 0  # files some rule needed a tree of (cache misses only)
         self.facts_hits = 0  # files whose facts came from the cache (the facts cache)
+        self.cache_problem: str | None = None  # why the cache was turned off, in one sentence
         self.jobs = 1
 
     def add(self, project: LintStats) -> None:
@@ -54,6 +55,7 @@ class LintStats:
         self.cache_hits += project.cache_hits
         self.trees += project.trees
         self.facts_hits += project.facts_hits
+        self.cache_problem = self.cache_problem or project.cache_problem
 
 
 last_stats = LintStats()
@@ -172,8 +174,11 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
         return results
     finally:
         deactivate(linter.project)
-        if linter.project.facts_cache is not None:
-            stats.facts_hits += linter.project.facts_cache.hits
+        facts_cache = linter.project.facts_cache
+        if facts_cache is not None:
+            stats.facts_hits += facts_cache.hits
+        for folder in (cache, facts_cache):
+            stats.cache_problem = stats.cache_problem or (folder.problem if folder is not None else None)
 
 
 def _digest_of(sources: list[SourceFile]) -> str:

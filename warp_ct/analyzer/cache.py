@@ -25,12 +25,19 @@ no entry or a whole one. An entry that cannot be read or decoded is all misses a
 rewritten. Results that depend on timing (a time budget ran out) or on a crash are never
 stored. The directory holds a ``.gitignore`` (``*``) and a ``CACHEDIR.TAG`` so that git and
 backup tools skip it.
+
+Trust: the folder usually sits inside the linted tree, which may be a cloned repository, so
+nothing in it is trusted. Every entry is signed with the user's own key (``cache_signing``)
+and one that does not verify is a miss; results are JSON, and facts are unpickled by an
+unpickler that can build only warp-ct's own fact classes. Entries are written only into
+folders that resolve inside the cache folder.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import itertools
 import json
 import os
@@ -41,6 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from warp_ct.analyzer.cache_signing import KeyUnavailable, read_entry, sign, user_key, verified_payload
 from warp_ct.analyzer.model import FileResult, Finding
 
 FORMAT = "v1"
@@ -159,8 +167,9 @@ def is_cacheable(result: FileResult) -> bool:
 
 
 class _CacheFolder:
-    """What both caches share: the folder, counters, and writes that degrade to "not
-    cached", never to an error."""
+    """What both caches share: the folder, the user's signing key, counters, and reads and
+    writes that degrade to "not cached", never to an error. ``problem`` says, in one
+    sentence, why the cache was turned off (no key, a read-only or full disk)."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
@@ -168,14 +177,29 @@ class _CacheFolder:
         self.misses = 0
         self.writes = 0
         self.enabled = True
+        self.problem: str | None = None
         self._made: set[str] = set()
+        try:
+            self._key = user_key()
+        except KeyUnavailable as exc:
+            self._key = b""
+            self._turn_off(str(exc))
+
+    def _turn_off(self, problem: str) -> None:
+        self.enabled = False
+        self.problem = self.problem or problem
+
+    def _read_signed(self, path: str) -> bytes | None:
+        """The payload of the entry at ``path`` if this user's warp-ct wrote it, else None."""
+        data = read_entry(path)
+        return None if data is None else verified_payload(self._key, data)
 
     def _write(self, target: str, payload: bytes) -> None:
         try:
             self._ensure_dir(os.path.dirname(target))
-            _write_atomically(target, payload)
-        except OSError:
-            self.enabled = False  # read-only or full disk: lint on without the cache
+            _write_atomically(target, sign(self._key, payload))
+        except OSError as exc:  # read-only or full disk, a folder linked elsewhere: lint on without the cache
+            self._turn_off(f"cannot write the cache in {self.root}: {exc.strerror or exc}")
             return
         self.writes += 1
 
@@ -184,7 +208,16 @@ class _CacheFolder:
             return
         if not self._made:
             ensure_cache_root(self.root)
-        os.makedirs(directory, exist_ok=True)
+        # Folder by folder, none of them a link: a committed ``v1 -> ~/somewhere`` would
+        # have entries written outside the cache folder.
+        current = str(self.root)
+        for part in os.path.relpath(directory, self.root).split(os.sep):
+            current = os.path.join(current, part)
+            try:
+                os.mkdir(current)
+            except FileExistsError:
+                if os.path.islink(current) or not os.path.isdir(current):
+                    raise OSError(f"{current} leads outside the cache folder") from None
         self._made.add(directory)
 
 
@@ -232,8 +265,10 @@ class ResultCache(_CacheFolder):
     def _read(self) -> dict[str, Any]:
         if self._stored is None:
             try:
-                with open(self._entry, "rb") as handle:
-                    stored = json.loads(handle.read())
+                payload = self._read_signed(self._entry)
+                if payload is None:
+                    raise ValueError("missing, or not this user's")
+                stored = json.loads(payload)
                 if not isinstance(stored, dict):
                     raise ValueError("not an entry")
             except Exception:  # noqa: BLE001 - missing, partial or corrupt: every result misses
@@ -262,8 +297,9 @@ class FactsCache(_CacheFolder):
     text, name and parse mode only, so they outlive edits of every other file. The project
     digest of the result cache makes any edit a miss for every result; with the facts kept,
     such a run (a pre-commit hook's, or a file linted alone: the whole project is read for
-    the model) extracts only what changed. Pickled: written and read by this warp-ct only,
-    under the same analyzer source hash."""
+    the model) extracts only what changed. Pickled (the fastest form of these object graphs),
+    signed with the user's key, and read back by an unpickler that builds only the fact
+    classes: see ``_FactsUnpickler``."""
 
     def __init__(self, directory: str | os.PathLike[str], store: set[str] | None = None) -> None:
         super().__init__(directory)
@@ -286,8 +322,10 @@ class FactsCache(_CacheFolder):
         if not self.enabled:
             return None
         try:
-            with open(self._entry(key), "rb") as handle:
-                facts = pickle.loads(handle.read())
+            payload = self._read_signed(self._entry(key))
+            if payload is None:
+                raise ValueError("missing, or not this user's")
+            facts = _FactsUnpickler(io.BytesIO(payload)).load()
         except Exception:  # noqa: BLE001 - missing, partial or foreign: extracted again
             self.misses += 1
             return None
@@ -304,9 +342,26 @@ class FactsCache(_CacheFolder):
         try:
             payload = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, RecursionError):
-            self.enabled = False
+            self.enabled = False  # facts too deep to pickle: not a problem of the user's
             return
         self._write(self._entry(key), payload)
+
+
+class _FactsUnpickler(pickle.Unpickler):
+    """Builds only warp-ct's fact classes: a signed entry can only come from this user's
+    warp-ct, and even a forged one could construct nothing else (no ``os.system``, no
+    attribute paths such as ``Fact.__init__.__globals__``)."""
+
+    _MODULES = ("warp_ct.analyzer.facts", "warp_ct.analyzer.exports")
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module in self._MODULES and name.isidentifier():
+            found = getattr(sys.modules.get(module), name, None)
+            if isinstance(found, type) and found.__module__ == module:
+                return found
+            if name == "_EMPTY_TABLE" and found is not None:  # the shared empty table (``facts.__reduce__``)
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not a warp-ct fact")
 
 
 _temp_names = itertools.count()
