@@ -67,6 +67,10 @@ def test_the_file_time_budget_the_docs_state_is_the_engines():
         assert f"{DEFAULT_FILE_BUDGET_S:g} s of CPU time" in _text(name), name
 
 
+# How far the commit the README pins may trail HEAD.
+MAX_COMMITS_BEHIND = 60
+
+
 def _pinned_shas(readme: str) -> set[str]:
     shas = set(re.findall(r"^\s*rev: ([0-9a-f]+)", readme, re.MULTILINE))
     shas |= set(re.findall(r"git\+https://\S+?@([0-9a-f]+)\"", readme))
@@ -95,6 +99,10 @@ def test_the_pinned_commit_exists_and_has_these_hooks():
     hooks = subprocess.run([git, "show", f"{sha}:.pre-commit-hooks.yaml"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert hooks.returncode == 0, hooks.stderr
     assert {"warp-ct", "warp-ct-fix"} <= set(re.findall(r"^- id: ([\w-]+)", hooks.stdout, re.MULTILINE))
+    # Users copy the pin: an old one installs a warp-ct without the fixes since (the pin
+    # once trailed by 146 commits, before the lint cache was signed).
+    behind = subprocess.run([git, "rev-list", "--count", f"{sha}..HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert int(behind.stdout) <= MAX_COMMITS_BEHIND, f"the README pins {sha}, {behind.stdout.strip()} commits old: pin a recent one"
 
 
 def test_no_doc_offers_an_install_from_pypi():
