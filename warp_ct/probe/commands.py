@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import os
 import signal
 import sys
 import threading
@@ -40,7 +42,9 @@ _MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed
 Each sample runs the command twice (cold, then warm) with private WARP_CACHE_PATH,
 CUDA_CACHE_PATH and TMPDIR under a temp dir named warp-ct-probe-*, removed on exit; your
 own Warp and CUDA caches are never used. A timeout or an interruption stops the command and
-everything it started, including processes that left its session (setsid). Example:
+everything it started, including processes that left its session (setsid); on Linux so does
+the probe's own death, even by SIGKILL, and the next run removes what it left in the temp
+dir. Of the command's output, the last MiB of each stream is kept while it runs. Example:
   warp-ct probe measure --samples 3 --json base.json --html base.html -- python train.py"""
 
 _LEVERS_EPILOG = """levers: backward (enable_backward=False for the process), backward:MODULE (one module
@@ -85,10 +89,10 @@ def register(subparsers: Any) -> None:
         epilog=_MEASURE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    measure.add_argument("--samples", type=int, default=3, help="fresh caches to measure (default 3; >= 3 to decide)")
+    measure.add_argument("--samples", type=_positive_count, default=3, help="fresh caches to measure (default 3; >= 3 to decide)")
     measure.add_argument("--json", metavar="FILE", help="write the JSON report (schema_version 2); '-' for stdout")
     measure.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with a build timeline")
-    measure.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
+    measure.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds allowed per run (cold or warm)")
     measure.add_argument("--cwd", metavar="DIR", help="working directory of the command")
     measure.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     measure.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
@@ -100,11 +104,11 @@ def register(subparsers: Any) -> None:
         epilog=_LEVERS_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    levers.add_argument("--samples", type=int, default=3, help="fresh caches per lever and for the baseline (default 3)")
+    levers.add_argument("--samples", type=_positive_count, default=3, help="fresh caches per lever and for the baseline (default 3)")
     levers.add_argument("--only", metavar="NAME,...", action="append", help="only these levers (comma-separated)")
     levers.add_argument("--json", metavar="FILE", help="write the ledger as JSON (schema_version 2); '-' for stdout")
     levers.add_argument("--html", metavar="FILE", help="write an HTML page: the ledger as bars beside the baseline timeline")
-    levers.add_argument("--timeout", type=float, metavar="S", help="seconds allowed per run (cold or warm)")
+    levers.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds allowed per run (cold or warm)")
     levers.add_argument("--cwd", metavar="DIR", help="working directory of the command")
     levers.add_argument("--quiet", action="store_true", help="no plan or progress lines on stderr")
     levers.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
@@ -132,6 +136,31 @@ def register(subparsers: Any) -> None:
     cache_key.add_argument("--python", default=None, help="interpreter whose Warp to ask (default: this one)")
     cache_key.add_argument("--allow-fallback", action="store_true", help="coarser key on Warp < 1.19 instead of an error")
     cache_key.set_defaults(handler=_cache_key_command)
+
+
+def _positive_count(text: str) -> int:
+    """argparse type of ``--samples``: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    """argparse type of ``--timeout``: a finite number of seconds above 0 (``nan`` and
+    ``inf`` parse as floats, and ``nan`` compares false to everything: it would mean no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds above 0, got {text!r} (leave --timeout out for no limit)"
+        )
+    return value
 
 
 def _fail(error: ProbeError | str, code: int | None = None) -> int:
@@ -193,6 +222,20 @@ def _write_output(path: str, text: str) -> None:
             f.write(text)
 
 
+def _unwritable_output(path: str | None) -> str | None:
+    """Why the report cannot be written to ``path`` (None when it can, or for stdout)."""
+    if path is None or path == "-":
+        return None
+    if os.path.isdir(path):
+        return "it is a directory"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"its folder {folder} does not exist"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else "the file is not writable"
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"its folder {folder} is not writable"
+
+
 def _measure_command(args: argparse.Namespace) -> int:
     from warp_ct.probe.html import write_html
     from warp_ct.probe.measure import run_measure
@@ -227,6 +270,10 @@ def _run_probe(args: argparse.Namespace, verb: str, run, write_html, render) -> 
         command = command[1:]
     if not command:
         return _fail(f"no command given: warp-ct probe {verb} [options] -- CMD ...")
+    for option, path in (("--json", args.json), ("--html", args.html)):
+        problem = _unwritable_output(path)
+        if problem:  # found now, not after every sample has run
+            return _fail(f"cannot write {option} {path}: {problem}")
 
     def progress(message: str, fraction: float) -> None:
         if not args.quiet:

@@ -41,7 +41,7 @@ from warp_ct.probe.analysis import ModuleIdentity
 from warp_ct.probe.analysis import busy_warning
 from warp_ct.probe.compare import compare_reports, decide, few_samples_text, module_match_key
 from warp_ct.probe.errors import ProbeCancelled, ProbeError, ReportError
-from warp_ct.probe.measure import Progress, run_measure
+from warp_ct.probe.measure import Progress, check_run_limits, run_measure
 from warp_ct.probe.records import ConfigAssignment
 from warp_ct.probe.report import ProbeReport
 
@@ -721,8 +721,7 @@ def run_levers(
     missing command, Warp missing, timeout) and :class:`ProbeCancelled` on cancel or Ctrl-C
     (children stopped, temp dirs removed). A lever whose runs fail becomes a ``failed`` row.
     """
-    if samples < 1:
-        raise ProbeError("--samples must be at least 1")
+    check_run_limits(samples, timeout)
     names = parse_only(only)
     report_progress = progress or (lambda _message, _fraction: None)
     say = announce or (lambda _message: None)

@@ -16,6 +16,7 @@ temp dir removed before any of these propagate.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -59,10 +60,7 @@ def run_measure(
     """
     if not argv:
         raise ProbeError("no command given: put it after `--`, e.g. warp-ct probe measure -- python app.py")
-    if samples < 1:
-        raise ProbeError("--samples must be at least 1")
-    if timeout is not None and timeout <= 0:
-        raise ProbeError("--timeout must be positive")
+    check_run_limits(samples, timeout)
     if cwd is not None and not os.path.isdir(cwd):
         raise ProbeError(f"working directory not found: {cwd}")
     base_env: Mapping[str, str] = os.environ if env is None else env
@@ -119,6 +117,15 @@ def run_measure(
             + _stderr_excerpt(failed.stderr_tail)
         )
     return report
+
+
+def check_run_limits(samples: int, timeout: float | None) -> None:
+    """Reject a sample count below 1 and a timeout that is not a finite number of seconds
+    above 0 (``nan`` compares false to everything: it would mean no timeout at all)."""
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise ProbeError(f"--samples must be a whole number of at least 1, got {samples!r}")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise ProbeError(f"--timeout must be a number of seconds above 0, got {timeout!r}")
 
 
 def _raise_if_warp_missing(run: RunResult) -> None:
