@@ -711,7 +711,10 @@ def _without_summary(text: str) -> str:
 
 
 def _print_notes(notes: list[Note], args: argparse.Namespace) -> None:
-    """``path: note: message`` (``path: error: ...`` for a fix that could not be written)."""
+    """``path: note: message`` (``path: error: ...`` for a fix that could not be written),
+    escaped as the findings are: notes quote paths and the linted files' text."""
+    from warp_ct.output.escape import printable
+
     for note in notes:  # -q keeps the errors
         if note.level == "error" or not args.quiet:
-            print(f"{note.path}: {note.level}: {note.message}", file=sys.stderr)
+            print(f"{printable(note.path)}: {note.level}: {printable(note.message)}", file=sys.stderr)

@@ -1,9 +1,14 @@
 """ruff's full format: the finding, its location, the source line with an underline, and
-the fix title as ``help:``."""
+the fix title as ``help:``.
+
+Everything taken from the linted files (the message, the path, the source lines, fix titles
+and measured facts that quote them) is escaped (``escape.printable``), so that a file cannot
+forge or hide lines of the report; the underline is measured on the line as shown."""
 
 from __future__ import annotations
 
 from warp_ct.analyzer.model import Finding
+from warp_ct.output.escape import printable
 from warp_ct.output.report import Report
 from warp_ct.output.style import paint
 from warp_ct.output.summary import summary_line
@@ -12,18 +17,23 @@ CONTEXT = 1  # lines shown before and after the finding's first line
 MAX_SHOWN_WIDTH = 200
 
 
+def _widened(text: str) -> str:
+    """Source text as shown: tabs as four spaces, unprintable characters escaped."""
+    return printable(text.replace("\t", "    "))
+
+
 def _shown(line: str) -> str:
-    line = line.replace("\t", "    ")
+    line = _widened(line)
     return line if len(line) <= MAX_SHOWN_WIDTH else line[:MAX_SHOWN_WIDTH] + "…"
 
 
 def _underline(line: str, start: int, end: int) -> str:
-    """Spaces up to ``start`` (tabs widened like the shown line), then ``^`` to ``end``."""
-    prefix = "".join("    " if ch == "\t" else " " for ch in line[:start])
-    if start >= MAX_SHOWN_WIDTH:
-        return prefix[:MAX_SHOWN_WIDTH] + "^"
-    width = len(line[start:end].replace("\t", "    ")) or 1
-    return prefix + "^" * max(1, min(width, MAX_SHOWN_WIDTH - start + 1))
+    """Spaces up to ``start``, then ``^`` to ``end``, in the columns of the shown line."""
+    column = len(_widened(line[:start]))
+    if column >= MAX_SHOWN_WIDTH:
+        return " " * MAX_SHOWN_WIDTH + "^"
+    width = len(_widened(line[start:end])) or 1
+    return " " * column + "^" * max(1, min(width, MAX_SHOWN_WIDTH - column + 1))
 
 
 def render_finding(report: Report, finding: Finding, color: bool) -> str:
@@ -31,8 +41,8 @@ def render_finding(report: Report, finding: Finding, color: bool) -> str:
     head = paint(finding.rule, "bold", "red", color=color)
     if fixable:
         head += " " + paint("[*]", "cyan", color=color)
-    out = [f"{head} {paint(finding.message, 'bold', color=color)}"]
-    out.append(f" {paint('-->', 'blue', color=color)} {finding.path}:{finding.line}:{finding.column}")
+    out = [f"{head} {paint(printable(finding.message), 'bold', color=color)}"]
+    out.append(f" {paint('-->', 'blue', color=color)} {printable(finding.path)}:{finding.line}:{finding.column}")
     lines = report.source_lines(finding.path)
     first = finding.range.start.line
     if 0 <= first < len(lines):
@@ -53,9 +63,9 @@ def render_finding(report: Report, finding: Finding, color: bool) -> str:
         out.append(gutter)
     for fix in finding.fixes[:1]:
         suffix = "" if fix.is_safe else " (unsafe: --unsafe-fixes)"
-        out.append(f"{paint('help', 'cyan', 'bold', color=color)}: {fix.title}{suffix}")
+        out.append(f"{paint('help', 'cyan', 'bold', color=color)}: {printable(fix.title)}{suffix}")
     for evidence in finding.evidence:
-        out.append(f"{paint('measured', 'green', 'bold', color=color)}: {evidence.summary}")
+        out.append(f"{paint('measured', 'green', 'bold', color=color)}: {printable(evidence.summary)}")
     return "\n".join(out)
 
 

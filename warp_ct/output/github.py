@@ -1,7 +1,9 @@
 """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per finding.
 
 Escaping follows GitHub's rules: in the message ``%``, CR and LF become ``%25``, ``%0D``,
-``%0A``; in properties also ``:`` and ``,`` become ``%3A`` and ``%2C``. ``col`` and
+``%0A``; in properties also ``:`` and ``,`` become ``%3A`` and ``%2C``. Other control and
+bidirectional formatting characters quoted from the linted files are written as escapes
+(``escape.printable_but_line_breaks``): the log viewer would act on an ANSI escape. ``col`` and
 ``endColumn`` are left out when a finding spans lines (GitHub ignores them then).
 GitHub shows only 10 annotations of each level per step: pair this with SARIF upload.
 """
@@ -9,13 +11,14 @@ GitHub shows only 10 annotations of each level per step: pair this with SARIF up
 from __future__ import annotations
 
 from warp_ct.analyzer.model import Finding, Severity
+from warp_ct.output.escape import printable_but_line_breaks
 from warp_ct.output.report import Report
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable_but_line_breaks(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
