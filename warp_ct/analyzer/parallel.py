@@ -15,6 +15,12 @@ each project's model is built from them. Without ``fork``, the parent does all o
 A worker that dies (``BrokenProcessPool``: killed for memory, a segfault in a C extension)
 does not lose the run: every file whose result did not come back is linted again serially
 in the parent.
+
+Workers never outlive the parent, however it ends (``_die_with_parent``): a worker left
+behind would wait forever and hold the caller's output pipes open, so that whatever reads
+them waits too. SIGTERM and SIGHUP end the workers before the parent
+(``_hold_ending_signals``); a SIGKILL ends them through the kernel on Linux, elsewhere they
+watch for it.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import multiprocessing.connection
 import os
 import pickle
 import signal
+import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -70,8 +78,94 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _init_spawned(config: Config, paths: list[str]) -> None:
+# The signals that end a run (SIGINT is the CLI's: a KeyboardInterrupt stops the run).
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+_ending_handlers_before: dict[int, Any] = {}  # what ``_hold_ending_signals`` replaced
+_ending_signals_holders = 0
+
+# The parent's ends of the pool workers' pipes. A forked child closes its copies: a worker
+# reads EOF when the parent is gone only if no other process holds the parent's end.
+_parent_ends: set[Connection] = set()
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_prctl: Any = None  # libc's prctl, looked up before the first fork (children then need not import ctypes)
+
+
+def _look_up_prctl() -> None:
+    global _prctl
+    if _prctl is None and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+            _prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        except (OSError, AttributeError):
+            _prctl = False
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker's first step: it ends when ``parent`` does, whatever the signal, SIGKILL
+    included. On Linux the kernel kills it (``PR_SET_PDEATHSIG``); elsewhere a thread
+    watches for the parent to go. A pool worker also reads EOF on its pipe then."""
+    for connection in _parent_ends:
+        connection.close()
+    _parent_ends.clear()
+    for signum in _ending_handlers_before:  # the parent's handler, copied by the fork
+        signal.signal(signum, signal.SIG_DFL)
+    if not (_prctl and _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0):
+        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the kernel was told
+        os._exit(1)
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+
+
+def _hold_ending_signals() -> None:
+    """Before forking workers: SIGTERM and SIGHUP end them, and then this process as the
+    signal would have. Only a default action is replaced (an ignored SIGHUP, ``nohup``, stays
+    ignored; a handler of the embedding program's stays its own). Nests; undone by
+    ``_release_ending_signals``."""
+    global _ending_signals_holders
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _ending_signals_holders += 1
+    if _ending_signals_holders == 1:
+        for signum in _ENDING_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                _ending_handlers_before[signum] = signal.signal(signum, _end_workers_then_self)
+
+
+def _release_ending_signals() -> None:
+    global _ending_signals_holders
+    if threading.current_thread() is not threading.main_thread() or not _ending_signals_holders:
+        return
+    _ending_signals_holders -= 1
+    if _ending_signals_holders == 0:
+        for signum, handler in _ending_handlers_before.items():
+            signal.signal(signum, handler)
+        _ending_handlers_before.clear()
+
+
+def _end_workers_then_self(signum: int, frame: Any) -> None:  # noqa: ARG001 - signal handler signature
+    """SIGTERM or SIGHUP while workers run: kill and reap them, then end by the signal's
+    default action (the caller sees the signal: a shell's status is 128 + its number)."""
+    workers = multiprocessing.active_children()
+    for process in workers:
+        process.kill()
+    for process in workers:
+        process.join(timeout=2)
+    signal.signal(signum, signal.SIG_DFL)
+    signal.raise_signal(signum)
+
+
+def _init_spawned(config: Config, paths: list[str], parent: int) -> None:
     global _worker_linter, _worker_source
+    _look_up_prctl()  # a fresh interpreter: nothing was looked up in it
+    _die_with_parent(parent)
     files = [read_source(p) for p in paths]
     linter = Linter(config)
     linter.add_to_project(files)
@@ -136,10 +230,11 @@ def _facts_chunk(items: list[tuple[str, str, str, bool]]) -> list[tuple[str, Fil
     return [(path, compute_facts(path, text, module, skeleton=skeleton)[0]) for path, text, module, skeleton in items]
 
 
-def _worker(connection: Connection, lint_project: Callable[[int], Any] | None) -> None:
+def _worker(connection: Connection, lint_project: Callable[[int], Any] | None, parent: int) -> None:
     """A worker's loop: a job in, its answer out, until the parent says stop (None) or goes
     away. A job is ``("facts", items)``: the facts of each (path, text, module name,
     skeleton); or ``("project", index)``: ``lint_project(index)``, a whole project linted here."""
+    _die_with_parent(parent)
     # Ctrl-C reaches the whole process group: the parent stops the run, and then its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # What the fork copied is never read here: a collection walking it would copy its pages.
@@ -213,6 +308,7 @@ class WorkerPool:
         self._chunks: deque[list[FileSummary]] = deque()
         self._skeleton = False
         self._lost: list[FileSummary] = []
+        self._holds_ending_signals = False
 
     # ------------------------------------------------------------------ projects
     def add_projects(self, weights: dict[int, int]) -> None:
@@ -372,9 +468,13 @@ class WorkerPool:
 
     def _start(self) -> None:
         context = multiprocessing.get_context("fork")
+        _look_up_prctl()
+        _hold_ending_signals()
+        self._holds_ending_signals = True
         for _ in range(self.jobs - 1):  # the parent is the last
             parent_end, child_end = context.Pipe()
-            process = context.Process(target=_worker, args=(child_end, self._lint_project), daemon=True)
+            _parent_ends.add(parent_end)
+            process = context.Process(target=_worker, args=(child_end, self._lint_project, os.getpid()), daemon=True)
             process.start()
             child_end.close()
             self._workers.append((process, parent_end))
@@ -390,12 +490,16 @@ class WorkerPool:
                     connection.send(None)
             except OSError:
                 pass
+            _parent_ends.discard(connection)
             connection.close()
         for process, _connection in workers:
             process.join(timeout=5)
             if process.is_alive():
                 process.kill()
                 process.join()
+        if self._holds_ending_signals:
+            self._holds_ending_signals = False
+            _release_ending_signals()
 
 
 def lint_parallel(
@@ -420,14 +524,21 @@ def lint_parallel(
     use_fork = can_fork()
     if use_fork:
         _worker_linter, _worker_source = linter, source
-        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+        executor = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
     else:
         executor = ProcessPoolExecutor(
             max_workers=jobs,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_spawned,
-            initargs=(linter.config, paths),
+            initargs=(linter.config, paths, os.getpid()),
         )
+    _look_up_prctl()
+    _hold_ending_signals()  # the workers start at the first submit
     try:
         with executor:
             futures: set[Future] = {executor.submit(_lint_chunk, chunk) for chunk in chunks}
@@ -443,6 +554,7 @@ def lint_parallel(
     except BrokenProcessPool:
         pass  # finish serially below
     finally:
+        _release_ending_signals()
         if use_fork:
             _worker_linter, _worker_source = None, None
     for i in sorted(pending_indices):
