@@ -196,3 +196,12 @@ def test_a_linked_cache_folder_in_the_project_is_not_used(repo, tmp_path) -> Non
     assert run.returncode == 1 and "WCT005" in run.stdout
     assert run.stderr == "warning: .warp_ct_cache is a symbolic link (pass --cache-dir to use it); linted without the cache\n"
     assert not any(elsewhere.iterdir())
+
+
+def test_facts_with_every_kind_of_constant_are_read_back(repo, user_cache) -> None:
+    """``x[...]`` and ``2j`` are pickled through builtins the unpickler must allow."""
+    (repo / "lib.py").write_text(LIB_SOURCE + "\nSLICE = LIB[..., 0]\nSCALE = 2j\n", encoding="utf-8")
+    first = _lint(repo)
+    _edit(repo)
+    assert _lint(repo) == first
+    assert batch.last_stats.facts_hits == 1

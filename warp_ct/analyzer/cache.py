@@ -353,8 +353,12 @@ class _FactsUnpickler(pickle.Unpickler):
     attribute paths such as ``Fact.__init__.__globals__``)."""
 
     _MODULES = ("warp_ct.analyzer.facts", "warp_ct.analyzer.exports")
+    # Constants of the source (``x[...]``, ``2j``) and plain containers: data, nothing more.
+    _BUILTINS = frozenset({"Ellipsis", "NotImplemented", "complex", "frozenset", "set", "slice", "range", "bytearray"})
 
     def find_class(self, module: str, name: str) -> Any:
+        if module == "builtins" and name in self._BUILTINS:
+            return super().find_class(module, name)
         if module in self._MODULES and name.isidentifier():
             found = getattr(sys.modules.get(module), name, None)
             if isinstance(found, type) and found.__module__ == module:
