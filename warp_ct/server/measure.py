@@ -4,14 +4,16 @@ cancellable, on its own thread; then show the measured evidence in the editor
 diagnostics with source ``warp-ct (measured)`` next to the static ones, and kept (like the
 rest of the evidence) until the next measurement.
 
-``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null]``
-(``argv`` null -> the ``probeCommand`` setting). Result::
+``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null,
+timeout: number | null]``, or one object with those keys (``argv`` null -> the ``probeCommand``
+setting; ``samples`` 1 to :data:`MAX_SAMPLES`; ``timeout``, seconds allowed per run, up to a
+day; null: no limit). Arguments out of bounds are refused with InvalidParams. Result::
 
     {"ok": bool, "summary": str, "coldWallS": float|null, "warmWallS": float|null,
      "jsonPath": str|null, "htmlPath": str|null, "summaryPath": str|null,
      "diagnoses": [str], "cancelled": bool, "exitCode": int|null}
 
-``warp-ct.measureLevers`` arguments: ``[argv, cwd, samples, only: string | string[] | null]``
+``warp-ct.measureLevers`` arguments: ``[argv, cwd, samples, only: string | string[] | null, timeout]``
 (or one object with those keys). Result: ``ok``, ``summary``, ``jsonPath``, ``htmlPath``,
 ``summaryPath``, ``cancelled``, ``exitCode`` as above, and ``levers``: one object per
 ledger row (``name``, ``status``, ``verdict``, ``relative``, ``unsafe``, ``changesNumerics``,
@@ -47,6 +49,7 @@ from pygls.uris import from_fs_path
 from warp_ct.server.folders import normalize_path
 from warp_ct.server.lenses import build_findings, build_marks
 from warp_ct.server.positions import Converter
+from warp_ct.server.settings import MAX_SAMPLES
 
 # warp_ct.server.server.WarpCtServer: not imported, that module imports this one.
 Server = Any
@@ -65,40 +68,110 @@ def _measure_executor() -> ThreadPoolExecutor:
     return _executor
 
 
+# The probe stops a command within ~2 s of a cancel (SIGTERM, then SIGKILL after its grace):
+# this leaves room for a command that is slow to die, and still lets the editor close.
+SHUTDOWN_WAIT_S = 15.0
+# Seconds a run (cold or warm) may take at most: a day is past any real compile; more is a mistake.
+MAX_TIMEOUT_S = 24 * 3600.0
+MEASURE_ARGUMENTS = ("argv", "cwd", "samples", "timeout")
+LEVERS_ARGUMENTS = ("argv", "cwd", "samples", "only", "timeout")
+
+
 @dataclass
 class MeasureRun:
     token: str
     cancel: threading.Event = field(default_factory=threading.Event)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)  # its request has its answer
 
 
 class InvalidArguments(ValueError):
     pass
 
 
-def parse_arguments(args: list[Any], default_argv: tuple[str, ...], default_cwd: str | None, default_samples: int):
-    """(argv, cwd, samples) from the command's arguments; raises InvalidArguments."""
-    if len(args) == 1 and isinstance(args[0], dict):  # {"argv": [...], "cwd": ..., "samples": ...}
-        obj = args[0]
-        args = [obj.get("argv"), obj.get("cwd"), obj.get("samples")]
-    if len(args) > 3:
-        raise InvalidArguments(f"expected at most 3 arguments (argv, cwd, samples), got {len(args)}")
-    args = list(args) + [None] * (3 - len(args))
-    argv, cwd, samples = args
+@dataclass(frozen=True)
+class MeasureArguments:
+    argv: list[str]
+    cwd: str | None
+    samples: int
+    timeout_s: float | None  # per run (cold or warm); None: no limit
+    only: str | list[str] | None = None  # measureLevers: the levers to try
+
+
+def parse_arguments(
+    args: list[Any], names: tuple[str, ...], default_argv: tuple[str, ...], default_cwd: str | None, default_samples: int
+) -> MeasureArguments:
+    """The command's arguments, given in the order of ``names`` or as one object with those
+    keys, each checked (bounds included); raises InvalidArguments with a one-line reason."""
+    given = _named_arguments(args, names)
+    argv = given["argv"]
     if argv is None:
         argv = list(default_argv)
     elif isinstance(argv, str):
         import shlex
 
-        argv = shlex.split(argv)
+        try:
+            argv = shlex.split(argv)
+        except ValueError as exc:  # an unbalanced quote
+            raise InvalidArguments(f"argv cannot be split into words ({exc}): {_shown(argv)}") from None
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        raise InvalidArguments(f"argv must be a list of strings, got {argv!r}")
+        raise InvalidArguments(f"argv must be a list of strings, got {_shown(argv)}")
+    if any("\0" in a for a in argv):
+        raise InvalidArguments(f"argv holds a NUL character, which no command line can: {_shown(argv)}")
+    cwd = given["cwd"]
     if cwd is not None and not isinstance(cwd, str):
-        raise InvalidArguments(f"cwd must be a string or null, got {cwd!r}")
-    if samples is None:
-        samples = default_samples
-    if isinstance(samples, bool) or not isinstance(samples, (int, float)) or int(samples) != samples or samples < 1:
-        raise InvalidArguments(f"samples must be a positive integer or null, got {samples!r}")
-    return argv, cwd or default_cwd, int(samples)
+        raise InvalidArguments(f"cwd must be a string or null, got {_shown(cwd)}")
+    if cwd is not None and "\0" in cwd:
+        raise InvalidArguments(f"cwd holds a NUL character, which no path can: {_shown(cwd)}")
+    samples = default_samples if given["samples"] is None else given["samples"]
+    if not _whole_number(samples) or not 1 <= samples <= MAX_SAMPLES:
+        raise InvalidArguments(f"samples must be a whole number from 1 to {MAX_SAMPLES}, got {_shown(samples)}")
+    timeout_s = given["timeout"]
+    if timeout_s is not None and (
+        isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= MAX_TIMEOUT_S
+    ):  # NaN fails every comparison, so it is refused here too
+        raise InvalidArguments(
+            f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g} (a day), or null, got {_shown(timeout_s)}"
+        )
+    only = given.get("only")
+    if only is not None and not (isinstance(only, str) or (isinstance(only, list) and all(isinstance(o, str) for o in only))):
+        raise InvalidArguments(f"only must be a string, a list of strings or null, got {_shown(only)}")
+    return MeasureArguments(argv, cwd or default_cwd, int(samples), None if timeout_s is None else float(timeout_s), only)
+
+
+def _named_arguments(args: list[Any], names: tuple[str, ...]) -> dict[str, Any]:
+    if len(args) == 1 and isinstance(args[0], dict):  # {"argv": [...], "cwd": ..., "samples": ...}
+        unknown = [key for key in args[0] if key not in names]
+        if unknown:
+            raise InvalidArguments(f"unknown argument {_shown(unknown[0])}; the arguments are {', '.join(names)}")
+        return {name: args[0].get(name) for name in names}
+    if len(args) > len(names):
+        raise InvalidArguments(f"expected at most {len(names)} arguments ({', '.join(names)}), got {len(args)}")
+    return dict(zip(names, [*args, *[None] * (len(names) - len(args))]))
+
+
+def _whole_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+async def stop_measurement(ls: Server, reason: str) -> None:
+    """Cancel the running measurement, if any, and wait (bounded) until its request has its
+    answer: by then the probe has stopped the measured command and removed its temp dir."""
+    run = ls.measure_task
+    if run is None:
+        return
+    ls.log(f"{reason}: cancelling the running measurement")
+    run.cancel.set()
+    try:
+        await asyncio.wait_for(run.finished.wait(), SHUTDOWN_WAIT_S)
+    except asyncio.TimeoutError:
+        ls.log(f"the measurement did not stop within {SHUTDOWN_WAIT_S:g} s; going on without it", types.MessageType.Warning)
 
 
 def _failure(summary: str, *, cancelled: bool = False, exit_code: int | None = None) -> dict[str, Any]:
@@ -112,7 +185,7 @@ async def measure_command(ls: Server, args: list[Any]) -> dict[str, Any]:
     roots = ls.workspace_roots()
     default_cwd = str(roots[0]) if roots else None
     try:
-        argv, cwd, samples = parse_arguments(args, ls.settings.probe_command, default_cwd, ls.settings.samples)
+        given = parse_arguments(args, MEASURE_ARGUMENTS, ls.settings.probe_command, default_cwd, ls.settings.samples)
     except InvalidArguments as exc:
         ls.log(f"warp-ct.measure: {exc}", types.MessageType.Error)
         raise JsonRpcInvalidParams(f"warp-ct.measure: {exc}") from None
@@ -122,27 +195,23 @@ async def measure_command(ls: Server, args: list[Any]) -> dict[str, Any]:
         return _failure(f"The probe is not available in this installation: {exc}")
 
     def work(run: MeasureRun, on_progress: Callable[[str, float], None]) -> Any:
-        return run_measure(argv, cwd=cwd, samples=samples, progress=on_progress, cancel=run.cancel)
+        return run_measure(given.argv, cwd=given.cwd, samples=given.samples, timeout=given.timeout_s,
+                           progress=on_progress, cancel=run.cancel)  # fmt: skip
 
-    ls.log(f"measuring `{' '.join(argv)}` ({samples} sample{'s' if samples != 1 else ''}) in {cwd or os.getcwd()}")
-    return await _run_probe(ls, argv, "Measuring compile time", work, lambda report: _after_measure(ls, report, cwd))
+    samples = given.samples
+    ls.log(f"measuring `{' '.join(given.argv)}` ({samples} sample{'s' if samples != 1 else ''}) in {given.cwd or os.getcwd()}")
+    return await _run_probe(ls, given.argv, "Measuring compile time", work, lambda report: _after_measure(ls, report, given.cwd))
 
 
 async def measure_levers_command(ls: Server, args: list[Any]) -> dict[str, Any]:
     roots = ls.workspace_roots()
     default_cwd = str(roots[0]) if roots else None
-    only: Any = None
-    if len(args) == 1 and isinstance(args[0], dict):
-        only = args[0].get("only")
-    elif len(args) > 3:
-        only, args = args[3], args[:3]
     try:
-        argv, cwd, samples = parse_arguments(args, ls.settings.probe_command, default_cwd, ls.settings.samples)
-        if only is not None and not (isinstance(only, str) or (isinstance(only, list) and all(isinstance(o, str) for o in only))):
-            raise InvalidArguments(f"only must be a string, a list of strings or null, got {only!r}")
+        given = parse_arguments(args, LEVERS_ARGUMENTS, ls.settings.probe_command, default_cwd, ls.settings.samples)
     except InvalidArguments as exc:
         ls.log(f"warp-ct.measureLevers: {exc}", types.MessageType.Error)
         raise JsonRpcInvalidParams(f"warp-ct.measureLevers: {exc}") from None
+    argv, cwd, samples, only = given.argv, given.cwd, given.samples, given.only
     try:
         from warp_ct.probe.levers import parse_only, run_levers
         from warp_ct.probe.errors import ProbeError
@@ -154,7 +223,7 @@ async def measure_levers_command(ls: Server, args: list[Any]) -> dict[str, Any]:
         return _failure(f"{exc}.", exit_code=exc.exit_code)
 
     def work(run: MeasureRun, on_progress: Callable[[str, float], None]) -> Any:
-        return run_levers(argv, cwd=cwd, samples=samples, only=only, progress=on_progress,
+        return run_levers(argv, cwd=cwd, samples=samples, only=only, timeout=given.timeout_s, progress=on_progress,
                           announce=lambda message: ls.log(f"levers: {message}"), cancel=run.cancel)  # fmt: skip
 
     ls.log(f"measuring option levers of `{' '.join(argv)}` ({samples} sample{'s' if samples != 1 else ''} each)")
@@ -219,6 +288,7 @@ async def _run_probe(
         return await after(result)
     finally:
         ls.measure_task = None
+        run.finished.set()
 
 
 def reports_dir(ls: Server, cwd: str | None, kind: str) -> Path:

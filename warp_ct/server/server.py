@@ -19,16 +19,23 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
+from urllib.parse import unquote
 
 from cattrs import BaseValidationError, transform_error
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from warp_ct import __version__
 from warp_ct.analyzer.engine import discover, read_source
@@ -42,6 +49,7 @@ from warp_ct.server.folders import Folders, normalize_path
 from warp_ct.server.lenses import OPEN_REPORT_COMMAND, MeasuredState
 from warp_ct.server.positions import UTF8, UTF16, Converter, normalize_encoding
 from warp_ct.server.settings import SECTION, Settings, SettingsError, build_config, parse_settings, unwrap
+from warp_ct.server.uris import UnusableUri, file_path, shown
 from warp_ct.server.worker import Job, Worker
 
 logger = logging.getLogger("warp_ct.server")
@@ -112,7 +120,7 @@ def _is_python(uri: str, language_id: str | None) -> bool:
 
 
 def _path_for(uri: str) -> str:
-    path = to_fs_path(uri) if uri.startswith("file:") else None
+    path = file_path(uri)  # the protocol refused the URIs it raises for (_check_document_uri)
     if path:
         return path
     # untitled:Untitled-1 and other schemes: a stable pseudo path (no project, no config above it)
@@ -121,20 +129,132 @@ def _path_for(uri: str) -> str:
 
 
 class WarpCtProtocol(LanguageServerProtocol):
-    """pygls' protocol, plus: UTF-8 positions when the client offers them (else UTF-16), and
-    requests and notifications whose params cannot be read raise a one-line
-    ``JsonRpcInvalidParams`` (pygls 2.1 logs a traceback for them); ``transport.serve``
-    answers the request with it."""
+    """pygls' protocol, plus:
+
+    - UTF-8 positions when the client offers them (else UTF-16);
+    - requests and notifications whose params cannot be read, or whose document URI names no
+      usable file (``%00``), raise a one-line ``JsonRpcInvalidParams`` (pygls 2.1 logs a
+      traceback for them); ``transport.serve`` answers the request with it, or logs the
+      notification it drops in one line;
+    - the lifecycle as LSP has it: a request before ``initialize`` gets ServerNotInitialized
+      (pygls answered null), a second ``initialize`` or a request after ``shutdown`` gets
+      InvalidRequest (pygls answered nothing), and such notifications are dropped;
+    - ``shutdown`` waits for the server's own shutdown (a running measurement is stopped),
+      then cancels the requests still open without failing (pygls 2.1 answered -32603
+      "dictionary changed size during iteration" and ``exit`` then ended with status 1);
+    - a handler's JsonRpcException (InvalidParams for a command's arguments) is answered in
+      one log line (pygls 2.1 logged its traceback, into the editor's log too);
+    - ``didChange`` for a document that is not open is dropped in one log line (pygls 2.1
+      failed with a KeyError and its traceback);
+    - after ``exit`` (which closes the output) nothing more is sent: the tasks cancelled as
+      the loop ends (a measurement when ``exit`` came without ``shutdown``) have their last
+      messages dropped instead of a traceback per message on a closed file, and a request
+      whose handler was cancelled that way is cancelled too (pygls 2.1 let the
+      CancelledError escape to asyncio's log).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.initialize_received = False
+        self.shutdown_received = False
+        self.exit_received = False
 
     def structure_message(self, data: dict[str, Any]):  # type: ignore[override]
         method = data.get("method")
         if "jsonrpc" not in data or not isinstance(method, str) or "error" in data:
             return super().structure_message(data)  # a response (typed by the request it answers), or no message
         generic = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+        arguments = data.get("params", {}).get("arguments") if isinstance(data.get("params"), dict) else None
+        if method == types.WORKSPACE_EXECUTE_COMMAND and arguments is not None and not isinstance(arguments, list):
+            # cattrs would make a list of an object's keys: {"argv": [...]} measured a command named "argv"
+            raise JsonRpcInvalidParams(f"invalid params for {method!r}: 'arguments' must be an array @ $.params.arguments")
         try:
-            return self._converter.structure(data, self.get_message_type(method) or generic)
+            message = self._converter.structure(data, self.get_message_type(method) or generic)
         except Exception as exc:  # noqa: BLE001 - cattrs reports bad params in many ways
             raise JsonRpcInvalidParams(f"invalid params for {method!r}: {_params_problem(exc)}") from None
+        _check_document_uri(method, message)
+        return message
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method is None:  # a response to one of the server's requests
+            return super().handle_message(message)
+        request_id = getattr(message, "id", None)
+        refusal = self._lifecycle_refusal(method)
+        if refusal is None:
+            if method == types.INITIALIZE:
+                self.initialize_received = True
+            elif method == types.SHUTDOWN:
+                self.shutdown_received = True
+            return super().handle_message(message)
+        if request_id is None:
+            logger.warning("ignored notification %r: %s", method, refusal.message)
+        else:
+            logger.warning("refused request %r: %s", method, refusal.message)
+            self._send_response(request_id, error=refusal.to_response_error())
+        return None
+
+    def _lifecycle_refusal(self, method: str) -> JsonRpcException | None:
+        """Why a message cannot be served at this point of the session (None when it can)."""
+        if method == types.EXIT:
+            return None  # also before initialize: it ends a server that never started (status 1)
+        if not self.initialize_received:
+            if method == types.INITIALIZE:
+                return None
+            return JsonRpcServerNotInitialized(f"The server is not initialized: {method!r} came before 'initialize'.")
+        if self.shutdown_received:
+            return JsonRpcInvalidRequest(f"The server is shutting down: {method!r} came after 'shutdown'; only 'exit' is served.")
+        if method == types.INITIALIZE:
+            return JsonRpcInvalidRequest("The server is already initialized: 'initialize' is sent once per session.")
+        return None
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any):  # type: ignore[override]
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        # Over a copy: cancelling a request's future runs its callback at once, and that
+        # callback removes the request from the table being walked.
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any):  # type: ignore[override]
+        self.exit_received = True
+        yield from super().lsp_exit(*args)
+
+    def _send_data(self, data: Any) -> None:
+        if self.exit_received:
+            logger.debug("not sent after 'exit': %.200r", data)
+            return
+        super()._send_data(data)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):  # type: ignore[override]
+        uri = params.text_document.uri
+        if unquote(uri) not in self.workspace.text_documents:  # pygls keys documents by the unquoted URI
+            logger.warning("ignored 'textDocument/didChange': %s is not open", shown(uri))
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+    def _run_generator(self, future: Any, *, gen: Any, result_future: Any) -> None:
+        if future is not None and future.cancelled():
+            gen.close()
+            result_future.cancel()
+            return
+        super()._run_generator(future, gen=gen, result_future=result_future)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            self._request_futures.pop(msg_id, None)
+            logger.warning("request %r answered with error %d: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):  # type: ignore[override]
@@ -144,6 +264,19 @@ class WarpCtProtocol(LanguageServerProtocol):
         ]:
             general.position_encodings = [types.PositionEncodingKind.Utf8]
         return (yield from super().lsp_initialize(params))
+
+
+def _check_document_uri(method: str, message: Any) -> None:
+    """Raise JsonRpcInvalidParams when the document a message is about has a ``file:`` URI
+    that names no usable path (``%00``): the client's mistake, told in one line, before it
+    fails deep inside the analysis."""
+    document = getattr(getattr(message, "params", None), "text_document", None)
+    uri = getattr(document, "uri", None)
+    if isinstance(uri, str):
+        try:
+            file_path(uri)
+        except UnusableUri as exc:
+            raise JsonRpcInvalidParams(f"invalid params for {method!r}: {exc}") from None
 
 
 def _params_problem(exc: Exception) -> str:
@@ -170,6 +303,7 @@ class WarpCtServer(LanguageServer):
         self.published_closed: set[str] = set()  # URIs of closed files we published for
         self._generations = itertools.count(1)
         self._raw_settings: dict[str, Any] = {}
+        self._logged_once: set[str] = set()
         # WARP_CT_LSP_TIMINGS=1: one window/logMessage (type Log) per analysis with its timing
         self.trace_timings = os.environ.get("WARP_CT_LSP_TIMINGS", "") not in ("", "0")
 
@@ -245,6 +379,12 @@ class WarpCtServer(LanguageServer):
             return
         self.call_soon(self._log_now, f"[warp-ct] {message}", kind)
 
+    def log_once(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """window/logMessage the first time ``message`` comes up in the session."""
+        if message not in self._logged_once:
+            self._logged_once.add(message)
+            self.log(message, kind)
+
     def log_error(self, what: str, exc: BaseException) -> None:
         details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         self.log(f"error while {what}: {type(exc).__name__}: {exc}\n{details}", types.MessageType.Error)
@@ -313,21 +453,40 @@ class WarpCtServer(LanguageServer):
         if not self._raw_settings and self.capability("workspace.configuration", False):
             await self.pull_settings()
 
-    def on_shutdown(self) -> None:
+    async def on_shutdown(self) -> None:
+        """The ``shutdown`` request: a running measurement is cancelled and awaited (the probe
+        stops the measured command and removes its temp dir) before the answer; then the
+        analysis worker stops."""
+        from warp_ct.server.measure import stop_measurement
+
+        await stop_measurement(self, "shutdown")
         if self.worker is not None:
             self.worker.stop()
+
+    def shutdown(self) -> None:
+        """The end of the session (pygls' transport calls it), with or without a ``shutdown``
+        request: the probe is told to stop, and the process waits for the measure thread to
+        stop the command and remove its temp dir before it ends."""
         run = self.measure_task
         if run is not None:
             run.cancel.set()
+        super().shutdown()
 
     def workspace_roots(self) -> list[Path]:
+        """The local paths of the workspace folders (else of the root URI); a folder whose
+        URI names no usable path is left out, and said so once."""
+        uris = [folder.uri for folder in self.workspace.folders.values()]
+        if not uris and self.workspace.root_uri:
+            uris = [self.workspace.root_uri]
         roots = []
-        for folder in self.workspace.folders.values():
-            path = to_fs_path(folder.uri)
+        for uri in uris:
+            try:
+                path = file_path(uri)
+            except UnusableUri as exc:
+                self.log_once(f"workspace folder left out: {exc}", types.MessageType.Warning)
+                continue
             if path:
                 roots.append(Path(path))
-        if not roots and self.workspace.root_path:
-            roots.append(Path(self.workspace.root_path))
         return roots
 
     # ------------------------------------------------------------------ settings
@@ -640,8 +799,8 @@ def create_server() -> WarpCtServer:
         await ls.on_initialized()
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: WarpCtServer, params: None) -> None:
-        ls.on_shutdown()
+    async def shutdown(ls: WarpCtServer, params: None) -> None:
+        await ls.on_shutdown()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: WarpCtServer, params: types.DidOpenTextDocumentParams) -> None:

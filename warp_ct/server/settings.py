@@ -29,6 +29,9 @@ SECTION = "warpCt"
 # a burst is analysed once. See WarpCtServer.change_document.
 DEFAULT_DEBOUNCE_MS = 50
 DEFAULT_SAMPLES = 3
+# Each sample runs the measured command twice (cold, warm): a hundred is hours for a real
+# program, and more is a typo (10**9 was accepted and would have run for ever).
+MAX_SAMPLES = 100
 _MAX_DEBOUNCE_MS = 10_000
 
 
@@ -128,8 +131,9 @@ def parse_settings(data: dict[str, Any] | None, base: Settings | None = None) ->
             if value is None:
                 values["samples"] = DEFAULT_SAMPLES
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value or value < 1:
-                raise SettingsError(f"setting 'samples' must be a positive integer, got {value!r}")
+            whole = not isinstance(value, bool) and (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
+            if not whole or not 1 <= value <= MAX_SAMPLES:
+                raise SettingsError(f"setting 'samples' must be a whole number from 1 to {MAX_SAMPLES}, got {value!r}")
             values["samples"] = int(value)
         elif key == "lintOnChange":
             if value is None:
