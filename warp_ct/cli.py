@@ -1,4 +1,4 @@
-"""Command line: ``warp-ct lint | fix | rules | explain | serve | probe | confirm | cache-key``.
+"""Command line: ``warp-ct lint | fix | rules | explain | model | serve | probe | confirm | cache-key``.
 
 Exit codes (ruff's convention, warp_ct.errors): 0 clean, 1 findings at or above the fail
 level (default warning; info findings alone pass), 2 usage, configuration or
@@ -47,11 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     serve.set_defaults(handler=_cmd_serve)
 
-    from warp_ct import confirm_command
+    from warp_ct import confirm_command, model_command
     from warp_ct.probe import commands as probe_commands
 
     probe_commands.register(sub)
     confirm_command.register(sub)
+    model_command.register(sub)
     return parser
 
 
