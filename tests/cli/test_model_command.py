@@ -236,3 +236,9 @@ def test_the_query_answers_without_the_command(project):
     (app,) = measure_paths(["app"], Config())
     assert (app.launches, app.resolved, app.parameter, app.unresolved) == (3, 2, 1, [])
     assert app.followed == 1.0
+
+
+def test_the_readme_states_the_exit_codes(cli, project):
+    from .test_docs_facts import _exit_codes
+
+    assert _exit_codes("model") == {0, 2}
