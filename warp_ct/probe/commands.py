@@ -95,6 +95,12 @@ def register(subparsers: Any) -> None:
     measure.add_argument("--timeout", type=_positive_seconds, metavar="S", help="seconds allowed per run (cold or warm)")
     measure.add_argument("--cwd", metavar="DIR", help="working directory of the command")
     measure.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    measure.add_argument(
+        "--cuda-arch", metavar="A[,B]", type=_cuda_archs, default=(),
+        help="also compile every loaded module for these CUDA archs (e.g. 86,90) through NVRTC, at each "
+             "block_dim its launches asked for: CUDA compile time and PTX/cubin size without a GPU "
+             "(one more run per sample, in no wall)",
+    )  # fmt: skip
     measure.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     measure.set_defaults(handler=_measure_command)
 
@@ -147,6 +153,19 @@ def _positive_count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
     return value
+
+
+def _cuda_archs(text: str) -> tuple[int, ...]:
+    """argparse type of ``--cuda-arch``: compute capabilities without the dot (86,90)."""
+    from warp_ct.probe.cuda import parse_cuda_archs
+
+    try:
+        archs = parse_cuda_archs(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if not archs:
+        raise argparse.ArgumentTypeError(f"expected CUDA archs like 86,90, got {text!r}")
+    return archs
 
 
 def _positive_seconds(text: str) -> float:
@@ -242,7 +261,8 @@ def _measure_command(args: argparse.Namespace) -> int:
     from warp_ct.probe.text import render_text
 
     def run(command: list[str], progress, announce):
-        return run_measure(command, cwd=args.cwd, samples=args.samples, timeout=args.timeout, progress=progress)
+        return run_measure(command, cwd=args.cwd, samples=args.samples, timeout=args.timeout, progress=progress,
+                           cuda_archs=args.cuda_arch)  # fmt: skip
 
     return _run_probe(args, "measure", run, write_html, render_text)
 

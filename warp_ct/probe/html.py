@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from warp_ct.probe.analysis import METRICS
+from warp_ct.probe.cuda import render_cuda_html
 from warp_ct.probe.records import ModuleLoad
 from warp_ct.probe.report import ProbeReport, RunResult
 from warp_ct.probe.text import _format_value
@@ -157,6 +158,9 @@ def render_html(report: ProbeReport) -> str:
                 f"<td class=num>{module.builds}</td><td class=num>{module.ms:.0f}</td><td>{esc(kernels)}</td></tr>"
             )
         out.append("</table>")
+    cuda = render_cuda_html(report.samples)
+    if cuda:
+        out.append(cuda)
     notes = list(report.notes) + list(analysis.notes)
     if notes:
         out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")

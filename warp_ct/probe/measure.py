@@ -22,7 +22,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, WarpMissing
+from warp_ct.probe.cuda import CUDA_ARCHS_ENV, CudaRun, install_helper, parse_cuda_archs, read_cuda_records
+from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, ProbeTimeout, WarpMissing
 from warp_ct.probe.isolation import Workspace, child_environment, run_child
 from warp_ct.probe.records import read_records_dir
 from warp_ct.probe.report import ProbeReport, RunResult, SampleResult, scan_kernel_cache
@@ -40,6 +41,7 @@ def run_measure(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     lever: Mapping[str, Any] | None = None,
+    cuda_archs: Sequence[int] | None = None,
 ) -> ProbeReport:
     """Measure ``argv`` ``samples`` times (cold run, then warm run on the same fresh cache).
 
@@ -54,6 +56,9 @@ def run_measure(
         cancel: set it from another thread to stop the child; raises ``ProbeCancelled``.
         lever: an option change the bootstrap applies in every run (``probe levers``):
             ``{"config": {name: value}, "module_options": {name: value}, "modules": [names] | None}``.
+        cuda_archs: CUDA archs (``[86, 90]``) to compile every loaded module for through NVRTC,
+            at each block_dim its launches asked for: one more run per sample after the warm
+            one, on the same caches, whose time is in no metric (see :mod:`warp_ct.probe.cuda`).
 
     Returns:
         a :class:`ProbeReport` (samples whose command failed are kept, marked not ok).
@@ -65,16 +70,20 @@ def run_measure(
         raise ProbeError(f"working directory not found: {cwd}")
     base_env: Mapping[str, str] = os.environ if env is None else env
     report_progress = progress or (lambda _message, _fraction: None)
-    total_runs = 2 * samples
+    archs = _checked_archs(cuda_archs)
+    runs_per_sample = 3 if archs else 2
+    total_runs = runs_per_sample * samples
     results: list[SampleResult] = []
     lever_json = None if lever is None else json.dumps(dict(lever))
 
     with Workspace() as workspace:
+        if archs:
+            install_helper(workspace.bootstrap_dir)
         for index in range(samples):
             dirs = workspace.new_sample(index)
             runs: dict[str, RunResult] = {}
             for offset, kind in enumerate(("cold", "warm")):
-                done = (2 * index + offset) / total_runs
+                done = (runs_per_sample * index + offset) / total_runs
                 report_progress(f"sample {index + 1}/{samples}: {kind} run", done)
                 if cancel is not None and cancel.is_set():
                     raise ProbeCancelled("measurement cancelled")
@@ -84,9 +93,9 @@ def run_measure(
                 child = run_child(
                     argv,
                     cwd=cwd,
-                    env=child_environment(
+                    env=_without_cuda(child_environment(
                         base_env, dirs, bootstrap_dir=workspace.bootstrap_dir, records_dir=records_dir, lever_json=lever_json
-                    ),
+                    )),
                     output_dir=output_dir,
                     timeout=timeout,
                     cancel=cancel,
@@ -99,14 +108,22 @@ def run_measure(
                 report_progress(
                     f"sample {index + 1}/{samples}: {kind} run {child.wall_s:.2f} s, "
                     f"{len(records.loads)} module loads ({status})",
-                    (2 * index + offset + 1) / total_runs,
+                    (runs_per_sample * index + offset + 1) / total_runs,
                 )
                 if child.exit_code != 0:
                     _raise_if_warp_missing(runs[kind])
                     break  # a failed cold run leaves nothing to warm
-            results.append(
-                SampleResult(index, runs["cold"], runs.get("warm"), scan_kernel_cache(dirs.warp_cache))
-            )
+            result = SampleResult(index, runs["cold"], runs.get("warm"), scan_kernel_cache(dirs.warp_cache))
+            if archs and result.ok:
+                report_progress(f"sample {index + 1}/{samples}: CUDA builds for {_arch_list(archs)}",
+                                (runs_per_sample * index + 2) / total_runs)  # fmt: skip
+                result.cuda = _cuda_run(argv, cwd, base_env, dirs, workspace, archs, lever_json, timeout, cancel)
+                report_progress(
+                    f"sample {index + 1}/{samples}: {len(result.cuda.builds)} CUDA builds "
+                    f"({sum(b.ms or 0.0 for b in result.cuda.builds) / 1000.0:.2f} s)",
+                    (runs_per_sample * index + 3) / total_runs,
+                )
+            results.append(result)
 
     report = ProbeReport(command=list(argv), cwd=os.path.abspath(cwd or os.getcwd()), samples=results)
     if not report.ok_samples:
@@ -117,6 +134,54 @@ def run_measure(
             + _stderr_excerpt(failed.stderr_tail)
         )
     return report
+
+
+def _checked_archs(cuda_archs: Sequence[int] | None) -> tuple[int, ...]:
+    if not cuda_archs:
+        return ()
+    try:
+        return parse_cuda_archs(list(cuda_archs))
+    except ValueError as error:
+        raise ProbeError(f"--cuda-arch: {error}") from None
+
+
+def _arch_list(archs: Sequence[int]) -> str:
+    return ", ".join(f"sm_{a}" for a in archs)
+
+
+def _without_cuda(env: dict[str, str]) -> dict[str, str]:
+    """Cold and warm runs never compile CUDA at exit, whatever the caller's environment says."""
+    env.pop(CUDA_ARCHS_ENV, None)
+    return env
+
+
+def _cuda_run(argv: list[str], cwd: str | None, base_env: Mapping[str, str], dirs: Any, workspace: Workspace,
+              archs: tuple[int, ...], lever_json: str | None, timeout: float | None,
+              cancel: threading.Event | None) -> CudaRun:  # fmt: skip
+    """The command once more on the sample's caches, compiling CUDA at exit (``--cuda-arch``).
+    A timeout keeps the builds done so far; a cancel or Ctrl-C stops the measurement."""
+    records_dir = dirs.records_for("cuda")
+    output_dir = dirs.root / "output-cuda"
+    output_dir.mkdir()
+    env = child_environment(base_env, dirs, bootstrap_dir=workspace.bootstrap_dir, records_dir=records_dir,
+                            lever_json=lever_json)  # fmt: skip
+    env[CUDA_ARCHS_ENV] = ",".join(str(a) for a in archs)
+    exit_code: int | None = None
+    wall_s: float | None = None
+    timed_out = False
+    if cancel is not None and cancel.is_set():
+        raise ProbeCancelled("measurement cancelled")
+    try:
+        child = run_child(argv, cwd=cwd, env=env, output_dir=output_dir, timeout=timeout, cancel=cancel)
+        exit_code, wall_s = child.exit_code, round(child.wall_s, 4)
+    except ProbeTimeout:
+        timed_out = True
+    run = read_cuda_records(records_dir, archs)
+    run.exit_code, run.wall_s = exit_code, wall_s
+    if timed_out:
+        run.notes.append(f"the CUDA build run passed the {timeout:g} s timeout and was stopped: "
+                         f"{len(run.builds)} build(s) done before it")  # fmt: skip
+    return run
 
 
 def check_run_limits(samples: int, timeout: float | None) -> None:

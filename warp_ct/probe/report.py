@@ -8,6 +8,9 @@ JSON layout (``schema_version`` 2, validated by ``report.schema.json`` in tests)
      "summary": {metric: {"median", "mad", "n"}}, "modules": [...], "diagnoses": [...],
      "launch_topology": [...], "findings": [...]}
 
+``--cuda-arch`` adds (still version 2: optional keys) ``cuda`` to each sample (the builds of
+its CUDA run) and a derived ``cuda`` section (builds over samples, totals per arch, notes).
+
 Version 2 added the attribution: ``causes`` in each run and module, and ``findings`` (measured
 findings in the shape of ``warp-ct lint --output-format json`` items plus ``"origin":
 "measured"``, see :mod:`findings`). Version 1 reports are still read (no causes: no findings).
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from warp_ct.probe.analysis import Analysis, analyze
+from warp_ct.probe.cuda import add_cuda_findings, cuda_section
 from warp_ct.probe.errors import ReportError
 from warp_ct.probe.findings import measured_findings
 from warp_ct.probe.samples import CacheScan, RunResult, SampleResult, scan_kernel_cache
@@ -84,11 +88,12 @@ class ProbeReport:
         """Measured findings (lint JSON items plus ``"origin": "measured"``), see :mod:`findings`."""
         if self._findings is None:
             self._findings = measured_findings(self.ok_samples, self.analysis.modules, self.cwd)
+            self._findings = add_cuda_findings(self._findings, self.ok_samples, self.cwd)
         return self._findings
 
     def to_json_dict(self) -> dict[str, Any]:
         analysis = self.analysis
-        return {
+        data = {
             "schema_version": SCHEMA_VERSION,
             "tool": self.tool,
             "command": list(self.command),
@@ -103,6 +108,10 @@ class ProbeReport:
             "launch_topology": [list(entry) for entry in analysis.launch_topology],
             "findings": self.findings,
         }
+        cuda = cuda_section(self.samples)
+        if cuda is not None:
+            data["cuda"] = cuda  # --cuda-arch: CUDA builds through NVRTC, over samples
+        return data
 
     @classmethod
     def from_json_dict(cls, data: Any) -> ProbeReport:

@@ -185,19 +185,23 @@ class SampleResult:
     cold: RunResult
     warm: RunResult | None
     cache: CacheScan = field(default_factory=CacheScan)
+    cuda: Any = None  # a warp_ct.probe.cuda.CudaRun: the --cuda-arch builds after the warm run
 
     @property
     def ok(self) -> bool:
         return self.cold.ok and self.warm is not None and self.warm.ok
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "index": self.index,
             "ok": self.ok,
             "cold": self.cold.to_dict(),
             "warm": None if self.warm is None else self.warm.to_dict(),
             "cache": self.cache.to_dict(),
         }
+        if self.cuda is not None:
+            data["cuda"] = self.cuda.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SampleResult:
@@ -207,4 +211,13 @@ class SampleResult:
             cold=RunResult.from_dict(data["cold"]),
             warm=None if warm is None else RunResult.from_dict(warm),
             cache=CacheScan.from_dict(data.get("cache") or {}),
+            cuda=_cuda_run(data.get("cuda")),
         )
+
+
+def _cuda_run(data: Any) -> Any:
+    if not isinstance(data, dict):
+        return None
+    from warp_ct.probe.cuda import CudaRun
+
+    return CudaRun.from_dict(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from warp_ct.probe.analysis import METRICS, busy_warning
+from warp_ct.probe.cuda import render_cuda_text
 from warp_ct.probe.report import ProbeReport
 
 _MODULE_ROWS = 25
@@ -62,6 +63,8 @@ def render_text(report: ProbeReport) -> str:
             lines.append(f"      · {item}")
     if not analysis.diagnoses:
         lines.append("  (no successful sample to analyse)")
+
+    lines += render_cuda_text(report.samples)
 
     findings = report.findings
     if findings:

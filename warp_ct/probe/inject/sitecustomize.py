@@ -386,6 +386,11 @@ class _Hooks:
         if launch is not None and not getattr(launch, "_warp_ct_wrapped", False):
             context.launch = self._recorded_launch(launch)
             self.installed.add("launch")
+        if _cuda_builds:  # --cuda-arch: launch_tiled resolves block_dim for the device before launch
+            try:
+                _cuda_builds[0].wrap_launch_tiled(context)
+            except Exception:
+                pass
 
     # -- Module.mark_modified: why a loaded module changes (attribution) ------------------
     def _attributed_mark_modified(self, original):
@@ -465,6 +470,11 @@ class _Hooks:
                 recorder.count_launch(_launch_signature(kernel, dim, args, kwargs, local))
             except Exception:
                 pass
+            if _cuda_builds:
+                try:
+                    _cuda_builds[0].remember_launch(kernel, args, kwargs, _user_frames, sys._getframe(1))
+                except Exception:
+                    pass
             return result
 
         launch._warp_ct_wrapped = True
@@ -1122,6 +1132,39 @@ def _chain_next_sitecustomize():
             sys.modules["sitecustomize"] = ours
 
 
+# ``--cuda-arch`` (see ``_warp_ct_cuda_compile.py``, copied beside this file): the loaded
+# helper module while CUDA builds are asked for, else empty (launches pay one list test).
+_cuda_builds = []
+_CUDA_HELPER = "_warp_ct_cuda_compile.py"
+
+
+def _install_cuda_builds(recorder):
+    if not os.environ.get("WARP_CT_PROBE_CUDA_ARCHS"):
+        return
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _CUDA_HELPER)
+    spec = importlib.util.spec_from_file_location("_warp_ct_cuda_compile", path)
+    if spec is None or spec.loader is None or not os.path.isfile(path):
+        return
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    archs = helper.archs_from_env()
+    if not archs:
+        return
+    _cuda_builds.append(helper)
+    install_pid = os.getpid()
+
+    def build_at_exit():
+        with recorder.lock:
+            used = {module for (_key, module), _count in recorder.taped.items()}
+            used.update(sig[1] for sig in recorder.signatures if sig[6])  # adjoint=True launches
+        try:
+            helper.compile_loaded_modules(recorder.write, archs, used, forked=os.getpid() != install_pid)
+        except Exception as error:
+            recorder.write({"kind": "cuda_end", "t": time.time(), "error": repr(error)[:500]})
+
+    atexit.register(build_at_exit)
+
+
 def _install():
     records_dir = os.environ.get(_RECORDS_DIR_ENV)
     if not records_dir or not os.path.isdir(records_dir):
@@ -1138,6 +1181,7 @@ def _install():
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=recorder.after_fork_in_child)
     atexit.register(recorder.flush_launches)
+    _install_cuda_builds(recorder)  # --cuda-arch: CUDA builds at exit (after the program's own atexit work)
     _watch_atexit()
 
     previous_excepthook = sys.excepthook
