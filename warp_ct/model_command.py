@@ -81,7 +81,8 @@ def report_text(projects: list[ProjectCoverage]) -> str:
         lines = [
             f"project {figures['root']} ({_count(figures['files'], 'file')} reported)",
             f"  launch sites            {total:>6}  followed {_share(launches['resolved'] + launches['parameter'], total)}: "
-            f"resolved {launches['resolved']}, API parameter {launches['parameter']}; unresolved {len(unresolved)}",
+            f"resolved {launches['resolved']}{_at_call_sites(launches['resolved_at_call_sites'])}, "
+            f"API parameter {launches['parameter']}; unresolved {len(unresolved)}",
             f"  generic-kernel launches {figures['generic_launches']['total']:>6}  argument types known "
             f"{figures['generic_launches']['types_known']}",
             f"  taped launches          {tapes['taped']:>6}  known untaped {tapes['untaped']}, unknown {tapes['unknown']}",
@@ -96,6 +97,10 @@ def report_text(projects: list[ProjectCoverage]) -> str:
     if not blocks:
         return "No Python files found.\n"
     return "\n".join(blocks)
+
+
+def _at_call_sites(count: int) -> str:
+    return f" ({count} at their call sites)" if count else ""
 
 
 def _count(n: int, noun: str) -> str:

@@ -114,14 +114,14 @@ def test_launches_by_name_from_a_dict_and_from_the_api(cli, project):
     _write_app(project)
     (app,) = _projects(cli, "app")
     assert app["root"] == "app"
-    assert app["launches"] == {"total": 3, "resolved": 2, "parameter": 1, "unresolved": []}
+    assert app["launches"] == {"total": 3, "resolved": 2, "resolved_at_call_sites": 0, "parameter": 1, "unresolved": []}
     assert app["block_dims"] == {"total": 3, "known": 2}  # launch_given's block_dim comes from its callers too
 
 
 def test_a_kernel_the_projects_callers_pass_is_resolved(cli, project):
     _write_app(project, with_caller=True)
     (app,) = _projects(cli, "app")
-    assert app["launches"] == {"total": 3, "resolved": 3, "parameter": 0, "unresolved": []}
+    assert app["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "unresolved": []}
     assert app["block_dims"] == {"total": 3, "known": 3}
 
 
@@ -187,7 +187,7 @@ if __name__ == "__main__":
     main()
 """)  # fmt: skip
     (script,) = _projects(cli, "sim.py")
-    assert script["launches"] == {"total": 3, "resolved": 3, "parameter": 0, "unresolved": []}
+    assert script["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 0, "parameter": 0, "unresolved": []}
     assert script["generic_launches"] == {"total": 1, "types_known": 1}
     assert script["tapes"] == {"taped": 1, "untaped": 2, "unknown": 0}
     assert script["option_changes"] == {"total": 2, "targets_resolved": 2}
@@ -210,7 +210,7 @@ def test_a_file_named_alone_is_measured_with_its_whole_project(cli, project):
     (whole,) = _projects(cli, "app")
     (one,) = _projects(cli, "app/app/launches.py")
     assert one["files"] == 1
-    assert one["launches"] == {"total": 3, "resolved": 3, "parameter": 0, "unresolved": []}
+    assert one["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "unresolved": []}
     (registry,) = _projects(cli, "app/app/registry.py")
     assert registry["launches"]["unresolved"] == whole["launches"]["unresolved"]
     total = one["launches"]["total"] + registry["launches"]["total"]

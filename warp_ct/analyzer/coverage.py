@@ -61,6 +61,7 @@ class ProjectCoverage:
     files: int = 0  # reported files
     launches: int = 0
     resolved: int = 0
+    resolved_at_call_sites: int = 0  # ... of them launching helpers' kernels, as their callers pass them
     parameter: int = 0
     unresolved: list[UnresolvedLaunch] = field(default_factory=list)
     generic_launches: int = 0  # launch sites of a generic kernel
@@ -83,6 +84,7 @@ class ProjectCoverage:
             "launches": {
                 "total": self.launches,
                 "resolved": self.resolved,
+                "resolved_at_call_sites": self.resolved_at_call_sites,
                 "parameter": self.parameter,
                 "unresolved": [launch.to_dict() for launch in self.unresolved],
             },
@@ -152,6 +154,7 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
             outcome = explainer.launch(module, index, launch)
             if outcome.status == RESOLVED:
                 coverage.resolved += 1
+                coverage.resolved_at_call_sites += launch.kernel.kind == "param"
             elif outcome.status == PARAMETER:
                 coverage.parameter += 1
             else:
@@ -311,6 +314,9 @@ class LaunchExplainer:
             return self._call(module, function, value, depth)
         if kind == "attr":
             return self._attribute(module, function, value, depth)
+        if kind == "sub" and value.items and value.items[0].kind == "elem":
+            value = value.items[0]  # ``for name, kernel in table.items()``: a part of a loop element
+            kind = "elem"
         if kind == "sub":
             base = describe(value.items[0]) if value.items else "..."
             return _unfollowed(f"subscript of `{base}` not followed", "subscript")
@@ -381,7 +387,7 @@ class LaunchExplainer:
             return _unfollowed(f"`{dotted}` is defined outside the project", "external")
         head = dotted.split(".", 1)[0]
         if "." in dotted and head in facts.classes:
-            return _unfollowed(f"class attribute `{dotted}` not followed", "class attribute")
+            return _unfollowed(f"class attribute `{dotted}` not followed", "class-attribute")
         if "." in dotted:
             return _unfollowed(f"attribute `{dotted}` not followed", "attribute")
         enclosing = self._enclosing_binder(module, function, dotted)
