@@ -168,3 +168,15 @@ def test_cli_refuses_a_bad_cuda_arch():
     result = subprocess.run([sys.executable, "-m", "warp_ct", "probe", "measure", "--cuda-arch", "8.6", "--", "true"],
                             cwd=ROOT, capture_output=True, text=True)  # fmt: skip
     assert result.returncode == 2 and "--cuda-arch" in result.stderr and "86,90" in result.stderr
+
+
+def test_editor_setting_cuda_arch_reaches_the_measure_command():
+    from warp_ct.server.settings import SettingsError, parse_settings
+
+    assert parse_settings({"cudaArch": "86, sm_90"}).cuda_archs == (86, 90)
+    assert parse_settings({"cudaArch": ""}).cuda_archs == ()
+    assert parse_settings({"samples": 2}, parse_settings({"cudaArch": "86"})).cuda_archs == (86,)
+    with pytest.raises(SettingsError, match="cudaArch"):
+        parse_settings({"cudaArch": "8.6"})
+    source = (ROOT / "warp_ct/server/measure.py").read_text()
+    assert "cuda_archs=ls.settings.cuda_archs" in source  # the measure command passes the setting on

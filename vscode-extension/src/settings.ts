@@ -16,6 +16,7 @@ export interface WarpCtSettings {
   interpreter: string;
   lintOnChange: boolean;
   targetWarpVersion: string;
+  cudaArch: string;
   trace: { server: TraceLevel };
 }
 
@@ -47,6 +48,7 @@ export function readSettings(resource?: vscode.Uri | null): WarpCtSettings {
     interpreter: (cfg.get<string>('interpreter') ?? '').trim(),
     lintOnChange: cfg.get<boolean>('lintOnChange') ?? true,
     targetWarpVersion: (cfg.get<string>('targetWarpVersion') ?? '').trim(),
+    cudaArch: (cfg.get<string>('cudaArch') ?? '').trim(),
     trace: { server: (TRACE_LEVELS.has(trace) ? trace : 'off') as TraceLevel },
   };
 }

@@ -16,6 +16,7 @@ const DEFAULTS = {
   interpreter: '',
   lintOnChange: true,
   targetWarpVersion: '',
+  cudaArch: '',
   trace: { server: 'off' },
 };
 
@@ -36,6 +37,7 @@ describe('settings reach the server', () => {
         f.config.set('warpCt.interpreter', '/opt/py');
         f.config.set('warpCt.lintOnChange', false);
         f.config.set('warpCt.targetWarpVersion', '1.10');
+        f.config.set('warpCt.cudaArch', ' 86,90 ');
         f.config.set('warpCt.trace.server', 'verbose');
       },
     });
@@ -48,6 +50,7 @@ describe('settings reach the server', () => {
       interpreter: '/opt/py',
       lintOnChange: false,
       targetWarpVersion: '1.10',
+      cudaArch: '86,90',
       trace: { server: 'verbose' },
     });
   });
@@ -86,7 +89,7 @@ describe('package.json manifest', () => {
   const props = pkg.contributes.configuration.properties as Record<string, { markdownDescription?: string; description?: string; default?: unknown }>;
 
   it('contributes every setting, each with a description and the default the client assumes', () => {
-    const expected = ['select', 'ignore', 'severity', 'probeCommand', 'samples', 'interpreter', 'lintOnChange', 'targetWarpVersion', 'trace.server'];
+    const expected = ['select', 'ignore', 'severity', 'probeCommand', 'samples', 'interpreter', 'lintOnChange', 'targetWarpVersion', 'cudaArch', 'trace.server'];
     assert.deepEqual(Object.keys(props).sort(), expected.map((k) => `warpCt.${k}`).sort());
     for (const [key, p] of Object.entries(props)) {
       assert.ok((p.markdownDescription ?? p.description ?? '').length > 20, `${key} needs a description`);

@@ -7,7 +7,7 @@ rest of the evidence) until the next measurement.
 ``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null,
 timeout: number | null]``, or one object with those keys (``argv`` null -> the ``probeCommand``
 setting; ``samples`` 1 to :data:`MAX_SAMPLES`; ``timeout``, seconds allowed per run, up to a
-day; null: no limit). Arguments out of bounds are refused with InvalidParams. Result::
+day; null: no limit). The ``cudaArch`` setting (``"86,90"``) adds the probe's ``--cuda-arch``. Arguments out of bounds are refused with InvalidParams. Result::
 
     {"ok": bool, "summary": str, "coldWallS": float|null, "warmWallS": float|null,
      "jsonPath": str|null, "htmlPath": str|null, "summaryPath": str|null,
@@ -196,7 +196,7 @@ async def measure_command(ls: Server, args: list[Any]) -> dict[str, Any]:
 
     def work(run: MeasureRun, on_progress: Callable[[str, float], None]) -> Any:
         return run_measure(given.argv, cwd=given.cwd, samples=given.samples, timeout=given.timeout_s,
-                           progress=on_progress, cancel=run.cancel)  # fmt: skip
+                           progress=on_progress, cancel=run.cancel, cuda_archs=ls.settings.cuda_archs)  # fmt: skip
 
     samples = given.samples
     ls.log(f"measuring `{' '.join(given.argv)}` ({samples} sample{'s' if samples != 1 else ''}) in {given.cwd or os.getcwd()}")

@@ -6,7 +6,7 @@ pulled with ``workspace/configuration``)::
 
     {"select": ["WCT"], "ignore": [], "severity": {"WCT003": "error"},
      "probeCommand": ["python", "train.py"], "samples": 3, "lintOnChange": true,
-     "targetWarpVersion": null, "debounceMs": 50}
+     "targetWarpVersion": null, "debounceMs": 50, "cudaArch": "86,90"}
 
 Empty values (``[]``, ``{}``, ``null``, ``""``) mean "not set": the pyproject's value stays.
 Unknown keys are ignored (clients send their own keys in the same section, e.g. an
@@ -49,6 +49,7 @@ class Settings:
     lint_on_change: bool = True
     target_warp_version: str | None = None
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    cuda_archs: tuple[int, ...] = ()  # "Measure compile time" also compiles CUDA for these (probe --cuda-arch)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def analyzer_mapping(self) -> dict[str, Any]:
@@ -103,6 +104,7 @@ def parse_settings(data: dict[str, Any] | None, base: Settings | None = None) ->
         "lint_on_change": base.lint_on_change,
         "target_warp_version": base.target_warp_version,
         "debounce_ms": base.debounce_ms,
+        "cuda_archs": base.cuda_archs,
     }
     for key, value in data.items():
         if key == "select":
@@ -156,6 +158,13 @@ def parse_settings(data: dict[str, Any] | None, base: Settings | None = None) ->
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= _MAX_DEBOUNCE_MS:
                 raise SettingsError(f"setting 'debounceMs' must be a number of milliseconds (0-{_MAX_DEBOUNCE_MS}), got {value!r}")
             values["debounce_ms"] = int(value)
+        elif key == "cudaArch":
+            from warp_ct.probe.cuda import parse_cuda_archs
+
+            try:
+                values["cuda_archs"] = parse_cuda_archs(value)
+            except ValueError as exc:
+                raise SettingsError(f"setting 'cudaArch': {exc}") from None
         # any other key belongs to the client (interpreter path, trace level...): ignored
     settings = Settings(**values, raw=dict(data))
     # Validate the analyzer part now, so a bad code is rejected when the setting arrives.
