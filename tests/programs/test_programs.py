@@ -76,12 +76,9 @@ MEASURED_AS = TWIN_RULES
 # its entry goes.
 KNOWN_MEASUREMENT_GAPS: dict[str, dict[str, str]] = {
     "app_canonical_pipeline": {
-        **{f"vision/stages.py:{line} WCT002": "module=\"unique\" as a factory's default: at run time a default is "
-           "not visible, and the probe leaves factory kernels alone (per-request kernels are what unique is for)"
-           for line in (11, 21, 31, 41)},
-        **{f"vision/stages.py:{line} WCT003": "re-declared per frame, identical each time: no rebuild, only the "
-           "per-call declaration cost (timed by hand in fixture.toml), which the probe does not record"
-           for line in (13, 23, 33, 43)},
+        f"vision/stages.py:{line} WCT003": "re-declared per frame, identical each time: no rebuild, only the "
+        "per-call declaration cost (timed by hand in fixture.toml), which the probe does not record"
+        for line in (13, 23, 33, 43)
     },
     "unique_kernel_decorator": {
         "mesh/warp_utils.py:13 WCT010": "a project's own kernel decorator: the probe measures each kernel it made "
@@ -113,11 +110,6 @@ KNOWN_MEASUREMENT_GAPS: dict[str, dict[str, str]] = {
     "property_kernels_lazy": {
         "solid/elastic.py:43 WCT007": "the static rule cannot see the order the properties are read in, so it marks "
         "all three; this run reads fun_kernel first, before solid.elastic is loaded: no rebuild to measure",
-    },
-    "unique_default_factory": {
-        f"imgpipe/stages.py:{line} WCT002": "module=\"unique\" as a factory's default: at run time a default is not "
-        "visible, and the probe leaves factory kernels alone (per-request kernels are what unique is for)"
-        for line in (8, 18)
     },
 }
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
-from warp_ct.probe.records import Cause, KernelSource, LaunchSignature, ModuleLoad
+from warp_ct.probe.records import Cause, KernelSource, LaunchSignature, ModuleLoad, package_of_file
 from warp_ct.probe.samples import SampleResult
 from warp_ct.probe.stats import Summary, summarize, union_length
 
@@ -77,6 +77,19 @@ class ModuleIdentity:
     def kernel_keys(self) -> frozenset[str]:
         """What the module holds, independent of its name (unique modules' names carry a hash)."""
         return frozenset(normalize_kernel_key(k.key) for k in self.kernels)
+
+    @property
+    def package(self) -> str | None:
+        """The package whose module this is when none of its kernels is the user's (``warp``,
+        ``warp.fem`` for the integrand modules warp.fem builds, ``newton``); None for the user's
+        modules. The user's code does not decide how such a module is split or built."""
+        files = [k.file for k in self.kernels if k.file]
+        if not files:
+            return "warp" if self.name == "warp" or self.name.startswith("warp.") else None
+        packages = [package_of_file(f) for f in files]
+        if any(p is None for p in packages):
+            return None
+        return max(set(packages), key=lambda p: (packages.count(p), p))  # type: ignore[arg-type]
 
     @property
     def differentiated(self) -> bool:
@@ -169,10 +182,19 @@ def normalize_kernel_key(key: str) -> str:
     return key.rsplit("__locals__", 1)[-1]
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def launch_topology(launches: list[LaunchSignature]) -> list[tuple[Any, ...]]:
-    """(kernel, dim, dtypes, device, block_dim, adjoint, count) in order of first launch."""
+    """(kernel, dim, dtypes, device, block_dim, adjoint, count) in order of first launch.
+
+    Argument types are compared without object addresses: reports of older bootstraps
+    recorded a warp.fem struct type as ``<warp._src.codegen.Struct object at 0x7f40...>``,
+    different in every process.
+    """
     return [
-        (normalize_kernel_key(s.kernel), list(s.dim), list(s.dtypes), s.device, s.block_dim, s.adjoint, s.count)
+        (normalize_kernel_key(s.kernel), list(s.dim), [_ADDRESS.sub("", t) for t in s.dtypes], s.device, s.block_dim,
+         s.adjoint, s.count)
         for s in launches
     ]
 
@@ -218,6 +240,9 @@ def analyze(samples: Sequence[SampleResult]) -> Analysis:
     first = ok[0]
     topology = launch_topology(first.cold.launches)
     diagnoses = _diagnose(ok, modules, summary)
+    from warp_ct.probe.findings import package_notes  # findings reads this module's identities
+
+    notes.extend(package_notes(ok, modules))
     if any(not s.cold.launch_data_complete for s in ok):
         notes.append("a process exited without flushing its launch records (os._exit or killed): launch data is partial")
     if any(s.cold.unrecorded_launches for s in ok):
@@ -338,7 +363,11 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
         diagnoses.append(Diagnosis("no-warp-modules", "No Warp module was loaded", message, [], problem=False))
         return diagnoses
 
-    for module in modules:
+    # Modules of Warp or an installed package (every kernel in their files) are not the user's
+    # to restructure: their rebuilds are notes naming the package and the user's line that led
+    # there (findings.package_notes), not problems for a rule to explain.
+    own = [m for m in modules if m.package is None]
+    for module in own:
         if module.hash_churn:
             detail = [
                 f"block_dim {bd}: {len(hs)} hashes ({', '.join(h[:8] for h in hs)})"
@@ -373,14 +402,16 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
     cold_ms = summary["cold_module_ms"].median or 0.0
     warm_ms = summary["warm_module_ms"].median or 0.0
     warm_built = [m for m in modules if m.warm_builds]
-    if warm_built or warm_ms > max(WARM_WORK_FLOOR_MS, WARM_WORK_SHARE * cold_ms):
+    cache_not_reused = bool(warm_built or warm_ms > max(WARM_WORK_FLOOR_MS, WARM_WORK_SHARE * cold_ms))
+    if cache_not_reused:
         diagnoses.append(
             Diagnosis(
                 "cache-not-reused",
                 "The warm run did not reuse the kernel cache",
                 f"Re-running on the cache the cold run had just filled still spent {warm_ms:.0f} ms in module "
                 f"loads (cold: {cold_ms:.0f} ms). Something destroys or bypasses the cache (cache_kernels=False, "
-                "clear_kernel_cache(), a temporary kernel_cache_dir) or module hashes differ per process.",
+                "clear_kernel_cache(), a temporary kernel_cache_dir) or module hashes differ per process. "
+                "The warm run compiled too, so cold - warm does not measure this program's compile time.",
                 [f"`{m.name}`: {m.warm_builds} native builds in the warm run, {m.warm_ms:.0f} ms" for m in warm_built]
                 or [f"warm module work {warm_ms:.0f} ms"],
                 [m.name for m in warm_built],
@@ -402,7 +433,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
                 )
             )
 
-    one_kernel = [m for m in modules if len(m.kernels) == 1 and m.builds]
+    one_kernel = [m for m in own if len(m.kernels) == 1 and m.builds]
     if len(one_kernel) >= 2:
         unique = [m for m in one_kernel if m.is_unique_module]
         diagnoses.append(
@@ -412,7 +443,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
                 f"{len(one_kernel)} modules were each built for one kernel"
                 + (f" ({len(unique)} from module=\"unique\")" if unique else "")
                 + ". Every module pays a fixed build cost; stable kernels that share options can share a module.",
-                [f"`{m.name}` ({m.kernels[0].key}): {m.ms:.0f} ms" for m in one_kernel[:20]],
+                [f"{_one_kernel_name(m)}: {m.ms:.0f} ms" for m in one_kernel[:20]],
                 [m.name for m in one_kernel],
             )
         )
@@ -455,12 +486,15 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
 
     elapsed = summary["compile_elapsed_s"].median
     cold_wall = summary["cold_wall_s"].median
-    if elapsed is not None and cold_wall and elapsed < COMPILE_MINOR_SHARE * cold_wall:
+    # Only where the warm run reused the cache: a warm run that compiled as much as the cold
+    # one makes cold - warm about zero (or negative) whatever the compile cost was.
+    if not cache_not_reused and elapsed is not None and cold_wall and elapsed < COMPILE_MINOR_SHARE * cold_wall:
+        share = f"{elapsed:.2f} s" if elapsed >= 0 else f"within the noise of the run ({elapsed:+.2f} s)"
         diagnoses.append(
             Diagnosis(
                 "compile-not-dominant",
                 "Compilation is a small part of the cold run",
-                f"Compile elapsed (cold - warm) is {elapsed:.2f} s of a {cold_wall:.2f} s cold run: "
+                f"Compile elapsed (cold - warm) is {share} of a {cold_wall:.2f} s cold run: "
                 "look for the bottleneck elsewhere before restructuring modules.",
                 [f"compile elapsed {elapsed:.2f} s, cold wall {cold_wall:.2f} s"],
                 problem=False,
@@ -482,15 +516,29 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
 
     churn_codes = {"hash-churn", "block-dim-spread", "one-kernel-modules", "lto-artifacts"}
     if not any(d.code in churn_codes for d in diagnoses):
+        rebuilt_elsewhere = [m for m in modules if m.package is not None and (m.hash_churn or m.block_dim_spread)]
+        others = (f" ({len(rebuilt_elsewhere)} module(s) of Warp or installed packages were rebuilt inside those "
+                  "packages: see the notes)") if rebuilt_elsewhere else ""  # fmt: skip
+        if own:
+            each = f"Each of the {len(own)} modules of your code was built with one hash at one block_dim"
+        else:
+            each = f"None of the {len(modules)} modules built holds a kernel of your code's"
         diagnoses.append(
             Diagnosis(
                 "no-structural-churn",
                 "No structural churn found",
-                f"Each of the {len(modules)} modules was built with one hash at one block_dim and no LTO was "
-                "generated. This rules out redundant builds, not oversized ones (backward code, unrolling, "
-                "precompiled headers).",
-                [f"`{m.name}`: 1 hash, {m.ms:.0f} ms" for m in modules[:20]],
+                f"{each} and no LTO was generated{others}. This rules out redundant builds, not oversized ones "
+                "(backward code, unrolling, precompiled headers).",
+                [f"`{m.name}`: 1 hash, {m.ms:.0f} ms" for m in own[:20]],
                 problem=False,
             )
         )
     return diagnoses
+
+
+def _one_kernel_name(module: ModuleIdentity) -> str:
+    """The module once: a unique module's name already carries its kernel's key."""
+    key = module.kernels[0].key
+    if module.name.startswith(key) or module.name.endswith(key):
+        return f"`{module.name}`"
+    return f"`{module.name}` (kernel `{key}`)"

@@ -40,7 +40,19 @@ finding starts"), with the measured figures in the message:
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
   ``module_options`` of their own), and only where one file produced at least two such
-  one-kernel modules (merging them saves a module's fixed cost).
+  one-kernel modules (merging them saves a module's fixed cost);
+* ``unique_module`` of a kernel whose ``module="unique"`` a factory passed on from a
+  parameter (``def make(g, module="unique")``) -> WCT002 at that default when no call passed
+  it (else at the call that passed "unique"), where each factory made its kernels before any
+  of them was loaded and the file's factories made at least two such modules.
+
+Every finding sits at a line of the user's. A cost that arose inside Warp or an installed
+package is placed at the innermost user frame that led to it, with the package named
+(``inside `warp.fem` (`interpolate`)``); where no user line can change it (a package's own
+module rebuilt by the package, ``wp.map``'s generated kernels) it is a note
+(:func:`package_notes`), never a finding in site-packages or ``<string>``. A build is counted
+once: causes paid by one build (two kernels added before one launch) are one rebuild, and a
+build whose causes sit at two places is counted by the first finding; the other says so.
 
 The items have the shape of ``warp-ct lint --output-format json`` findings (the probe may not
 import the analyzer, so the dicts are built here in the same shape) plus
@@ -50,6 +62,7 @@ milliseconds are medians over samples of the load that paid for the cause.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import statistics
@@ -57,8 +70,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from warp_ct.probe.analysis import ModuleIdentity
-from warp_ct.probe.records import Cause, Frame, ModuleLoad
+from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
+from warp_ct.probe.records import Cause, Frame, ModuleLoad, entry_package, is_user_file
 from warp_ct.probe.samples import SampleResult
 
 # Same values as the analyzer's rules (tests/probe/test_attribution.py checks they agree).
@@ -92,12 +105,21 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000.0:.2f} s"
 
 
-def _load_ms(ok: Sequence[SampleResult], cause: Cause) -> float:
-    """Median over samples of the cold load that paid for ``cause``."""
+LoadKey = tuple[str, "str | None", "int | None"]
+
+
+def _paid_by(cause: Cause) -> LoadKey:
+    """The build that paid for ``cause``: its module, hash and block_dim. Several causes (two
+    functions added before one launch) are often paid by one build: count builds by this key."""
+    return (cause.module, cause.hash, cause.block_dim)
+
+
+def _load_ms(ok: Sequence[SampleResult], paid: LoadKey) -> float:
+    """Median over samples of the cold load ``paid`` (a :func:`_paid_by` key)."""
     values = []
     for sample in ok:
         for load in sample.cold.loads:
-            if (load.module, load.hash, load.block_dim) == (cause.module, cause.hash, cause.block_dim):
+            if (load.module, load.hash, load.block_dim) == paid:
                 values.append(load.ms)
                 break
     return statistics.median(values) if values else 0.0
@@ -229,8 +251,11 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[st
     (where the ``wp.overload`` belongs; the launch is also_at). Without a user frame: the
     load's, else the module's kernel, with a note that Warp or a package did it.
     """
+    inside = _inside_text(cause.entry)
     if cause.frames:
         inner = cause.frames[0]
+        if inside:  # the change happened in a package the user's line called: that line
+            return inner.file, inner.line, inside, ()
         if cause.cause in ("options", "config"):
             caller = _caller_in_flow(cause)
             if caller is not None and caller != inner:
@@ -246,7 +271,7 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[st
             return definition.file, definition.line, "", ()
         if cause.cause == "generic_instance" and not _explicit_overload(cause, sources):
             definition = _definition(cause, loads, sources)
-            if definition is not None and definition != (inner.file, inner.line):
+            if definition is not None and definition != (inner.file, inner.line) and is_user_file(definition[0]):
                 return definition[0], definition[1], "", (inner,)
         return inner.file, inner.line, "", ()
     by = f" inside package `{cause.package}`" if cause.package else " inside Warp or an installed package"
@@ -256,9 +281,17 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[st
     for load in loads:
         if load.module == cause.module:
             for kernel in load.kernels:
-                if kernel.file and kernel.line:
+                if kernel.file and kernel.line and is_user_file(kernel.file):
                     return kernel.file, kernel.line, by, ()
     return "", 0, by, ()
+
+
+def _inside_text(entry: dict[str, Any] | None) -> str:
+    """`` inside `warp.fem` (`interpolate`)`` when the user's line called a package that did it."""
+    package = entry_package(entry)
+    if package is None or entry is None:
+        return ""
+    return f" inside `{package}` (`{entry.get('function')}`)"
 
 
 def _explicit_overload(cause: Cause, sources: dict[str, list[str] | None]) -> bool:
@@ -274,13 +307,24 @@ def _where(frame: Frame, file: str) -> str:
     return f"line {frame.line}" if frame.file == file else f"{os.path.basename(frame.file)} line {frame.line}"
 
 
-def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count: int, note: str,
-             at: tuple[str, int]) -> str:  # fmt: skip
+def _cost(ms: float, builds: int, counted_elsewhere: Sequence[str]) -> str:
+    """``0.32 s``, ``0.63 s for 2 rebuilds``; a build that another finding's causes paid for too
+    is counted there only: ``the same rebuild as at line 12`` (each build is counted once)."""
+    if builds:
+        text = _seconds(ms) + (f" for {builds} rebuilds" if builds > 1 else "")
+        if counted_elsewhere:
+            text += f" (and a rebuild counted at {', '.join(counted_elsewhere)})"
+        return text
+    if counted_elsewhere:
+        return f"the same rebuild as at {', '.join(counted_elsewhere)} (counted there)"
+    return _seconds(ms)
+
+
+def _message(cause: Cause, module: ModuleIdentity | None, cost: str, note: str, at: tuple[str, int]) -> str:
     name = cause.module
     hashes = 0 if module is None else len(module.hashes)
     built = "" if module is None else f"`{name}` built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
     paid = cause.load_frames[0] if cause.load_frames else None
-    cost = f"{_seconds(ms_total)}" + (f" for {count} rebuilds" if count > 1 else "")
     if paid is None:
         rebuilt = "so it was rebuilt"
     elif (paid.file, paid.line) == at:
@@ -315,13 +359,28 @@ def _message(cause: Cause, module: ModuleIdentity | None, ms_total: float, count
 
 
 def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str) -> list[dict[str, Any]]:
-    """The findings of the first successful sample's cold run, sorted like lint's."""
+    """The findings of the first successful sample's cold run, sorted like lint's: each at a
+    line of the user's (never in Warp, an installed package or generated ``<string>`` code)."""
+    return _attribute(ok, modules, cwd)[0]
+
+
+def package_notes(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity]) -> list[str]:
+    """Costs that arose inside Warp or an installed package where no line of the user's can
+    change them (Warp's CG solver instantiating its own generic kernels, ``wp.map``'s kernels
+    made by ``tape.backward``): notes naming the package and the user's line that led there."""
+    return _attribute(ok, modules, "")[1]
+
+
+def _attribute(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity],
+               cwd: str) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
     if not ok:
-        return []
+        return [], []
     first = ok[0]
     by_name = {(m.name, m.device): m for m in modules}
+    packages = _package_modules(modules, first.cold.loads)
     grouped: dict[tuple[str, str, int, str], list[Cause]] = defaultdict(list)
     notes: dict[tuple[str, str, int, str], tuple[str, tuple[Frame, ...]]] = {}
+    in_packages: dict[str, list[Cause]] = defaultdict(list)  # package module -> causes no user line changes
     sources: dict[str, list[str] | None] = {}
     # How often each kernel (module, key) was added to a loaded module: once is a late
     # definition (a factory called late), more is a definition per call.
@@ -329,45 +388,112 @@ def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdenti
     for cause in first.cold.causes:
         if cause.cause in ("kernel_added", "function_added", "struct_added"):
             additions[(cause.module, str(cause.detail.get("key")))] += 1
-    warp_modules = _warp_modules(first.cold.loads)
     for cause in first.cold.causes:
         rule = CAUSE_RULES.get(cause.cause)
         if rule is None:
             continue
-        if cause.cause == "config_ignored" and cause.module in warp_modules:
-            continue  # Warp's own modules exist from `import warp` on: no user line can come before them
+        if cause.module in packages:
+            if cause.cause == "config_ignored":
+                continue  # Warp's own modules exist from `import warp` on: no user line can come before them
+            if not _users_own_act(cause):
+                in_packages[cause.module].append(cause)
+                continue
         path, line, note, also = _place(cause, first.cold.loads, sources, additions)
         if not path:
+            continue
+        if not is_user_file(path):
+            in_packages[cause.module].append(cause)
             continue
         key = (rule, path, line, cause.module)
         grouped[key].append(cause)
         notes.setdefault(key, (note, also))
     out = []
-    for (rule, path, line, name), causes in grouped.items():
+    # Each build is counted once, by the first finding (in the order they are read) that it
+    # paid for; the others say so.
+    counted: dict[LoadKey, tuple[str, int]] = {}
+    for (rule, path, line, name), causes in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
         cause = causes[0]
         module = by_name.get((name, str(cause.device)))
-        ms = sum(_load_ms(ok, c) for c in causes)
-        if cause.cause == "config_ignored":
-            ms = 0.0
+        paid = [] if cause.cause == "config_ignored" else list(dict.fromkeys(_paid_by(c) for c in causes))
+        own = [p for p in paid if counted.setdefault(p, (path, line)) == (path, line)]
+        elsewhere = list(dict.fromkeys(_where(Frame(*counted[p], ""), path) for p in paid if p not in own))
+        ms = sum(_load_ms(ok, p) for p in own)
         note, also = notes[(rule, path, line, name)]
-        message = _message(cause, module, ms, len(causes), note, (path, line))
+        message = _message(cause, module, _cost(ms, len(own), elsewhere), note, (path, line))
         out.append(_finding(rule, path, line, message, _evidence(message, module, name, ms), cwd, sources,
                             _cause_kernel(cause), also))  # fmt: skip
     out.extend(_unique_findings(ok, modules, cwd, sources))
+    out.extend(_factory_default_findings(ok, modules, cwd, sources))
     out.extend(_cache_findings(ok, modules, cwd, sources))
-    out.extend(_backward_findings(ok, modules, cwd, sources))
+    backward, backward_notes = _backward_findings(ok, modules, cwd, sources)
+    out.extend(backward)
     out.sort(key=lambda f: (f["path"], f["range"]["start"]["line"], f["range"]["start"]["character"], f["code"], f["message"]))
+    text = [_package_note(name, causes, by_name, packages, ok) for name, causes in in_packages.items()]
+    text += _unattributed_package_rebuilds(modules, set(in_packages))
+    return out, text + backward_notes
+
+
+def _package_modules(modules: Sequence[ModuleIdentity], loads: Sequence[ModuleLoad]) -> dict[str, str]:
+    """Module name -> the package it belongs to, for the modules that are not the user's: every
+    kernel of theirs in Warp, an installed package or generated code, or named after Warp."""
+    out = {m.name: m.package for m in modules if m.package is not None}
+    for load in loads:  # a module without an identity (no successful sample of it): by its name
+        if load.module not in out and (load.module == "warp" or load.module.startswith("warp.")) and not any(
+                is_user_file(k.file) for k in load.kernels if k.file):
+            out[load.module] = "warp"
+    return out  # type: ignore[return-value]
+
+
+def _users_own_act(cause: Cause) -> bool:
+    """A change to a package's module that the user's line made itself: ``set_module_options``
+    or a ``wp.config`` option assigned by the user, a launch at a new block_dim, called straight
+    from the user's code (not from inside a package)."""
+    return cause.cause in ("options", "config", "block_dim") and bool(cause.frames) and entry_package(cause.entry) is None
+
+
+_CAUSE_WORDS = {
+    "generic_instance": "generic kernel `{kernel}` instantiated after the module was loaded",
+    "kernel_added": "kernel `{key}` added after the module was loaded",
+    "function_added": "function `{key}` added after the module was loaded",
+    "struct_added": "struct `{key}` added after the module was loaded",
+    "block_dim": "loaded again at block_dim {block_dim}",
+    "options": "its options changed after it was loaded",
+    "config": "`wp.config.{option}` changed after it was loaded",
+}
+
+
+def _package_note(name: str, causes: Sequence[Cause], by_name: dict[tuple[str, str], ModuleIdentity],
+                  packages: dict[str, str], ok: Sequence[SampleResult]) -> str:  # fmt: skip
+    """One note per package module: what rebuilt it, the builds (each once), the user's line."""
+    cause = causes[0]
+    module = by_name.get((name, str(cause.device)))
+    paid = list(dict.fromkeys(_paid_by(c) for c in causes))
+    ms = sum(_load_ms(ok, p) for p in paid)
+    what = list(dict.fromkeys(_CAUSE_WORDS.get(c.cause, c.cause).format_map(defaultdict(str, c.detail)) for c in causes))
+    whats = "; ".join(what[:3]) + (f"; and {len(what) - 3} more" if len(what) > 3 else "")
+    built = f"built {module.loads}× with {len(module.hashes)} hashes" if module is not None else "rebuilt"
+    lines = []
+    for c in causes:
+        frames, entry = (c.frames, c.entry) if c.frames else (c.load_frames, c.load_entry)
+        if frames:
+            inside = _inside_text(entry)
+            lines.append(f"{os.path.basename(frames[0].file)} line {frames[0].line} (`{frames[0].function}`){inside}")
+    via = f", during {', '.join(dict.fromkeys(lines))}" if lines else ""
+    return (f"`{name}` ({packages.get(name) or 'a package'}'s own module) was {built}: {whats}{via}: "
+            f"{len(paid)} rebuild{'s' if len(paid) != 1 else ''}, {_seconds(ms)}. The package does this itself; no line "
+            "of your code changes it, so it is a note, not a finding")
+
+
+def _unattributed_package_rebuilds(modules: Sequence[ModuleIdentity], noted: set[str]) -> list[str]:
+    """Package modules rebuilt with no attributed cause (older reports, changes Warp made)."""
+    out = []
+    for module in modules:
+        if module.package is None or module.name in noted or not (module.hash_churn or module.block_dim_spread):
+            continue
+        out.append(f"`{module.name}` ({module.package}'s own module) was built {module.loads}× with "
+                   f"{len(module.hashes)} hashes ({_seconds(module.ms)} in all), inside {module.package}: no line of "
+                   "your code changes it, so it is a note, not a finding")  # fmt: skip
     return out
-
-
-def _warp_modules(loads: Sequence[ModuleLoad]) -> set[str]:
-    """Modules of Warp itself (or of installed packages) in a run: every kernel of theirs is
-    in an installed file, or the module is named after Warp's package."""
-    files: dict[str, set[str | None]] = defaultdict(set)
-    for load in loads:
-        files[load.module].update(k.file for k in load.kernels)
-    return {name for name, paths in files.items()
-            if name == "warp" or name.startswith("warp.") or (paths and all(_installed(p) for p in paths))}  # fmt: skip
 
 
 def _cause_kernel(cause: Cause) -> str | None:
@@ -422,17 +548,16 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
     return out
 
 
-def _installed(path: str | None) -> bool:
-    return bool(path) and any(part in ("site-packages", "dist-packages") for part in path.replace("\\", "/").split("/"))
-
-
 def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
-                       sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
-    """Modules built with adjoint code that nothing in this run differentiated.
+                       sources: dict[str, list[str] | None]) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
+    """Modules built with adjoint code that nothing in this run differentiated, and a note for
+    such modules of Warp or installed packages (their options are not the user's).
 
     At the line that asked for the backward code when the run saw one (the first kernel
     whose decorator says ``enable_backward=True``, else the ``set_module_options`` call
-    that set it before the module's first load), else at the module's first kernel.
+    that set it before the module's first load), else at the module's first kernel. The
+    figure is the module's whole cold build: an upper bound of what dropping the adjoint code
+    saves (``probe levers`` measures the share), and said so.
     """
     loads_of: dict[tuple[str, str], list[ModuleLoad]] = defaultdict(list)
     for load in ok[0].cold.loads:
@@ -442,6 +567,7 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
         if cause.cause == "backward_option" and cause.detail.get("enable_backward") is True and cause.frames:
             asked.setdefault(cause.module, cause.frames[0])
     out = []
+    in_packages: list[ModuleIdentity] = []
     for module in modules:
         loads = loads_of.get((module.name, module.device)) or []
         module_backward = any(bool(load.options.get("enable_backward")) for load in loads) if loads else bool(
@@ -451,26 +577,182 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
         with_backward = [k for k in module.kernels if (module_backward if k.backward is None else k.backward)]
         if not with_backward or module.differentiated or not module.builds:
             continue
-        kernels = sorted((k for k in with_backward if k.file and k.line and not _installed(k.file)),
+        kernels = sorted((k for k in with_backward if k.file and k.line and is_user_file(k.file)),
                          key=lambda k: (k.file or "", k.line or 0))  # fmt: skip
         if not kernels:
+            if module.package is not None:
+                in_packages.append(module)
             continue
         explicit = [k for k in kernels if k.backward]
         if explicit:
             file, line = explicit[0].file or "", int(explicit[0].line or 0)
             why = f" (kernel `{explicit[0].key}` asks for it: `enable_backward=True`)"
-        elif module_backward and module.name in asked and not _installed(asked[module.name].file):
+        elif module_backward and module.name in asked and is_user_file(asked[module.name].file):
             file, line = asked[module.name].file, asked[module.name].line
             why = " (`set_module_options` asked for it here)"
         else:
             file, line, why = kernels[0].file or "", int(kernels[0].line or 0), ""
         size = f", {module.source_bytes / 1024:.0f} KiB of generated source" if module.source_bytes else ""
         message = (f"`{module.name}` was built with backward (adjoint) code{why} for its {len(with_backward)} kernel(s) "
-                   f"({_seconds(module.ms)} cold{size}), but in this run no wp.Tape recorded them and no launch "
-                   "asked for adjoint=True: the adjoint code was compiled for nothing here")  # fmt: skip
-        out.append(_finding("WCT010", file, line, message, _evidence(message, module, module.name, module.ms), cwd,
-                            sources))  # fmt: skip
+                   f"({_seconds(module.ms)} cold for the whole module{size}), but in this run no wp.Tape recorded them "
+                   "and no launch asked for adjoint=True: the adjoint code was compiled for nothing here; dropping it "
+                   f"saves up to {_seconds(module.ms)} (`warp-ct probe levers` measures the share)")  # fmt: skip
+        evidence = _evidence(message, module, module.name, module.ms)
+        evidence["upper_bound"] = True  # the whole build, of which the adjoint code is a share
+        out.append(_finding("WCT010", file, line, message, evidence, cwd, sources))
+    notes = []
+    if in_packages:
+        total = sum(m.ms for m in in_packages)
+        names = ", ".join(f"`{m.name}` ({m.package})" for m in in_packages[:4]) + (
+            f" and {len(in_packages) - 4} more" if len(in_packages) > 4 else "")
+        fem = (" (warp.fem's integrands take `kernel_options` from `fem.integrate` / `fem.interpolate`)"
+               if any(m.package == "warp.fem" for m in in_packages) else "")  # fmt: skip
+        notes.append(f"{len(in_packages)} module(s) of Warp or installed packages were built with backward (adjoint) "
+                     f"code that nothing in this run differentiated: {names}; up to {_seconds(total)} of cold builds. "
+                     f"Their options are set inside those packages{fem}, not by a line of yours, so this is a note, "
+                     "not a finding")  # fmt: skip
+    return out, notes
+
+
+def _factory_default_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
+                              sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    """WCT002 where a kernel factory's ``module="unique"`` came from: the parameter's default
+    (``def make_gain(gain, module="unique")`` -> ``@wp.kernel(module=module)``) when no call in
+    this run passed it, else the call that passed "unique".
+
+    Like the static rule: only where one file's factories made at least two one-kernel modules
+    this way, without options of their own, and each factory made its kernels up front (all
+    before the first load of any of them): kernels made per request, between launches, are
+    what ``module="unique"`` is for (in a shared module each would rebuild it).
+    """
+    by_name = {m.name: m for m in modules}
+    made: dict[tuple[str, int, str, str], list[tuple[Cause, ModuleIdentity]]] = defaultdict(list)
+    for cause in ok[0].cold.causes:
+        factory = cause.detail.get("factory") if cause.cause == "unique_module" else None
+        module = by_name.get(cause.module)
+        if not isinstance(factory, dict) or cause.detail.get("generic") or factory.get("module_options"):
+            continue
+        if module is None or len(module.kernels) != 1 or not module.builds or module.kernels[0].backward is not None:
+            continue
+        if not is_user_file(factory.get("file")):
+            continue
+        made[(str(factory["file"]), int(factory["line"]), str(factory["function"]), str(factory["param"]))].append((cause, module))
+    up_front = {key: group for key, group in made.items() if _made_up_front([c for c, _ in group])}
+    by_file: dict[str, int] = defaultdict(int)
+    for (file, _line, _function, _param), group in up_front.items():
+        by_file[file] += len(group)
+    trees: dict[str, ast.Module | None] = {}
+    out = []
+    for (file, def_line, function, param), group in up_front.items():
+        if by_file[file] < MIN_UNIQUE_MODULES_PER_FILE:
+            continue
+        default = _default_of(file, def_line, function, param, trees, sources)
+        if default is None:
+            continue  # "unique" came from a caller, and no default says it
+        explicit: list[tuple[str, int]] = []
+        unread = False
+        for cause, _module in group:
+            call = cause.detail["factory"].get("call") or {}
+            passed = _call_passes(str(call.get("file") or ""), int(call.get("line") or 0), function, param,
+                                  cause.detail["factory"], trees, sources)  # fmt: skip
+            if passed is None:
+                unread = True
+            elif passed:
+                explicit.append(passed)
+        if unread and not explicit:
+            continue  # the calls cannot be read: whether the default decided is unknown
+        modules_made = [m for _c, m in group]
+        ms = sum(m.ms for m in modules_made)
+        names = ", ".join(f"`{normalize_kernel_key(m.kernels[0].key)}`" for m in modules_made[:3]) + (
+            f" and {len(modules_made) - 3} more" if len(modules_made) > 3 else "")
+        short = function.rsplit(".", 1)[-1]
+        common = (f"{len(modules_made)} one-kernel module{'s' if len(modules_made) != 1 else ''} ({names}), "
+                  f"{_seconds(ms)} cold, of {by_file[file]} such modules made by this file's factories in this run; "
+                  "kernels with the same options can share the file's module and pay its fixed cost once")  # fmt: skip
+        if explicit:
+            for call_file, call_line in dict.fromkeys(explicit):
+                message = (f'this call passes {param}="unique" to `{short}()`, so every kernel it makes gets a module '
+                           f"of its own: {common}; pass None (the file's shared module)")  # fmt: skip
+                out.append(_finding("WCT002", call_file, call_line, message,
+                                    _evidence(message, modules_made[0], modules_made[0].name, ms), cwd, sources,
+                                    modules_made[0].kernels[0].key))  # fmt: skip
+            continue
+        message = (f'`{param}` defaults to "unique" in `{short}()` and no call in this run passed it, so every kernel '
+                   f'it makes gets a module of its own: {common}; default `{param}` to None and pass "unique" where a '
+                   "caller needs a variant of its own")  # fmt: skip
+        out.append(_finding("WCT002", file, default, message, _evidence(message, modules_made[0], modules_made[0].name, ms),
+                            cwd, sources, modules_made[0].kernels[0].key))  # fmt: skip
     return out
+
+
+def _made_up_front(causes: Sequence[Cause]) -> bool:
+    """Every module was created before the first of them was loaded (older reports: unknown,
+    taken as up front)."""
+    created = [c.detail.get("created") for c in causes]
+    loaded = [c.detail.get("loaded") for c in causes]
+    if any(not isinstance(t, (int, float)) for t in created + loaded):
+        return True
+    return max(created) <= min(loaded)  # type: ignore[type-var]
+
+
+def _tree(path: str, trees: dict[str, ast.Module | None], sources: dict[str, list[str] | None]) -> ast.Module | None:
+    if path not in trees:
+        lines = read_lines(path, sources)
+        try:
+            trees[path] = None if lines is None else ast.parse("\n".join(lines))
+        except (SyntaxError, ValueError):
+            trees[path] = None
+    return trees[path]
+
+
+def _default_of(file: str, first_line: int, function: str, param: str, trees: dict[str, ast.Module | None],
+                sources: dict[str, list[str] | None]) -> int | None:  # fmt: skip
+    """The line of the "unique" default of ``param`` in the def of ``function`` that starts at
+    ``first_line`` (its ``co_firstlineno``: the first decorator's line when it has one)."""
+    tree = _tree(file, trees, sources)
+    name = function.rsplit(".", 1)[-1]
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != name:
+            continue
+        if first_line not in (node.lineno, *(d.lineno for d in node.decorator_list)):
+            continue
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults: dict[str, ast.expr | None] = dict(zip((a.arg for a in positional[len(positional) - len(args.defaults):]),
+                                                        args.defaults))  # fmt: skip
+        defaults.update(zip((a.arg for a in args.kwonlyargs), args.kw_defaults))
+        value = defaults.get(param)
+        if isinstance(value, ast.Constant) and value.value == "unique":
+            return value.lineno
+        return None
+    return None
+
+
+def _call_passes(file: str, line: int, function: str, param: str, factory: dict[str, Any],
+                 trees: dict[str, ast.Module | None], sources: dict[str, list[str] | None]) -> tuple[str, int] | bool | None:  # fmt: skip
+    """Whether the call of ``function`` at ``file:line`` passes ``param``: the (file, line) of the
+    argument when it does, False when the default decided, None when the call cannot be read
+    (no such call there, ``*args``/``**kwargs``)."""
+    tree = _tree(file, trees, sources) if file and line else None
+    name = function.rsplit(".", 1)[-1]
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and (node.lineno <= line <= (node.end_lineno or node.lineno))
+             and ((isinstance(node.func, ast.Name) and node.func.id == name)
+                  or (isinstance(node.func, ast.Attribute) and node.func.attr == name))] if tree is not None else []  # fmt: skip
+    if len(calls) != 1:
+        return None
+    (call,) = calls
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return file, keyword.value.lineno
+    position = int(factory.get("position", -1))
+    if isinstance(call.func, ast.Attribute) and "." in function:
+        position -= 1  # a method called on its object: `self` is not written in the call
+    if not factory.get("keyword_only") and 0 <= position < len(call.args):
+        return file, call.args[position].lineno
+    return False
 
 
 def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
@@ -486,7 +768,7 @@ def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentit
         files = {k.file for k in module.kernels if k.file}
         if module.name in unique and len(module.kernels) == 1:
             kernel = module.kernels[0]
-            if kernel.file and kernel.line and "__locals__" not in kernel.key and not _installed(kernel.file):
+            if kernel.file and kernel.line and "__locals__" not in kernel.key and is_user_file(kernel.file):
                 by_file[kernel.file].append(module)
         else:
             for file in files:

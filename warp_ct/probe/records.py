@@ -14,6 +14,59 @@ from pathlib import Path
 from typing import Any
 
 
+_INSTALLED = ("site-packages", "dist-packages")
+
+
+def is_user_file(path: str | None) -> bool:
+    """A file of the user's: not generated code (``<string>``: ``wp.map``'s kernels), not an
+    installed package (site-packages), not Warp's own sources. None (unknown) counts as the
+    user's: nothing says otherwise."""
+    return package_of_file(path) is None
+
+
+def package_of_file(path: str | None) -> str | None:
+    """The package a source file belongs to, None for the user's own files: ``warp.fem`` for
+    ``.../site-packages/warp/_src/fem/integrate.py``, ``warp`` for Warp's core files and for
+    generated code (``<string>``), ``newton`` for ``.../site-packages/newton/solver.py``."""
+    if not path:
+        return None
+    if path.startswith("<"):
+        return "warp"
+    parts = path.replace("\\", "/").split("/")
+    for index, part in enumerate(parts):
+        if part in _INSTALLED and index + 1 < len(parts):
+            rest = parts[index + 1:]
+            top = rest[0].removesuffix(".py")
+            return _warp_package(rest) if top == "warp" else top
+    for index in range(len(parts) - 2):  # Warp from a source checkout: .../warp/_src/...
+        if parts[index] == "warp" and parts[index + 1] == "_src":
+            return _warp_package(parts[index:])
+    return None
+
+
+def _warp_package(parts: list[str]) -> str:
+    """``warp.fem`` for warp/_src/fem/..., ``warp.examples`` for warp/examples/..., else ``warp``."""
+    inner = [p for p in parts[1:] if p != "_src"]
+    return f"warp.{inner[0]}" if len(inner) > 1 else "warp"
+
+
+def entry_package(entry: dict[str, Any] | None) -> str | None:
+    """The package a user's line called into when something happened below it (a cause's
+    ``entry``): ``warp.fem`` for ``fem.integrate``, ``newton`` for a solver of newton's; None
+    for Warp's core API (``wp.kernel``, ``wp.launch``, ``set_module_options``: the user's own
+    act) or when the event was the user's own code."""
+    if not entry:
+        return None
+    module = entry.get("module")
+    if isinstance(module, str) and module:
+        parts = [p for p in module.split(".") if p != "_src"]
+        if parts[0] == "warp":
+            return f"warp.{parts[1]}" if len(parts) > 2 else None
+        return parts[0]
+    package = package_of_file(entry.get("file"))
+    return None if package == "warp" else package
+
+
 @dataclass(frozen=True)
 class KernelSource:
     key: str
@@ -198,6 +251,9 @@ class Cause:
     added late, the ``set_module_options`` call, the launch that instantiated a generic kernel
     or asked for a new block_dim); ``load_frames`` those of the load that paid for it.
     ``package`` names the installed package that did it when no user frame is innermost.
+    ``entry`` / ``load_entry``: what the innermost user frame called, when the event happened
+    below it in Warp or a package (``{"module": "warp._src.fem.integrate", "function":
+    "interpolate", "file": ...}``; see :func:`entry_package`); None in older reports.
     """
 
     cause: str
@@ -210,6 +266,8 @@ class Cause:
     load_frames: tuple[Frame, ...] = ()
     package: str | None = None
     pid: int = 0
+    entry: dict[str, Any] | None = None
+    load_entry: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -223,6 +281,8 @@ class Cause:
             "load_frames": [f.to_dict() for f in self.load_frames],
             "package": self.package,
             "pid": self.pid,
+            "entry": self.entry,
+            "load_entry": self.load_entry,
         }
 
     @classmethod
@@ -238,7 +298,13 @@ class Cause:
             load_frames=tuple(Frame.from_dict(f) for f in data.get("load_frames") or ()),
             package=data.get("package"),
             pid=int(data.get("pid", 0)),
+            entry=_entry(data.get("entry")),
+            load_entry=_entry(data.get("load_entry")),
         )
+
+
+def _entry(data: Any) -> dict[str, Any] | None:
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else None
 
 
 # What removed or bypassed the kernel cache (``cache_removal`` records).

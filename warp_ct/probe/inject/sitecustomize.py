@@ -198,8 +198,34 @@ def _user_module_files(main_file=None):
 
 
 def _type_name(value):
+    """A type's name that is the same in every process: never an object's address (a
+    ``wp.struct`` made by warp.fem has no ``__name__`` and a repr with its address, which made
+    two runs of one program look like different launches)."""
     name = getattr(value, "__name__", None)
-    return name if isinstance(name, str) else repr(value)
+    if isinstance(name, str):
+        return name
+    key = getattr(value, "key", None)  # warp.codegen.Struct
+    if isinstance(key, str):
+        return key
+    text = repr(value)
+    if " at 0x" not in text:
+        return text
+    dtype = getattr(value, "dtype", None)  # an array type without a readable repr (indexedarray)
+    ndim = getattr(value, "ndim", None)
+    if dtype is not None and ndim is not None:
+        return "%s(ndim=%s, dtype=%s)" % (type(value).__name__, ndim, _type_name(dtype))
+    return _without_addresses(text)
+
+
+def _without_addresses(text):
+    """``<pkg.Thing object at 0x7f40...>`` -> ``<pkg.Thing object>``."""
+    while " at 0x" in text:
+        head, tail = text.split(" at 0x", 1)
+        digits = 0
+        while digits < len(tail) and tail[digits] in "0123456789abcdefABCDEF":
+            digits += 1
+        text = head + tail[digits:]
+    return text
 
 
 def _describe_argument(value):
@@ -513,12 +539,51 @@ def _timed_module_init(original):
         original(module, *args, **kwargs)
         try:
             module._warp_ct_created = time.time()
+            module._warp_ct_factory = _unique_factory(sys._getframe(1))
         except Exception:
             pass
 
     __init__._warp_ct_wrapped = True
     __init__.__wrapped__ = original
     return __init__
+
+
+def _unique_factory(caller):
+    """Where a ``module="unique"`` value came from when a user function passed it on: the
+    parameter of the factory that holds "unique" (``def make(gain, module="unique")`` ->
+    ``@wp.kernel(module=module)``) and the user's call of that factory. None when the module is
+    not made by Warp's kernel decorator for ``module="unique"``, or the kernel is decorated at
+    module scope (nothing was passed on)."""
+    if caller.f_code.co_name != "wrapper" or _is_user_file(caller.f_code.co_filename):
+        return None
+    decorator_locals = caller.f_locals  # the decorator's arguments are its closure's cells
+    if decorator_locals.get("module") != "unique":
+        return None
+    frame = caller.f_back
+    while frame is not None and not _is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_name == "<module>":
+        return None
+    code = frame.f_code
+    arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    values = frame.f_locals
+    params = [name for name in arguments if isinstance(values.get(name), str) and values.get(name) == "unique"]
+    if not params:
+        return None
+    call = frame.f_back
+    while call is not None and not _is_user_file(call.f_code.co_filename):
+        call = call.f_back
+    return {
+        "file": code.co_filename,
+        "line": code.co_firstlineno,
+        "function": getattr(code, "co_qualname", code.co_name),
+        "param": params[0],
+        "position": arguments.index(params[0]),
+        "keyword_only": arguments.index(params[0]) >= code.co_argcount,
+        "module_options": bool(decorator_locals.get("module_options")),
+        "call": None if call is None else {"file": call.f_code.co_filename, "line": call.f_lineno,
+                                           "function": call.f_code.co_name},
+    }  # fmt: skip
 
 
 class _WatchedConfig(type(sys)):
@@ -659,18 +724,42 @@ def _package_of(filename):
 def _user_frames(frame):
     """(frames, package): up to _MAX_FRAMES user frames from the innermost outwards, and the
     innermost installed package (not Warp) between them and Warp, if any."""
+    frames, package, _entry = _user_frames_and_entry(frame)
+    return frames, package
+
+
+_OWN_FILE = __file__
+
+
+def _user_frames_and_entry(frame):
+    """``_user_frames`` and the *entry*: the outermost frame of Warp or a package below the
+    innermost user frame, i.e. what the user's line called (``{"module": "warp._src.fem.integrate",
+    "function": "interpolate"}`` when ``fem.interpolate`` added functions to a module; Warp's
+    ``kernel`` decorator when the user defined a kernel), None when the event was the user's
+    own code. Whether the cost arose inside a package is judged from it by the report."""
     frames = []
     package = None
+    entry = None
     while frame is not None and len(frames) < _MAX_FRAMES:
         code = frame.f_code
         if _is_user_file(code.co_filename):
             frames.append({"file": code.co_filename, "line": frame.f_lineno, "function": code.co_name})
-        elif not frames and package is None:
-            name = _package_of(code.co_filename)
-            if name is not None and name != "warp":
-                package = name
+        elif not frames:
+            if code.co_filename != _OWN_FILE:  # our wrappers (launch, load) stand in front of Warp's
+                entry = frame
+            if package is None:
+                name = _package_of(code.co_filename)
+                if name is not None and name != "warp":
+                    package = name
         frame = frame.f_back
-    return frames, package
+    if entry is not None and frames:
+        globals_name = entry.f_globals.get("__name__")
+        entry = {"module": globals_name if isinstance(globals_name, str) else None,
+                 "function": getattr(entry.f_code, "co_qualname", entry.f_code.co_name),
+                 "file": entry.f_code.co_filename}  # fmt: skip
+    else:
+        entry = None
+    return frames, package, entry
 
 
 def _value(value):
@@ -722,12 +811,13 @@ def _remember_cause(module, caller):
         if code is not None:
             detail["file"] = code.co_filename
             detail["line"] = code.co_firstlineno
-    frames, package = _user_frames(caller.f_back)
+    frames, package, entry = _user_frames_and_entry(caller.f_back)
     pending = module._warp_ct_pending
     if pending is None:
         pending = module._warp_ct_pending = []
     if len(pending) < _MAX_PENDING:
-        pending.append({"cause": cause, "detail": detail, "frames": frames, "package": package, "t": time.time()})
+        pending.append({"cause": cause, "detail": detail, "frames": frames, "package": package, "entry": entry,
+                        "t": time.time()})  # fmt: skip
 
 
 def _remember_backward_option(module, caller):
@@ -753,14 +843,14 @@ def _write_causes(recorder, module, record):
         block_dims = module._warp_ct_block_dims = set()
     new_block_dim = not first_load and block_dim not in block_dims
     block_dims.add(block_dim)
-    load_frames = load_package = None
+    load_frames = load_package = load_entry = None
     if new_block_dim or causes:
-        load_frames, load_package = _user_frames(sys._getframe(2))
+        load_frames, load_package, load_entry = _user_frames_and_entry(sys._getframe(2))
     if new_block_dim:
         causes = causes + [{
             "cause": "block_dim",
             "detail": {"block_dim": block_dim, "loaded_block_dims": sorted(b for b in block_dims if b != block_dim and b is not None)},
-            "frames": load_frames, "package": load_package, "t": time.time(),
+            "frames": load_frames, "package": load_package, "entry": load_entry, "t": time.time(),
         }]  # fmt: skip
     try:
         causes = causes + _config_causes(recorder, module, record, first_load)
@@ -774,9 +864,14 @@ def _write_causes(recorder, module, record):
     if first_load and _is_unique_module(module):
         kernels = record.get("kernels") or []
         generic = any(getattr(k, "is_generic", False) for k in (getattr(module, "kernels", None) or {}).values())
+        detail = {"key": kernels[0]["key"] if kernels else None, "generic": generic,
+                  "created": getattr(module, "_warp_ct_created", None), "loaded": record.get("t0")}
+        factory = getattr(module, "_warp_ct_factory", None)
+        if factory is not None:
+            detail["factory"] = factory
         causes = causes + [{
             "cause": "unique_module",
-            "detail": {"key": kernels[0]["key"] if kernels else None, "generic": generic},
+            "detail": detail,
             "frames": [{"file": k["file"], "line": k["line"], "function": k["key"]} for k in kernels[:1] if k.get("file")],
             "package": None, "t": time.time(),
         }]  # fmt: skip
@@ -786,7 +881,7 @@ def _write_causes(recorder, module, record):
         recorder.cause_records += 1
         out = {"kind": "cause", "module": record.get("module"), "hash": record.get("hash"),
                "device": record.get("device"), "block_dim": block_dim, "load_t0": record.get("t0"),
-               "load_frames": load_frames}  # fmt: skip
+               "load_frames": load_frames, "load_entry": load_entry}  # fmt: skip
         out.update(cause)
         recorder.write(out)
 
