@@ -128,6 +128,7 @@ def test_report_json_text_and_html_carry_the_cuda_builds(two_block_dims):
     assert "CUDA builds through NVRTC for sm_86" in text and "sm_86: 2 build(s)" in text
     page = render_html(two_block_dims)
     assert "CUDA builds through NVRTC (sm_86)" in page and "<td class=num>128</td>" in page
+    assert "Measured findings with CUDA figures" in page and "WCT009" in page
 
 
 def test_tile_kernel_is_compiled_at_the_block_dim_launch_tiled_asked_for(tmp_path_factory):
@@ -152,6 +153,7 @@ def test_a_program_without_warp_gives_no_cuda_builds(tmp_path):
     report = run_measure([sys.executable, "app.py"], cwd=str(tmp_path), samples=1, cuda_archs=[86])
     assert report.samples[0].cuda is not None and report.samples[0].cuda.builds == []
     assert report.to_json_dict()["cuda"]["builds"] == []
+    assert any("loaded no Warp module" in note for note in report.to_json_dict()["cuda"]["notes"])
 
 
 def test_parse_cuda_archs():

@@ -188,6 +188,9 @@ def read_cuda_records(records_dir: str | os.PathLike[str], archs: Sequence[int])
                     run.notes.append(f"CUDA builds stopped by an error: {record['error']}")
     if started > ended:
         run.notes.append("CUDA builds did not finish (the run was stopped or timed out): the builds listed are those done")
+    if not started:
+        run.notes.append("no process of the run reached the CUDA builds at exit: it loaded no Warp module, or it ended "
+                         "without running atexit handlers (os._exit, a signal)")  # fmt: skip
     return run
 
 
@@ -276,6 +279,23 @@ def cuda_notes(samples: Sequence[SampleResult]) -> list[str]:
     return notes
 
 
+def _churn_notes(samples: Sequence[SampleResult]) -> list[str]:
+    """Modules the run built with several hashes at one block_dim: the CUDA builds compile each
+    module as it stood when the program ended (once per block_dim), a GPU run builds every hash."""
+    first = next((s for s in samples if s.ok and getattr(s, "cuda", None) is not None), None)
+    if first is None:
+        return []
+    hashes: dict[tuple[str, Any], set[str | None]] = defaultdict(set)
+    for load in first.cold.loads:
+        hashes[(load.module, load.block_dim)].add(load.hash)
+    churned = sorted({module for (module, _bd), found in hashes.items() if len(found) > 1})
+    if not churned:
+        return []
+    names = ", ".join(f"`{m}`" for m in churned[:5]) + (f" and {len(churned) - 5} more" if len(churned) > 5 else "")
+    return [f"--cuda-arch: {names} changed while the program ran (several hashes): each is compiled for CUDA as it "
+            "stood at exit, once per block_dim; a GPU run builds every version again"]  # fmt: skip
+
+
 def cuda_section(samples: Sequence[SampleResult]) -> dict[str, Any] | None:
     """The report's ``cuda`` section (None when no sample compiled CUDA)."""
     runs = [s.cuda for s in samples if getattr(s, "cuda", None) is not None]
@@ -294,7 +314,7 @@ def cuda_section(samples: Sequence[SampleResult]) -> dict[str, Any] | None:
         "samples": len(runs),
         "builds": [row.to_dict() for row in rows],
         "totals": [{"arch": arch, "builds": builds[arch], "ms": round(totals[arch], 3)} for arch in sorted(totals)],
-        "notes": cuda_notes(samples),
+        "notes": cuda_notes(samples) + _churn_notes(samples),
     }
 
 
@@ -335,8 +355,9 @@ def render_cuda_text(samples: Sequence[SampleResult]) -> list[str]:
     return lines
 
 
-def render_cuda_html(samples: Sequence[SampleResult]) -> str:
-    """The HTML page's CUDA section ('' without CUDA builds)."""
+def render_cuda_html(samples: Sequence[SampleResult], findings: Sequence[dict[str, Any]] = ()) -> str:
+    """The HTML page's CUDA section ('' without CUDA builds), with the measured findings that
+    carry CUDA figures."""
     import html
 
     section = cuda_section(samples)
@@ -368,6 +389,11 @@ def render_cuda_html(samples: Sequence[SampleResult]) -> str:
         out.append(f"<p>{esc(totals)}</p>")
     if section["notes"]:
         out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in section["notes"]) + "</ul>")
+    with_cuda = [f for f in findings if any("cuda" in e or "cuda_backward" in e for e in f.get("evidence") or ())]
+    if with_cuda:
+        out.append("<h3>Measured findings with CUDA figures</h3><ul>" + "".join(
+            f"<li><code>{esc(f['path'])}:{f['location']['line']}</code> {esc(f['code'])} {esc(f['message'])}</li>"
+            for f in with_cuda) + "</ul>")  # fmt: skip
     return "\n".join(out)
 
 
@@ -420,6 +446,9 @@ def _block_dim_findings(rows: Sequence[CudaRow], existing: Sequence[dict[str, An
         arch, arch_rows = min(per_arch.items())
         if len({r.block_dim for r in arch_rows}) < 2:
             continue
+        files = [str(k.get("file") or "") for k in arch_rows[0].kernels]
+        if not files or all(not f or f.startswith("<") or _installed(f) for f in files):
+            continue  # Warp's or a package's own module: the block_dims are not the user's to choose
         arch_rows = sorted(arch_rows, key=lambda r: r.launch_order)
         first = arch_rows[0]
         first_at = _user_frame(first)

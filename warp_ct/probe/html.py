@@ -158,7 +158,7 @@ def render_html(report: ProbeReport) -> str:
                 f"<td class=num>{module.builds}</td><td class=num>{module.ms:.0f}</td><td>{esc(kernels)}</td></tr>"
             )
         out.append("</table>")
-    cuda = render_cuda_html(report.samples)
+    cuda = render_cuda_html(report.samples, report.findings)
     if cuda:
         out.append(cuda)
     notes = list(report.notes) + list(analysis.notes)
