@@ -468,13 +468,14 @@ def _writable(path: str) -> bool:
 
 def fix_roots(paths: list[str], config: Config) -> tuple[str, ...]:
     """The real paths of the folders whose files ``--fix`` may write: each linted folder
-    (for a file named on the command line, the folder it is named in, so that a named link
-    to a file elsewhere is not followed out), and the project's (the folder of the
-    pyproject.toml in use) when the linted paths are in it. A pyproject.toml found from
-    where a named link points does not count: it is another project's."""
+    (a folder named on the command line is the user's choice, link or not; for a file, the
+    folder it is named in, so that a named link to a file elsewhere is not followed out),
+    and the project's (the folder of the pyproject.toml in use) when the linted paths are
+    in it. A pyproject.toml found from where a named link points does not count: it is
+    another project's."""
     linted = set()
     for path in paths:
-        folder = path if os.path.isdir(path) and not os.path.islink(path) else os.path.dirname(os.path.abspath(path))
+        folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
         linted.add(os.path.realpath(folder))
     roots = set(linted)
     if config.source is not None:

@@ -116,6 +116,12 @@ def test_fix_follows_a_link_into_a_folder_named_on_the_command_line(cli, project
     assert outside.read_text() == FIXED_WCT005_SOURCE and run.rc == 0  # the user named that folder
 
 
+def test_fix_follows_a_folder_link_named_on_the_command_line(cli, project, outside):
+    (project.root / "theirs").symlink_to(outside.parent)
+    run = cli("lint", "--fix", "--no-cache", "theirs")
+    assert outside.read_text() == FIXED_WCT005_SOURCE and run.rc == 0  # named, so chosen
+
+
 # ---------------------------------------------------------------------- concurrent runs
 def test_a_run_that_finds_its_fixes_already_written_counts_none(cli, project, monkeypatch):
     # Two runs read the file before either writes: the second to write finds the first's
