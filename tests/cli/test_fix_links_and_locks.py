@@ -8,6 +8,7 @@ write, so two runs at once count only what each changed."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import stat
 import subprocess
@@ -208,8 +209,6 @@ def test_two_runs_at_once_count_each_fix_once(project):
         thread.start()
     for thread in threads:
         thread.join()
-    import json
-
     fixed = [json.loads(done.stdout)["summary"]["fixed"] for done in outputs]
     assert sum(fixed) == count, (fixed, [done.stderr for done in outputs])
     assert all(done.returncode == 0 for done in outputs)
