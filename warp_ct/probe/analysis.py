@@ -240,9 +240,6 @@ def analyze(samples: Sequence[SampleResult]) -> Analysis:
     first = ok[0]
     topology = launch_topology(first.cold.launches)
     diagnoses = _diagnose(ok, modules, summary)
-    from warp_ct.probe.findings import package_notes  # findings reads this module's identities
-
-    notes.extend(package_notes(ok, modules))
     if any(not s.cold.launch_data_complete for s in ok):
         notes.append("a process exited without flushing its launch records (os._exit or killed): launch data is partial")
     if any(s.cold.unrecorded_launches for s in ok):
@@ -365,7 +362,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
 
     # Modules of Warp or an installed package (every kernel in their files) are not the user's
     # to restructure: their rebuilds are notes naming the package and the user's line that led
-    # there (findings.package_notes), not problems for a rule to explain.
+    # there (findings.package_notes, added by the report), not problems for a rule to explain.
     own = [m for m in modules if m.package is None]
     for module in own:
         if module.hash_churn:

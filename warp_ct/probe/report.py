@@ -31,7 +31,7 @@ from typing import Any
 from warp_ct.probe.analysis import Analysis, analyze
 from warp_ct.probe.cuda import add_cuda_findings, cuda_section
 from warp_ct.probe.errors import ReportError
-from warp_ct.probe.findings import measured_findings
+from warp_ct.probe.findings import measured_findings, package_notes
 from warp_ct.probe.samples import CacheScan, RunResult, SampleResult, scan_kernel_cache
 
 __all__ = ["SCHEMA_VERSION", "CacheScan", "ProbeReport", "RunResult", "SampleResult", "load_report", "scan_kernel_cache"]
@@ -80,7 +80,11 @@ class ProbeReport:
     @property
     def analysis(self) -> Analysis:
         if self._analysis is None:
-            self._analysis = analyze(self.samples)
+            analysis = analyze(self.samples)
+            # Costs inside Warp or a package that no line of the user's changes: notes (the
+            # analysis cannot import findings, which reads its module identities).
+            analysis.notes.extend(package_notes(self.ok_samples, analysis.modules))
+            self._analysis = analysis
         return self._analysis
 
     @property
