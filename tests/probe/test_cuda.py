@@ -60,6 +60,25 @@ TILE = textwrap.dedent(
     """
 )
 
+TAPED = textwrap.dedent(
+    """\
+    import warp as wp
+
+    @wp.kernel
+    def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+        i = wp.tid()
+        wp.atomic_add(loss, 0, x[i] * x[i])
+
+    x = wp.ones(8, dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square_sum, dim=8, inputs=[x, loss])
+    tape.backward(loss)
+    assert list(x.grad.numpy()) == [2.0] * 8
+    """
+)
+
 _reports: dict[str, ProbeReport] = {}
 
 
@@ -137,6 +156,14 @@ def test_tile_kernel_is_compiled_at_the_block_dim_launch_tiled_asked_for(tmp_pat
     assert {(r["block_dim"], r["variant"]) for r in rows} == {(32, "as_run"), (32, "no_backward")}
     (finding,) = [f for f in report.findings if f["code"] == "WCT010"]
     assert "sm_86 at block_dim 32" in finding["message"]
+
+
+def test_a_taped_module_keeps_its_backward_code_and_the_replay_is_no_second_block_dim(tmp_path_factory):
+    report = _measure(tmp_path_factory, "taped", TAPED)
+    # tape.backward replays the launch at the block_dim resolved on the CPU (1): not a launch of
+    # the user's at another block_dim; and a differentiated module is not built without backward
+    assert [(r["block_dim"], r["variant"]) for r in _rows(report)] == [(256, "as_run")]
+    assert not [f for f in report.findings if f["code"] in ("WCT009", "WCT010")]
 
 
 def test_without_cuda_arch_nothing_is_compiled_for_cuda(tmp_path):

@@ -496,9 +496,12 @@ def _backward_share(rows: Sequence[CudaRow], findings: list[dict[str, Any]]) -> 
         for on, off in sorted(pairs[module], key=lambda p: p[0].arch):
             saved = (on.ms.median or 0.0) - (off.ms.median or 0.0)
             share = f" ({saved / on.ms.median:.0%})" if on.ms.median else ""
-            parts.append(f"sm_{on.arch} at block_dim {on.block_dim}: {_seconds(on.ms.median)} with backward code, "
-                         f"{_seconds(off.ms.median)} without ({on.format} {_kib(on.bytes)} vs {_kib(off.bytes)}): "
-                         f"the backward code is {_seconds(saved)}{share} of the build")  # fmt: skip
+            figures = (f"sm_{on.arch} at block_dim {on.block_dim}: {_seconds(on.ms.median)} with backward code, "
+                       f"{_seconds(off.ms.median)} without ({on.format} {_kib(on.bytes)} vs {_kib(off.bytes)})")  # fmt: skip
+            if saved > 0:
+                parts.append(f"{figures}: the backward code is {_seconds(saved)}{share} of the build")
+            else:
+                parts.append(f"{figures}: no saving measured")
         finding["message"] += "; CUDA, measured through NVRTC: " + "; ".join(parts)
         evidence["summary"] = finding["message"]
         evidence["cuda_backward"] = [

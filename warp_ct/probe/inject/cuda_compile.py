@@ -99,6 +99,9 @@ def remember_launch(kernel, args, kwargs, user_frames, caller):
     module = getattr(kernel, "module", None)
     if module is None:
         return
+    given = kwargs.get("block_dim", args[10] if len(args) > 10 else None)
+    if bool(kwargs.get("adjoint", args[6] if len(args) > 6 else False)) or type(given).__name__ == "_ResolvedBlockDim":
+        return  # tape.backward's replay of a recorded launch: the block_dim resolved for the device it ran on
     block_dim = requested_block_dim(args, kwargs)
     pid = os.getpid()
     seen = getattr(module, "_warp_ct_cuda_launches", None)
