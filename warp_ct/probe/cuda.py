@@ -47,6 +47,23 @@ def install_helper(bootstrap_dir: str | os.PathLike[str]) -> None:
     shutil.copyfile(helper_source(), Path(bootstrap_dir) / HELPER_NAME)
 
 
+def lto_in_cache(cache_root: str | os.PathLike[str]) -> tuple[int, int]:
+    """(files, bytes) of LTO IR in the cache's ``lto`` folders, leaving out the one the builds
+    without backward code use (``no-backward-cache``, see ``inject/cuda_compile.py``)."""
+    files = size = 0
+    for dirpath, dirnames, filenames in os.walk(cache_root):
+        dirnames[:] = [d for d in dirnames if d != "no-backward-cache"]
+        if os.path.basename(dirpath) != "lto":
+            continue
+        for name in filenames:
+            try:
+                size += os.path.getsize(os.path.join(dirpath, name))
+                files += 1
+            except OSError:
+                continue
+    return files, size
+
+
 def parse_cuda_archs(value: Any) -> tuple[int, ...]:
     """``"86,90"``, ``"sm_86 sm_90"``, ``[86, 90]`` -> ``(86, 90)``; ``""``/None -> ``()``.
 
@@ -138,12 +155,15 @@ class CudaRun:
     skipped_archs: list[int] = field(default_factory=list)  # a GPU of that arch ran the program
     toolkit: str | None = None
     notes: list[str] = field(default_factory=list)
+    lto_artifacts: int = 0  # LTO IR the CUDA builds left in the cache (MathDx: tile matmul, FFT, Cholesky)
+    lto_bytes: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "archs": list(self.archs), "exit_code": self.exit_code, "wall_s": self.wall_s,
             "builds": [b.to_dict() for b in self.builds], "skipped_archs": list(self.skipped_archs),
-            "toolkit": self.toolkit, "notes": list(self.notes),
+            "toolkit": self.toolkit, "notes": list(self.notes), "lto_artifacts": self.lto_artifacts,
+            "lto_bytes": self.lto_bytes,
         }  # fmt: skip
 
     @classmethod
@@ -156,6 +176,8 @@ class CudaRun:
             skipped_archs=[int(a) for a in data.get("skipped_archs") or ()],
             toolkit=data.get("toolkit"),
             notes=[str(n) for n in data.get("notes") or ()],
+            lto_artifacts=int(data.get("lto_artifacts") or 0),
+            lto_bytes=int(data.get("lto_bytes") or 0),
         )
 
 
@@ -314,6 +336,8 @@ def cuda_section(samples: Sequence[SampleResult]) -> dict[str, Any] | None:
         "samples": len(runs),
         "builds": [row.to_dict() for row in rows],
         "totals": [{"arch": arch, "builds": builds[arch], "ms": round(totals[arch], 3)} for arch in sorted(totals)],
+        "lto_artifacts": max(r.lto_artifacts for r in runs),
+        "lto_bytes": max(r.lto_bytes for r in runs),
         "notes": cuda_notes(samples) + _churn_notes(samples),
     }
 
@@ -350,6 +374,8 @@ def render_cuda_text(samples: Sequence[SampleResult]) -> list[str]:
         )
     for total in section["totals"]:
         lines.append(f"  sm_{total['arch']}: {total['builds']} build(s) as the program ran them, {_seconds(total['ms'])} of CUDA compile")
+    if section["lto_artifacts"]:
+        lines.append(f"  LTO: {section['lto_artifacts']} artifact(s), {_kib(section['lto_bytes'])} (MathDx tile routines)")
     for note in section["notes"]:
         lines.append(f"  - {note}")
     return lines
@@ -385,6 +411,8 @@ def render_cuda_html(samples: Sequence[SampleResult], findings: Sequence[dict[st
         )
     out.append("</table>")
     totals = "; ".join(f"sm_{t['arch']}: {t['builds']} build(s), {_seconds(t['ms'])}" for t in section["totals"])
+    if section["lto_artifacts"]:
+        totals += f"; LTO: {section['lto_artifacts']} artifact(s), {_kib(section['lto_bytes'])}"
     if totals:
         out.append(f"<p>{esc(totals)}</p>")
     if section["notes"]:

@@ -22,7 +22,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from warp_ct.probe.cuda import CUDA_ARCHS_ENV, CudaRun, install_helper, parse_cuda_archs, read_cuda_records
+from warp_ct.probe.cuda import (
+    CUDA_ARCHS_ENV,
+    CudaRun,
+    install_helper,
+    lto_in_cache,
+    parse_cuda_archs,
+    read_cuda_records,
+)
 from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, ProbeTimeout, WarpMissing
 from warp_ct.probe.isolation import Workspace, child_environment, run_child
 from warp_ct.probe.records import read_records_dir
@@ -169,6 +176,7 @@ def _cuda_run(argv: list[str], cwd: str | None, base_env: Mapping[str, str], dir
     exit_code: int | None = None
     wall_s: float | None = None
     timed_out = False
+    lto_before = lto_in_cache(dirs.warp_cache)
     if cancel is not None and cancel.is_set():
         raise ProbeCancelled("measurement cancelled")
     try:
@@ -178,6 +186,8 @@ def _cuda_run(argv: list[str], cwd: str | None, base_env: Mapping[str, str], dir
         timed_out = True
     run = read_cuda_records(records_dir, archs)
     run.exit_code, run.wall_s = exit_code, wall_s
+    lto_after = lto_in_cache(dirs.warp_cache)  # LTO IR is CUDA's (MathDx): the CPU runs make none
+    run.lto_artifacts, run.lto_bytes = max(0, lto_after[0] - lto_before[0]), max(0, lto_after[1] - lto_before[1])
     if timed_out:
         run.notes.append(f"the CUDA build run passed the {timeout:g} s timeout and was stopped: "
                          f"{len(run.builds)} build(s) done before it")  # fmt: skip

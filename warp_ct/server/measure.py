@@ -7,7 +7,8 @@ rest of the evidence) until the next measurement.
 ``warp-ct.measure`` arguments: ``[argv: string[] | null, cwd: string | null, samples: number | null,
 timeout: number | null]``, or one object with those keys (``argv`` null -> the ``probeCommand``
 setting; ``samples`` 1 to :data:`MAX_SAMPLES`; ``timeout``, seconds allowed per run, up to a
-day; null: no limit). The ``cudaArch`` setting (``"86,90"``) adds the probe's ``--cuda-arch``. Arguments out of bounds are refused with InvalidParams. Result::
+day; null: no limit). Arguments out of bounds are refused with InvalidParams. The ``cudaArch``
+setting (``"86,90"``) adds the probe's ``--cuda-arch``. Result::
 
     {"ok": bool, "summary": str, "coldWallS": float|null, "warmWallS": float|null,
      "jsonPath": str|null, "htmlPath": str|null, "summaryPath": str|null,

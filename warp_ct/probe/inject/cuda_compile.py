@@ -220,9 +220,19 @@ def _compile_one(context, module, arch, block_dim, backward_off, root, nvrtc_ms)
         options["enable_backward"] = False
     directory = os.path.join(root, "sm%d" % arch, identifier + ("-nobackward" if backward_off else ""))
     nvrtc_ms[0] = 0.0
+    saved_cache = config.kernel_cache_dir
+    if backward_off:
+        # LTO IR (MathDx) is cached in <kernel_cache_dir>/lto: the build without backward code
+        # gets an LTO cache of its own, so it pays its forward LTO as a program without
+        # backward code would, instead of reusing what the build with backward code made.
+        _set_config(config, "kernel_cache_dir", os.path.join(root, "no-backward-cache"))
     t0 = time.perf_counter()
-    built = module._compile(None, directory, output_arch=arch, options=options)
-    ms = (time.perf_counter() - t0) * 1000.0
+    try:
+        built = module._compile(None, directory, output_arch=arch, options=options)
+    finally:
+        ms = (time.perf_counter() - t0) * 1000.0
+        if backward_off:
+            _set_config(config, "kernel_cache_dir", saved_cache)
     kind, size, source = _artifact(directory)
     return {
         "hash": module_hash.hex() if isinstance(module_hash, (bytes, bytearray)) else str(module_hash),
@@ -236,6 +246,11 @@ def _compile_one(context, module, arch, block_dim, backward_off, root, nvrtc_ms)
         "options": {k: options.get(k) for k in ("mode", "optimization_level", "fast_math", "lineinfo", "max_unroll")
                     if k in options},  # fmt: skip
     }
+
+
+def _set_config(config, name, value):
+    """Set a ``warp.config`` value without the bootstrap's assignment recording."""
+    type(sys).__setattr__(config, name, value)
 
 
 def compile_loaded_modules(write, archs, differentiated=(), forked=False):
