@@ -209,3 +209,37 @@ def test_editor_setting_cuda_arch_reaches_the_measure_command():
         parse_settings({"cudaArch": "8.6"})
     source = (ROOT / "warp_ct/server/measure.py").read_text()
     assert "cuda_archs=ls.settings.cuda_archs" in source  # the measure command passes the setting on
+
+
+def test_lto_in_cache_counts_the_lto_folders_but_the_no_backward_one(tmp_path):
+    from warp_ct.probe.cuda import lto_in_cache
+
+    (tmp_path / "1.19.0" / "lto").mkdir(parents=True)
+    (tmp_path / "1.19.0" / "lto" / "a.lto").write_bytes(b"x" * 10)
+    (tmp_path / "1.19.0" / "lto" / "a.meta").write_bytes(b"1")
+    skipped = tmp_path / "1.19.0" / "warp-ct-cuda" / "no-backward-cache" / "lto"
+    skipped.mkdir(parents=True)
+    (skipped / "b.lto").write_bytes(b"y" * 100)
+    assert lto_in_cache(tmp_path) == (2, 11)
+
+
+def test_a_cuda_run_past_the_timeout_keeps_the_builds_done(tmp_path, monkeypatch):
+    """The builds are written as they finish: a run stopped at --timeout keeps those."""
+    from warp_ct.probe import measure
+    from warp_ct.probe.errors import ProbeTimeout
+    from warp_ct.probe.isolation import Workspace
+
+    def stopped_run(argv, *, cwd, env, output_dir, timeout, cancel):
+        assert env[CUDA_ARCHS_ENV] == "86"
+        records = Path(env["WARP_CT_PROBE_RECORDS_DIR"])
+        lines = [{"kind": "cuda_start", "archs": [86], "skipped_archs": []},
+                 {"kind": "cuda_build", "module": "m", "arch": 86, "block_dim": 256, "variant": "as_run",
+                  "status": "compiled", "ms": 1200.0, "nvrtc_ms": 1100.0, "format": "cubin", "bytes": 2048}]  # fmt: skip
+        (records / "1.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+        raise ProbeTimeout("stopped")
+
+    monkeypatch.setattr(measure, "run_child", stopped_run)
+    with Workspace() as workspace:
+        run = measure._cuda_run(["python", "app.py"], None, {}, workspace.new_sample(0), workspace, (86,), None, 5.0, None)
+    assert [(b.module, b.ms) for b in run.builds] == [("m", 1200.0)] and run.exit_code is None
+    assert any("5 s timeout" in note for note in run.notes) and any("did not finish" in note for note in run.notes)
