@@ -539,6 +539,8 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
             continue
         seen.add((frame.file, frame.line))
         what = _REMOVAL_TEXT.get(removal.what, removal.what)
+        if removal.package and not removal.atexit_frames:
+            what += f" inside `{removal.package}`, called here"
         message = (f"{what}{when}: the warm run built {names} again ({warm} build{'s' if warm != 1 else ''}, "
                    f"{_seconds(ms)}); the cache the cold run filled was not reused")
         evidence = _evidence(message, rebuilt[0], rebuilt[0].name, ms)
