@@ -17,8 +17,10 @@ built backward code that no ``wp.Tape`` recorded and no ``adjoint=True`` launch 
 process is compiled once more without it (at its first block_dim): the measured CUDA share
 of the backward code.
 
-Artifacts go under ``<kernel cache>/warp-ct-cuda/sm<A>/`` of the private cache (never into
-the module directories the program's own loads use). Where a GPU is present, its archs are
+Artifacts go under ``$WARP_CACHE_PATH/warp-ct-cuda/`` (the probe's private cache, never the
+module directories the program's own loads use, nor a ``kernel_cache_dir`` the program set),
+LTO IR under ``warp-ct-cuda/cache/lto`` (``no-backward-cache/lto`` for the builds without
+backward code). Where a GPU is present, its archs are
 skipped: the program's real loads measured them.
 
 Self-contained like the bootstrap (no ``warp_ct`` import; Python 3.8+). Imported by the
@@ -221,18 +223,17 @@ def _compile_one(context, module, arch, block_dim, backward_off, root, nvrtc_ms)
     directory = os.path.join(root, "sm%d" % arch, identifier + ("-nobackward" if backward_off else ""))
     nvrtc_ms[0] = 0.0
     saved_cache = config.kernel_cache_dir
-    if backward_off:
-        # LTO IR (MathDx) is cached in <kernel_cache_dir>/lto: the build without backward code
-        # gets an LTO cache of its own, so it pays its forward LTO as a program without
-        # backward code would, instead of reusing what the build with backward code made.
-        _set_config(config, "kernel_cache_dir", os.path.join(root, "no-backward-cache"))
+    # LTO IR (MathDx) is cached in <kernel_cache_dir>/lto: keep it in the probe's private cache
+    # (a program may point kernel_cache_dir elsewhere), and give the builds without backward
+    # code an LTO cache of their own, so they pay their forward LTO as a program without
+    # backward code would, instead of reusing what the build with backward code made.
+    _set_config(config, "kernel_cache_dir", os.path.join(root, "no-backward-cache" if backward_off else "cache"))
     t0 = time.perf_counter()
     try:
         built = module._compile(None, directory, output_arch=arch, options=options)
     finally:
         ms = (time.perf_counter() - t0) * 1000.0
-        if backward_off:
-            _set_config(config, "kernel_cache_dir", saved_cache)
+        _set_config(config, "kernel_cache_dir", saved_cache)
     kind, size, source = _artifact(directory)
     return {
         "hash": module_hash.hex() if isinstance(module_hash, (bytes, bytearray)) else str(module_hash),
@@ -269,7 +270,8 @@ def compile_loaded_modules(write, archs, differentiated=(), forked=False):
     skipped = [a for a in archs if a in present]
     archs = [a for a in archs if a not in present]
     modules = _loaded_modules(context, forked)
-    cache = getattr(warp.config, "kernel_cache_dir", None) or os.environ.get("WARP_CACHE_PATH") or "."
+    # the probe's private cache, even when the program set wp.config.kernel_cache_dir elsewhere
+    cache = os.environ.get("WARP_CACHE_PATH") or getattr(warp.config, "kernel_cache_dir", None) or "."
     root = os.path.join(str(cache), "warp-ct-cuda")
     if modules and not _supported(modules[0][0]):
         write({"kind": "cuda_start", "t": started, "archs": [], "skipped_archs": skipped, "modules": len(modules),
