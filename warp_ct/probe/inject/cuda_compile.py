@@ -278,6 +278,7 @@ def compile_loaded_modules(write, archs, differentiated=(), forked=False):
                "toolkit": _toolkit(context),
                "note": "this Warp release cannot compile a module for an arch at a chosen block_dim (Warp 1.19 can): "
                        "no CUDA builds"})  # fmt: skip
+        write({"kind": "cuda_end", "t": time.time(), "builds": 0, "wall_s": 0.0})
         return
     build = _build_module()
     nvrtc_ms = [0.0]
