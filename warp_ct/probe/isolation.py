@@ -208,6 +208,9 @@ class _SupervisedCommand:
                 # Its own session: a Ctrl-C in the terminal reaches the probe, which stops the run.
                 start_new_session=True,
             )
+        except OSError as error:  # the working directory went away or cannot be entered
+            os.close(status_read)
+            raise ProbeError(f"cannot start the command in {cwd or os.getcwd()}: {error.strerror or error}") from None
         except BaseException:
             os.close(status_read)
             raise
