@@ -252,10 +252,18 @@ def _place(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[st
     load's, else the module's kernel, with a note that Warp or a package did it.
     """
     inside = _inside_text(cause.entry)
+    if cause.frames and inside:  # the change happened in a package the user's line called: that line
+        return cause.frames[0].file, cause.frames[0].line, inside, ()
+    path, line, note, also = _place_in_user_code(cause, loads, sources, additions)
+    if cause.frames and cause.package:  # an installed package's code between the user's line and Warp
+        note += f" inside `{cause.package}`"
+    return path, line, note, also
+
+
+def _place_in_user_code(cause: Cause, loads: Sequence[ModuleLoad], sources: dict[str, list[str] | None],
+                        additions: dict[tuple[str, str], int]) -> tuple[str, int, str, tuple[Frame, ...]]:  # fmt: skip
     if cause.frames:
         inner = cause.frames[0]
-        if inside:  # the change happened in a package the user's line called: that line
-            return inner.file, inner.line, inside, ()
         if cause.cause in ("options", "config"):
             caller = _caller_in_flow(cause)
             if caller is not None and caller != inner:
@@ -399,10 +407,8 @@ def _attribute(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity],
                 in_packages[cause.module].append(cause)
                 continue
         path, line, note, also = _place(cause, first.cold.loads, sources, additions)
-        if not path:
-            continue
-        if not is_user_file(path):
-            in_packages[cause.module].append(cause)
+        if not path or not is_user_file(path):
+            in_packages[cause.module].append(cause)  # no line of the user's led to it: a note
             continue
         key = (rule, path, line, cause.module)
         grouped[key].append(cause)
@@ -479,9 +485,11 @@ def _package_note(name: str, causes: Sequence[Cause], by_name: dict[tuple[str, s
             inside = _inside_text(entry)
             lines.append(f"{os.path.basename(frames[0].file)} line {frames[0].line} (`{frames[0].function}`){inside}")
     via = f", during {', '.join(dict.fromkeys(lines))}" if lines else ""
-    return (f"`{name}` ({packages.get(name) or 'a package'}'s own module) was {built}: {whats}{via}: "
-            f"{len(paid)} rebuild{'s' if len(paid) != 1 else ''}, {_seconds(ms)}. The package does this itself; no line "
-            "of your code changes it, so it is a note, not a finding")
+    owner = packages.get(name)
+    whose = f"{owner}'s own module" if owner else "a module of yours, changed with no line of yours on the stack"
+    return (f"`{name}` ({whose}) was {built}: {whats}{via}: {len(paid)} rebuild{'s' if len(paid) != 1 else ''}, "
+            f"{_seconds(ms)}. {'The package does this itself; n' if owner else 'N'}o line of your code changes it, so "
+            "it is a note, not a finding")
 
 
 def _unattributed_package_rebuilds(modules: Sequence[ModuleIdentity], noted: set[str]) -> list[str]:
