@@ -519,7 +519,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
         if own:
             each = f"Each of the {len(own)} modules of your code was built with one hash at one block_dim"
         else:
-            each = f"None of the {len(modules)} modules built holds a kernel of your code's"
+            each = f"None of the {len(modules)} modules built has its kernels in your files"
         diagnoses.append(
             Diagnosis(
                 "no-structural-churn",
