@@ -22,14 +22,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from warp_ct.probe.cuda import (
-    CUDA_ARCHS_ENV,
-    CudaRun,
-    install_helper,
-    lto_in_cache,
-    parse_cuda_archs,
-    read_cuda_records,
-)
+from warp_ct.probe.cuda import CUDA_ARCHS_ENV, install_helper, lto_in_cache, parse_cuda_archs
+from warp_ct.probe.cuda_records import CudaRun, read_cuda_records
 from warp_ct.probe.errors import AllSamplesFailed, ProbeCancelled, ProbeError, ProbeTimeout, WarpMissing
 from warp_ct.probe.isolation import Workspace, child_environment, run_child
 from warp_ct.probe.records import read_records_dir

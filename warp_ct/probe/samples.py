@@ -185,7 +185,7 @@ class SampleResult:
     cold: RunResult
     warm: RunResult | None
     cache: CacheScan = field(default_factory=CacheScan)
-    cuda: Any = None  # a warp_ct.probe.cuda.CudaRun: the --cuda-arch builds after the warm run
+    cuda: Any = None  # a warp_ct.probe.cuda_records.CudaRun: the --cuda-arch builds after the warm run
 
     @property
     def ok(self) -> bool:
@@ -218,6 +218,6 @@ class SampleResult:
 def _cuda_run(data: Any) -> Any:
     if not isinstance(data, dict):
         return None
-    from warp_ct.probe.cuda import CudaRun
+    from warp_ct.probe.cuda_records import CudaRun
 
     return CudaRun.from_dict(data)
