@@ -36,6 +36,11 @@ finding starts"), with the measured figures in the message:
   load: ``backward_option`` causes), else at its first kernel (user files only: an installed
   package's modules are not the user's to configure). A fact of this run: a library's other
   callers may differentiate, which the static rule weighs;
+* ``package_build`` (a module of Warp's or a package's kernels built with backward code, and
+  the user's call that made the package build it): where that call is ``fem.integrate`` /
+  ``fem.interpolate`` and the module takes the call's ``kernel_options`` (the integrand's
+  module, warp.fem's dispatch modules), WCT010 at the call, one finding per call, with the fix
+  ``kernel_options={"enable_backward": False}``; other package modules stay a note;
 * ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
@@ -71,7 +76,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
-from warp_ct.probe.records import Cause, Frame, ModuleLoad, entry_package, is_user_file
+from warp_ct.probe.records import Cause, Frame, ModuleLoad, entry_package, is_user_file, package_of_file
 from warp_ct.probe.samples import SampleResult
 
 # Same values as the analyzer's rules (tests/probe/test_attribution.py checks they agree).
@@ -573,11 +578,15 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
     for load in ok[0].cold.loads:
         loads_of[(load.module, load.device)].append(load)
     asked: dict[str, Frame] = {}  # module -> the set_module_options call that set enable_backward=True
+    fem_calls: dict[tuple[str, str], Cause] = {}  # (module, device) -> the user's fem call that built it
     for cause in ok[0].cold.causes:
         if cause.cause == "backward_option" and cause.detail.get("enable_backward") is True and cause.frames:
             asked.setdefault(cause.module, cause.frames[0])
+        elif cause.cause == "package_build" and _fem_call(cause) is not None:
+            fem_calls.setdefault((cause.module, str(cause.device)), cause)
     out = []
     in_packages: list[ModuleIdentity] = []
+    at_fem_call: dict[tuple[str, int], list[tuple[ModuleIdentity, Cause]]] = defaultdict(list)
     for module in modules:
         loads = loads_of.get((module.name, module.device)) or []
         module_backward = any(bool(load.options.get("enable_backward")) for load in loads) if loads else bool(
@@ -590,7 +599,10 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
         kernels = sorted((k for k in with_backward if k.file and k.line and is_user_file(k.file)),
                          key=lambda k: (k.file or "", k.line or 0))  # fmt: skip
         if not kernels:
-            if module.package is not None:
+            call = fem_calls.get((module.name, str(module.device)))
+            if call is not None and _takes_fem_call_options(module):
+                at_fem_call[(call.frames[0].file, call.frames[0].line)].append((module, call))
+            elif module.package is not None:
                 in_packages.append(module)
             continue
         explicit = [k for k in kernels if k.backward]
@@ -610,18 +622,77 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
         evidence = _evidence(message, module, module.name, module.ms)
         evidence["upper_bound"] = True  # the whole build, of which the adjoint code is a share
         out.append(_finding("WCT010", file, line, message, evidence, cwd, sources))
+    out.extend(_fem_call_findings(at_fem_call, cwd, sources))
     notes = []
     if in_packages:
         total = sum(m.ms for m in in_packages)
         names = ", ".join(f"`{m.name}` ({m.package})" for m in in_packages[:4]) + (
             f" and {len(in_packages) - 4} more" if len(in_packages) > 4 else "")
-        fem = (" (warp.fem's integrands take `kernel_options` from `fem.integrate` / `fem.interpolate`)"
-               if any(m.package == "warp.fem" for m in in_packages) else "")  # fmt: skip
         notes.append(f"{len(in_packages)} module(s) of Warp or installed packages were built with backward (adjoint) "
                      f"code that nothing in this run differentiated: {names}; up to {_seconds(total)} of cold builds. "
-                     f"Their options are set inside those packages{fem}, not by a line of yours, so this is a note, "
+                     "Their options are set inside those packages, not by a line of yours, so this is a note, "
                      "not a finding")  # fmt: skip
     return out, notes
+
+
+# warp.fem's entry points whose ``kernel_options`` reach the kernels they build for the user's
+# integrand (and the dispatch kernels built with them).
+FEM_KERNEL_OPTION_CALLS = ("integrate", "interpolate")
+FEM_FIX = 'kernel_options={"enable_backward": False}'
+# The modules those options reach (measured on Warp 1.19: with the fix they build without
+# adjoint code): the integrand's own, named after the user's Python module
+# (``__main__.diffusion_form_f31b3bb2``), and warp.fem's bilinear dispatch kernels made with
+# the call's options. Warp's shared fem modules built during the call (``warp.fem.utils``, the
+# sparse-matrix kernels) keep their options: they stay in the package note.
+_FEM_DISPATCH_PREFIX = "warp._src.fem.field.virtual.dyn.dispatch_"
+
+
+def _fem_call(cause: Cause) -> str | None:
+    """``integrate`` / ``interpolate`` when a line of the user's called that ``warp.fem``
+    function and it built the module (a ``package_build`` cause) with the call's
+    ``kernel_options``, else None."""
+    entry = cause.entry or {}
+    function = str(entry.get("function") or "")
+    if entry_package(entry) != "warp.fem" or function not in FEM_KERNEL_OPTION_CALLS:
+        return None
+    if not cause.frames or not is_user_file(cause.frames[0].file):
+        return None
+    return function
+
+
+def _takes_fem_call_options(module: ModuleIdentity) -> bool:
+    """The module's kernels are warp.fem's and the call's ``kernel_options`` reach it: an
+    integrand's module (not named after Warp) or a dispatch module (see above); not one of
+    warp.fem's shared modules, nor Warp's sparse-matrix kernels the call also builds."""
+    if not module.kernels or any(package_of_file(k.file) != "warp.fem" for k in module.kernels):
+        return False
+    return not module.name.startswith("warp.") or module.name.startswith(_FEM_DISPATCH_PREFIX)
+
+
+def _fem_call_findings(at_call: dict[tuple[str, int], list[tuple[ModuleIdentity, Cause]]], cwd: str,
+                       sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
+    """WCT010 at the user's ``fem.integrate`` / ``fem.interpolate`` call that made warp.fem build
+    modules with backward code (the integrand's kernel, the dispatch kernels it needs) that no
+    tape recorded and no adjoint launch ran: the call's ``kernel_options`` decide their options.
+    The figure is the modules' whole cold build, an upper bound of the adjoint share."""
+    out = []
+    for (file, line), built in at_call.items():
+        function = _fem_call(built[0][1]) or "integrate"
+        modules = [module for module, _cause in built]
+        ms = sum(module.ms for module in modules)
+        names = ", ".join(f"`{m.name}`" for m in modules[:3]) + (f" and {len(modules) - 3} more" if len(modules) > 3 else "")
+        size = sum(m.source_bytes or 0 for m in modules)
+        source = f", {size / 1024:.0f} KiB of generated source" if size else ""
+        message = (f"`fem.{function}` here made warp.fem build {len(modules)} module(s) with backward (adjoint) code "
+                   f"inside `warp.fem` (`{function}`): {names} ({_seconds(ms)} cold{source}), but in this run no "
+                   "wp.Tape recorded them and no launch asked for adjoint=True: pass "
+                   f"`{FEM_FIX}` to this call; dropping the adjoint code saves up to {_seconds(ms)} "
+                   "(`warp-ct probe levers` measures the share)")  # fmt: skip
+        evidence = _evidence(message, modules[0], modules[0].name, ms)
+        evidence["upper_bound"] = True
+        evidence["modules"] = [m.name for m in modules]
+        out.append(_finding("WCT010", file, line, message, evidence, cwd, sources))
+    return out
 
 
 def _factory_default_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,

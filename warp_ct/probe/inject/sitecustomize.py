@@ -832,6 +832,15 @@ def _remember_backward_option(module, caller):
     module._warp_ct_backward_set = {"value": _value(options["enable_backward"]), "frames": frames, "package": package}
 
 
+def _package_kernels_with_backward(record):
+    """The load built backward code for kernels none of which is in a user file."""
+    kernels = record.get("kernels") or []
+    module_backward = bool((record.get("options") or {}).get("enable_backward"))
+    return bool(kernels) and not any(_is_user_file(k.get("file")) for k in kernels) and any(
+        k.get("backward", module_backward) for k in kernels
+    )
+
+
 def _write_causes(recorder, module, record):
     """After a real load: the pending causes of the module, a new block_dim, a unique module."""
     causes = module._warp_ct_pending or []
@@ -861,6 +870,16 @@ def _write_causes(recorder, module, record):
         module._warp_ct_backward_set = None
         causes = causes + [{"cause": "backward_option", "detail": {"enable_backward": backward_set["value"]},
                             "frames": backward_set["frames"], "package": backward_set["package"], "t": time.time()}]  # fmt: skip
+    if first_load and _package_kernels_with_backward(record):
+        # A module of Warp's or a package's kernels (warp.fem's integrands: the kernel is
+        # integrate.py's, the integrand the user's) built with backward code: the user's
+        # call that made the package build it (``fem.integrate(...)``), for WCT010.
+        frames, package, entry = (
+            (load_frames, load_package, load_entry) if load_frames is not None else _user_frames_and_entry(sys._getframe(2))
+        )
+        if frames and entry is not None:
+            causes = causes + [{"cause": "package_build", "detail": {"enable_backward": True}, "frames": frames,
+                                "package": package, "entry": entry, "t": time.time()}]  # fmt: skip
     if first_load and _is_unique_module(module):
         kernels = record.get("kernels") or []
         generic = any(getattr(k, "is_generic", False) for k in (getattr(module, "kernels", None) or {}).values())
