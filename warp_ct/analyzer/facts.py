@@ -160,6 +160,26 @@ class LaunchFact:
 
 
 @dataclass(slots=True)
+class FemCallFact:
+    """``fem.integrate(...)`` / ``fem.interpolate(...)`` under any alias of ``warp.fem``: warp.fem
+    builds a kernel (a module of its own) for the user's integrand, with the call's
+    ``kernel_options`` over the integrand module's options."""
+
+    kind: str  # "integrate" | "interpolate"
+    span: Span  # the callee (``fem.integrate``): where a finding about the call goes
+    function: str | None
+    taped: bool  # inside a ``with wp.Tape()`` block
+    # ``kernel_options``: "absent", "literal" (a dict literal that does not name
+    # ``enable_backward``), or "set" (names it, or cannot tell: a variable, a call, ``**spread``)
+    options: str
+    # Where the fix's text goes (a zero-width span): after the last argument ("absent": a new
+    # ``kernel_options=`` argument), after the dict's last item, or inside ``{}`` (``empty``).
+    insert: Span | None
+    empty_options: bool = False
+    grad_argument: bool = False  # an argument makes an array with ``requires_grad=True``
+
+
+@dataclass(slots=True)
 class OptionFact:
     """An option change: ``wp.config.X = v``, ``wp.set_module_options({...}, module=...)``,
     ``wp.get_module(m).options.update/[k] = ...``, ``setattr(wp.config, "X", v)``."""
@@ -266,6 +286,7 @@ class FileFacts:
     # the module body's last ``import warp [as x]`` binds (None: no such import).
     imports_end_line: int = 0
     warp_import_name: str | None = None
+    fem_calls: list[FemCallFact] = field(default_factory=list)  # ``fem.integrate`` / ``fem.interpolate`` calls
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -283,6 +304,9 @@ _LOAD_KINDS = {
     "warp.load_module": "load_module", "warp.get_suggested_block_size": "block_size_query",
 }  # fmt: skip
 
+
+# warp.fem's calls that build a kernel for the user's integrand with the call's ``kernel_options``.
+_FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
 
 _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
@@ -442,6 +466,8 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.class_fields = _EMPTY_TABLE  # type: ignore[assignment]
     if not facts.kernel_calls:
         facts.kernel_calls = ()  # type: ignore[assignment]
+    if not facts.fem_calls:
+        facts.fem_calls = ()  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -1208,6 +1234,43 @@ class _Extractor:
             taped=scope.tape_depth > 0, path=tuple(scope.path),
         ))  # fmt: skip
 
+    def fem_call(self, name: str, node: ast.Call) -> None:
+        """``FileFacts.fem_calls``: the call, where it sits, and what its ``kernel_options`` say."""
+        scope = self.scopes[-1]
+        options = call_argument(node, "kernel_options")
+        insert: Span | None = None
+        empty = False
+        if any(k.arg is None for k in node.keywords) or any(a.__class__ is ast.Starred for a in node.args):
+            state = "set"  # ``**kwargs`` may carry kernel_options
+        elif options is None:
+            state = "absent"
+            last = [*node.args, *(k.value for k in node.keywords)]
+            if last:
+                end = max(last, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0))
+                insert = (end.end_lineno or 1, end.end_col_offset or 0, end.end_lineno or 1, end.end_col_offset or 0)
+        elif options.__class__ is ast.Dict and None not in options.keys and not any(  # type: ignore[attr-defined]
+            k.__class__ is ast.Constant and k.value == "enable_backward" for k in options.keys  # type: ignore[attr-defined]
+        ):
+            state = "literal"
+            if options.values:  # type: ignore[attr-defined]
+                end = options.values[-1]  # type: ignore[attr-defined]
+                insert = (end.end_lineno or 1, end.end_col_offset or 0, end.end_lineno or 1, end.end_col_offset or 0)
+            else:
+                empty = True
+                insert = (options.lineno, options.col_offset + 1, options.lineno, options.col_offset + 1)
+        else:
+            state = "set"
+        grad = any(
+            k.arg == "requires_grad" and not (k.value.__class__ is ast.Constant and not k.value.value)  # type: ignore[attr-defined]
+            for argument in [*node.args, *(k.value for k in node.keywords)]
+            for sub in ast.walk(argument) if sub.__class__ is ast.Call
+            for k in sub.keywords  # type: ignore[attr-defined]
+        )
+        self.facts.fem_calls.append(FemCallFact(
+            name.rsplit(".", 1)[1], span_of(node.func, self._numbers), scope.qualname, scope.tape_depth > 0, state, insert,
+            empty, grad,
+        ))  # fmt: skip
+
     def warp_call(self, name: str, node: ast.Call) -> None:
         scope = self.scopes[-1]
         if scope.fact is not None and name.count(".") > 1 and not name.startswith(("warp.config.", "warp.types.")):
@@ -1216,6 +1279,8 @@ class _Extractor:
             scope.fact.calls.append(CallFact(name, (), {}, span_of(node, self._numbers), scope.next_order(), scope.loop_depth,
                                              bool(scope.guards), taped=scope.tape_depth > 0,
                                              path=tuple(scope.path)))  # fmt: skip
+        if name in _FEM_CALLS:
+            self.fem_call(name, node)
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
             kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None

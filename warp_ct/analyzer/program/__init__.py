@@ -14,7 +14,8 @@ Everything is memoized per ``Program`` (built once per set of file facts).
 One question per file: ``calls`` (where a call goes, who calls a function), ``frequency``
 (how often it runs), ``values`` (what a value can be), ``kernels`` (which kernels an
 expression holds, their Warp modules), ``effects`` (what a flow does to Warp, in order),
-``runs`` (entry points and what they load), ``tapes`` (what is differentiated);
+``runs`` (entry points and what they load), ``tapes`` (what is differentiated), ``fem``
+(warp.fem's integrate/interpolate calls and the tapes that may record them);
 ``base`` holds the references, events and helpers they share. :class:`Program` joins them.
 """
 
@@ -45,6 +46,7 @@ from warp_ct.analyzer.program.base import (
 )
 from warp_ct.analyzer.program.calls import Calls
 from warp_ct.analyzer.program.effects import Effects
+from warp_ct.analyzer.program.fem import FemCalls
 from warp_ct.analyzer.program.frequency import Frequencies
 from warp_ct.analyzer.program.kernels import Kernels
 from warp_ct.analyzer.program.runs import Runs
@@ -53,7 +55,7 @@ from warp_ct.analyzer.program.values import Values
 from warp_ct.analyzer.recursion import QueryMemo
 
 
-class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes):
+class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCalls):
     """The facts of a project's files joined: every question of the model, memoized. Each
     part answers one kind of question (see the module docstring); they share the state set
     up here."""

@@ -21,7 +21,7 @@ from warp_ct.analyzer.context import (
     FileContext,
     KernelDecorator,
 )
-from warp_ct.analyzer.facts import FileFacts, KernelFact, const
+from warp_ct.analyzer.facts import FemCallFact, FileFacts, KernelFact, const
 from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
 from warp_ct.analyzer.program import (
@@ -600,6 +600,84 @@ def _module_option_fix(ctx: "FileContext | QueryContext"):
     return ctx.fix("Turn backward code off for this module", ctx.insert_at(facts.imports_end_line, 0, text), safe=False)
 
 
+# ---------------------------------------------------------------------- warp.fem calls
+
+FEM_KERNEL_OPTIONS = '{"enable_backward": False}'
+
+
+def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict, call: FemCallFact) -> tuple[str, Severity | None] | None:
+    """The message (and severity; None: the rule's) for a ``fem.integrate`` /
+    ``fem.interpolate`` call whose integrand kernel warp.fem builds with backward code that
+    nothing differentiates; None when something may (or the call says what it wants)."""
+    program, module = ctx.program, ctx.module_name
+    if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
+        return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
+    facts = _facts(ctx.project.files[ctx.path])
+    if facts.opaque_text or module in verdict.text_differentiated or facts.self_backward is False:
+        return None  # JAX / gradcheck / vjp around it, or this module's integrands are built without backward
+    if verdict.configured.get(module, "unset") in (None, False) or _backward_off_in_every_run(program, verdict, module):
+        return None  # backward code turned off for the program (WCT001 says where that comes too late)
+    application = _fem_application(program, module, call)
+    if module in verdict.wants_grad and application is None:
+        return None  # asks for gradients without a tape of its own: a caller's tape may record this call
+    name = f"`fem.{call.kind}`"
+    if application is None and _gradient_api(program, module):
+        return (
+            f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing in "
+            "the linted code differentiates it, but this module's API speaks of gradients, so callers may "
+            "differentiate through it. An application that never differentiates can turn it off at its entry point, "
+            "before importing this code: `wp.config.enable_backward = False`"
+        ), Severity.INFO
+    return (
+        f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default), but nothing "
+        "in this project differentiates this call (it runs outside every wp.Tape and passes no requires_grad "
+        f"array): pass `kernel_options={FEM_KERNEL_OPTIONS}` to it"
+    ), None
+
+
+def _fem_application(program: Program, module: str, call: FemCallFact) -> str | None:
+    """An application entry point (not a test, example or benchmark) whose run makes ``call``."""
+    for entry in program.entry_modules():
+        if is_demo_path(program.modules[entry].path):
+            continue
+        if entry == module and call.function is None:
+            return entry
+        if call.function is not None and FunctionRef(module, call.function) in program.reached_from(entry):
+            return entry
+    return None
+
+
+def _fem_call_fix(ctx: "QueryContext", call: FemCallFact):
+    """``kernel_options={"enable_backward": False}`` added to the call, or the item merged into
+    its ``kernel_options`` dict literal."""
+    if call.insert is None:
+        return None
+    end = ctx.range_of(call.insert).end
+    if call.options == "absent":
+        text = f", kernel_options={FEM_KERNEL_OPTIONS}"
+    elif call.empty_options:
+        text = '"enable_backward": False'
+    else:
+        text = ', "enable_backward": False'
+    return ctx.fix("Build this call's kernels without backward code", ctx.insert_at(end.line, end.character, text),
+                   safe=False)  # fmt: skip
+
+
+def check_fem_calls(ctx: "QueryContext") -> None:
+    """WCT010 for warp.fem: each ``fem.integrate`` / ``fem.interpolate`` call whose integrand
+    kernel is built with backward code nothing differentiates, at the call."""
+    if not ctx.facts.fem_calls or ctx.path not in ctx.project.files:
+        return
+    verdict = project_verdict(ctx.project)
+    for call in ctx.facts.fem_calls:
+        finding = _fem_call_finding(ctx, verdict, call)
+        if finding is None:
+            continue
+        message, severity = finding
+        fix = _fem_call_fix(ctx, call) if severity is None else None
+        ctx.report(call.span, message, fixes=[fix] if fix else [], severity=severity)
+
+
 class UnusedBackward(Rule):
     code = "WCT010"
     name = "unused-backward"
@@ -784,6 +862,7 @@ class UnusedBackward(Rule):
         """The module's finding where the facts name all it needs: its kernels' decorators
         and where its imports end (most kernel files: no tree). ``leave_module`` takes the
         files ``_tree_decides`` gives it, and only those."""
+        check_fem_calls(ctx)
         summary = ctx.project.files.get(ctx.path)
         if summary is None or not summary.kernel_names or _tree_decides(summary, ctx.project):
             return
