@@ -186,3 +186,31 @@ def test_facts_record_the_call_its_options_and_where_the_fix_goes():
     assert (taped.kind, taped.taped, taped.options, taped.function) == ("integrate", True, "literal", "f")
     assert (plain.kind, plain.taped, plain.options, plain.insert) == ("interpolate", False, "absent", (7, 29, 7, 29))
     assert extract("b.py", "import warp as wp\n", "b", False).fem_calls == ()
+
+
+def test_an_integrand_also_integrated_under_a_tape_gets_info_with_the_shared_kernel_caveat(tmp_path):
+    files = _app(
+        "    with wp.Tape() as tape:\n"
+        "        fem.integrate(energy, fields={'u': field}, output=out)\n"
+        "    tape.backward(out)\n"
+        "    return fem.integrate(energy, fields={'u': u})\n"
+    )
+    findings = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.line, f.severity) for f in findings] == [(11, Severity.INFO)]
+    assert "would build a second one" in findings[0].message and findings[0].fixes
+
+
+def test_an_example_script_s_own_calls_are_the_application_s(tmp_path):
+    files = {
+        "examples/forms.py": FORMS,
+        "examples/example_heat.py": (
+            "import warp as wp\nimport warp.fem as fem\n\nfrom forms import energy\n\n\n"
+            "class Example:\n    def step(self, field, out):\n"
+            "        \"\"\"One step; the tape records the loss for its gradient.\"\"\"\n"
+            "        with wp.Tape() as tape:\n            fem.integrate(energy, fields={'u': field}, output=out)\n"
+            "        tape.backward(out)\n        fem.interpolate(self.show, dest=field)\n"
+            "\n\nif __name__ == '__main__':\n    Example().step(1, 2)\n"
+        ),
+    }
+    findings = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.line, f.severity) for f in findings] == [("examples/example_heat.py", 13, Severity.WARNING)]

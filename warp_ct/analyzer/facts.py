@@ -177,6 +177,7 @@ class FemCallFact:
     insert: Span | None
     empty_options: bool = False
     grad_argument: bool = False  # an argument makes an array with ``requires_grad=True``
+    integrand: str | None = None  # the integrand as written (dotted, import-resolved): the first argument
 
 
 @dataclass(slots=True)
@@ -1268,7 +1269,7 @@ class _Extractor:
         )
         self.facts.fem_calls.append(FemCallFact(
             name.rsplit(".", 1)[1], span_of(node.func, self._numbers), scope.qualname, scope.tape_depth > 0, state, insert,
-            empty, grad,
+            empty, grad, self.dotted(call_argument(node, "integrand", 0)),
         ))  # fmt: skip
 
     def warp_call(self, name: str, node: ast.Call) -> None:

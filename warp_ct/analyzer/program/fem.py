@@ -38,6 +38,14 @@ class FemCalls:
                 ref = FunctionRef(module, fact.parent) if fact is not None and fact.parent else None
         return module in opaque
 
+    def taped_fem_integrands(self) -> frozenset[str]:
+        """The integrands (the last part of the name, as written) of the fem calls a tape may
+        record: an untaped call of one of them with the same fields shares its kernel."""
+        return self.memo("program.taped_fem_integrands", lambda: frozenset(
+            call.integrand.rsplit(".", 1)[-1] for module, call in self.fem_calls()
+            if call.integrand is not None and self.fem_call_taped(module, call)
+        ))  # fmt: skip
+
     def _taped_flows(self) -> tuple[frozenset[FunctionRef], frozenset[str]]:
         """(The functions a tape block may run: the targets of the calls made inside tape blocks
         and what they call, transitively; the Python modules a tape over calls the model cannot

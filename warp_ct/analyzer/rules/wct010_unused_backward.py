@@ -605,10 +605,12 @@ def _module_option_fix(ctx: "FileContext | QueryContext"):
 FEM_KERNEL_OPTIONS = '{"enable_backward": False}'
 
 
-def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict, call: FemCallFact) -> tuple[str, Severity | None] | None:
-    """The message (and severity; None: the rule's) for a ``fem.integrate`` /
-    ``fem.interpolate`` call whose integrand kernel warp.fem builds with backward code that
-    nothing differentiates; None when something may (or the call says what it wants)."""
+def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
+                      call: FemCallFact) -> tuple[str, Severity | None, bool] | None:  # fmt: skip
+    """The message, severity (None: the rule's) and whether the ``kernel_options`` fix goes
+    with it, for a ``fem.integrate`` / ``fem.interpolate`` call whose integrand kernel
+    warp.fem builds with backward code that nothing differentiates; None when something may
+    (or the call says what it wants)."""
     program, module = ctx.program, ctx.module_name
     if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
         return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
@@ -621,27 +623,40 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict, call: FemCallFact)
     if module in verdict.wants_grad and application is None:
         return None  # asks for gradients without a tape of its own: a caller's tape may record this call
     name = f"`fem.{call.kind}`"
+    integrand = (call.integrand or "").rsplit(".", 1)[-1]
+    if integrand and integrand in program.taped_fem_integrands():
+        # warp.fem keys an integrand's kernel by its fields and options: with the same fields
+        # as a taped call this one reuses that kernel, and the option would build one more.
+        return (
+            f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing "
+            f"differentiates this call, but `{integrand}` is also integrated where a tape records it: where both "
+            "calls pass the same kind of fields they share one kernel, and "
+            f"`kernel_options={FEM_KERNEL_OPTIONS}` here would build a second one; where the fields differ "
+            "(a trial function here, a discrete field there) it saves the adjoint code"
+        ), Severity.INFO, True
     if application is None and _gradient_api(program, module):
         return (
             f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing in "
             "the linted code differentiates it, but this module's API speaks of gradients, so callers may "
             "differentiate through it. An application that never differentiates can turn it off at its entry point, "
             "before importing this code: `wp.config.enable_backward = False`"
-        ), Severity.INFO
+        ), Severity.INFO, False
     return (
         f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default), but nothing "
         "in this project differentiates this call (it runs outside every wp.Tape and passes no requires_grad "
         f"array): pass `kernel_options={FEM_KERNEL_OPTIONS}` to it"
-    ), None
+    ), None, True
 
 
 def _fem_application(program: Program, module: str, call: FemCallFact) -> str | None:
-    """An application entry point (not a test, example or benchmark) whose run makes ``call``."""
+    """An entry point whose run makes ``call``: the script (or ``__main__``) the call is written
+    in, whatever its name (an example's own calls have no other callers), or an application
+    (not a test, example or benchmark) that reaches the call's function."""
     for entry in program.entry_modules():
+        if entry == module:
+            return entry
         if is_demo_path(program.modules[entry].path):
             continue
-        if entry == module and call.function is None:
-            return entry
         if call.function is not None and FunctionRef(module, call.function) in program.reached_from(entry):
             return entry
     return None
@@ -673,8 +688,8 @@ def check_fem_calls(ctx: "QueryContext") -> None:
         finding = _fem_call_finding(ctx, verdict, call)
         if finding is None:
             continue
-        message, severity = finding
-        fix = _fem_call_fix(ctx, call) if severity is None else None
+        message, severity, fixable = finding
+        fix = _fem_call_fix(ctx, call) if fixable else None
         ctx.report(call.span, message, fixes=[fix] if fix else [], severity=severity)
 
 
