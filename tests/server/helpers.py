@@ -7,6 +7,8 @@ import os
 import re
 import sys
 import time
+import uuid
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable
 
@@ -50,6 +52,16 @@ def make_client() -> LanguageClient:
     client.registrations = []  # type: ignore[attr-defined]
     client.code_lens_refreshes = 0  # type: ignore[attr-defined]
     return client
+
+
+async def raw_request(client: LanguageClient, method: str, params: Any, timeout: float = 10) -> Any:
+    """Send a request exactly as given: params the typed client would refuse to serialize,
+    and without pytest-lsp's checks (which refuse any request before ``initialize``)."""
+    msg_id = str(uuid.uuid4())
+    future: Future = Future()
+    client.protocol._request_futures[msg_id] = future
+    client.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
 
 
 def config(command: list[str] | None = None) -> ClientServerConfig:

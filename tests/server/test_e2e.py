@@ -25,6 +25,7 @@ from tests.server.helpers import (
     encoding_of,
     mark,
     open_doc,
+    raw_request,
     to_units,
     wait_for,
     wait_publish,
@@ -422,7 +423,7 @@ async def test_malformed_requests_get_errors_and_server_survives(client: Languag
         ("textDocument/codeAction", {"textDocument": {"uri": "file:///x.py"}, "range": "nope"}),
     ]:
         with pytest.raises(JsonRpcException):
-            await _raw_request(client, method, params)
+            await raw_request(client, method, params)
     with pytest.raises(JsonRpcException):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(command="warp-ct.measure", arguments=[42]))
     with pytest.raises(JsonRpcException):
@@ -434,18 +435,6 @@ async def test_malformed_requests_get_errors_and_server_survives(client: Languag
     uri = _uri(client, "alive.py")
     assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
     close_doc(client, uri)
-
-
-async def _raw_request(client: LanguageClient, method: str, params):
-    """Send a request exactly as given (the typed client would refuse to serialize it)."""
-    import uuid
-    from concurrent.futures import Future
-
-    msg_id = str(uuid.uuid4())
-    future: Future = Future()
-    client.protocol._request_futures[msg_id] = future
-    client.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-    return await asyncio.wait_for(asyncio.wrap_future(future), 10)
 
 
 async def test_unknown_document_requests_are_harmless(client: LanguageClient):

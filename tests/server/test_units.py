@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 import threading
 import time
 
@@ -9,7 +11,9 @@ import pytest
 
 from warp_ct.analyzer.model import Position, Range
 from warp_ct.server import positions
-from warp_ct.server.settings import Settings, SettingsError, build_config, parse_settings, unwrap
+from warp_ct.server.measure import MEASURE_ARGUMENTS, InvalidArguments, parse_arguments
+from warp_ct.server.settings import MAX_SAMPLES, Settings, SettingsError, build_config, parse_settings, unwrap
+from warp_ct.server.uris import UnusableUri, file_path
 from warp_ct.server.worker import Job, Worker
 
 
@@ -179,3 +183,28 @@ def test_lens_says_why_the_module_was_rebuilt(tmp_path):
     title = lens_with_reasons("built 4× · 2.41 s cold", items, kernel)
     assert title == "built 4× · 2.41 s cold · options changed at line 12, options changed at tuning.py:10 +1 more"
     assert lens_with_reasons("built 1× · 0.10 s cold", [], kernel) == "built 1× · 0.10 s cold"
+
+
+def test_measure_arguments_bounds_without_json():
+    # NaN and infinity cannot travel in strict JSON, but Python's json module reads them
+    for samples in (math.nan, math.inf):
+        with pytest.raises(InvalidArguments, match="samples must be a whole number"):
+            parse_arguments([["python"], None, samples], MEASURE_ARGUMENTS, (), None, 3)
+    for timeout in (math.nan, math.inf, 0):
+        with pytest.raises(InvalidArguments, match="timeout must be a number of seconds"):
+            parse_arguments([["python"], None, 1, timeout], MEASURE_ARGUMENTS, (), None, 3)
+    given = parse_arguments([None, None, None, 30], MEASURE_ARGUMENTS, ("python", "app.py"), "/work", 3)
+    assert (given.argv, given.cwd, given.samples, given.timeout_s) == (["python", "app.py"], "/work", 3, 30.0)
+    with pytest.raises(SettingsError, match=f"from 1 to {MAX_SAMPLES}, got 1000000000"):
+        parse_settings({"samples": 10**9})
+
+
+def test_file_uris_to_paths():
+    assert file_path("file://localhost/tmp/a%20b.py") == file_path("file:///tmp/a%20b.py") == "/tmp/a b.py"
+    assert file_path("file://LOCALHOST/tmp/a.py") == "/tmp/a.py"
+    assert file_path("untitled:Untitled-1") is None
+    if sys.platform != "win32":
+        assert file_path("file://otherhost/share/a.py") is None  # not a local file: analysed alone
+    for uri, reason in [("file:///tmp/a%00.py", "holds a NUL character"), ("file:", "names no path"), ("file://[x/a.py", "is not a URI")]:
+        with pytest.raises(UnusableUri, match=reason):
+            file_path(uri)
