@@ -59,6 +59,7 @@ class Value:
 
 
 UNKNOWN = Value("unknown")
+UNSET = Value("unset")  # a class-body annotation without a value (``step: wp.Kernel``): binds nothing
 CHANGED = Value("changed")  # a value that moves each time its line runs (``x *= 0.95``)
 _SELF = Value("self")
 _SELF_ID = id(_SELF)  # ``self.x``'s key among a file's shared values (``_Extractor.shared``)
@@ -133,6 +134,9 @@ class KernelFact:
     # Defined in a ``with pytest.raises(...)`` / ``with self.assertRaises(...)`` block of its
     # function (or of the module body): a test that expects the definition to raise.
     expects_error: bool = False
+    # Defined in a class body (``@staticmethod @wp.kernel def k`` in ``class Mesh``): the
+    # class's qualname; read as ``Mesh.k``, ``self.k`` or ``cls.k``, also from subclasses.
+    owner: str | None = None
 
 
 @dataclass(slots=True)
@@ -288,6 +292,15 @@ class FileFacts:
     imports_end_line: int = 0
     warp_import_name: str | None = None
     fem_calls: list[FemCallFact] = field(default_factory=list)  # ``fem.integrate`` / ``fem.interpolate`` calls
+    # Functions decorated with something that may be a project's own kernel decorator
+    # (``@simdata.kernel(module="unique")``, ``@kernel`` bound to ``functools.partial(wp.kernel,
+    # ...)``): the kernel each would be, and its candidate decorators innermost first, as
+    # (dotted name, the decorator call's value or None). The model keeps those whose
+    # decorator makes kernels (``Kernels._add_decorated_kernels``).
+    decorated: list[tuple[KernelFact, tuple[tuple[str, Value | None], ...]]] = field(default_factory=list)
+    # ``wp.Kernel(func=f, ...)`` calls: the kernel each makes where it runs (``name`` empty: the
+    # model names it after the function ``f`` is), and the call's value (its ``func`` argument).
+    kernel_objects: list[tuple[KernelFact, Value]] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -305,6 +318,9 @@ _LOAD_KINDS = {
     "warp.load_module": "load_module", "warp.get_suggested_block_size": "block_size_query",
 }  # fmt: skip
 
+
+# Class-body assignments whose value the facts keep (``class_fields``).
+_CLASS_FIELD_VALUES = (ast.Name, ast.Attribute, ast.Constant, ast.Call)
 
 # warp.fem's calls that build a kernel for the user's integrand with the call's ``kernel_options``.
 _FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
@@ -469,6 +485,10 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.kernel_calls = ()  # type: ignore[assignment]
     if not facts.fem_calls:
         facts.fem_calls = ()  # type: ignore[assignment]
+    if not facts.decorated:
+        facts.decorated = ()  # type: ignore[assignment]
+    if not facts.kernel_objects:
+        facts.kernel_objects = ()  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -803,6 +823,8 @@ class _Extractor:
         if warp_decorator is not None:
             self.warp_definition(node, warp_decorator)
             return
+        if node.decorator_list:
+            self.decorated_candidate(node)
         params = _params(node)
         if scope.qualname is None:
             qualname = ".".join([*self.class_stack, node.name])
@@ -1050,8 +1072,12 @@ class _Extractor:
                 # ``_KERNELS[key] = kernel`` fills a cache: what the table can hold.
                 entry = Value("dict", None, (self.value(target.slice), value))
                 holder = target.value
-                if isinstance(holder, ast.Name) and holder.id not in scope.bound and not self.class_stack:
-                    self.facts.globals.setdefault(holder.id, []).append(entry)
+                if isinstance(holder, ast.Name) and scope.fact is not None and holder.id in scope.fact.locals:
+                    # ``overloads = {}; for t in types: overloads[t] = wp.overload(k, ...)``:
+                    # a later read of the local holds what was stored so far.
+                    scope.fact.locals[holder.id].append(entry)
+                elif isinstance(holder, ast.Name) and holder.id not in scope.bound and not self.class_stack:
+                    self.facts.globals.setdefault(holder.id, []).append(_stored(entry, scope.qualname))
                 elif (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name)
                       and holder.value.id == "self" and scope.fact is not None):  # fmt: skip
                     scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)
@@ -1068,7 +1094,10 @@ class _Extractor:
                 if isinstance(target, ast.Name) and scope.fact is None:
                     # A field: the kernel a NamedTuple/dataclass holds by default, or its
                     # position for ``Kernels(integrate, ...)``.
-                    held = self.value(value_node) if isinstance(value_node, (ast.Name, ast.Attribute)) else UNKNOWN
+                    # (a constant or a call too: ``_kernel = None``, ``k = make(wp.float32)``,
+                    # read as a class attribute ``Mesh.k`` / ``self.k``).
+                    held = (self.value(value_node) if isinstance(value_node, _CLASS_FIELD_VALUES)
+                            else UNSET if value_node is None else UNKNOWN)  # fmt: skip
                     self.facts.class_fields.setdefault(".".join(self.class_stack), []).append((target.id, held))
                 # ``__call__ = forward`` in a class body: calling the object runs ``forward``.
                 if isinstance(target, ast.Name) and isinstance(value_node, ast.Name):
@@ -1158,6 +1187,7 @@ class _Extractor:
                 keywords=tuple(k.arg for k in decorator.keywords) if isinstance(decorator, ast.Call) else (),
                 options_span=span_of(options_kw, self._numbers) if options_kw else None,
                 expects_error=scope.raises_depth > 0,
+                owner=".".join(self.class_stack) if self.class_stack and scope.qualname is None else None,
             )
         )
         if scope.qualname is not None:
@@ -1165,6 +1195,39 @@ class _Extractor:
             scope.fact.locals.setdefault(node.name, []).append(Value("kernel", node.name))
         else:
             self.facts.globals.setdefault(node.name, []).append(Value("kernel", node.name))
+
+    def decorated_candidate(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """``FileFacts.decorated``: the kernel a function would be if one of its decorators is a
+        project's kernel decorator (the model decides: a single file cannot tell)."""
+        candidates = []
+        for decorator in reversed(node.decorator_list):  # innermost first: the one applied first
+            dotted = self.dotted(_decorator_target(decorator))
+            if (not dotted or dotted in _NOT_KERNEL_DECORATORS or dotted.startswith(_NOT_KERNEL_DECORATOR_ROOTS)
+                    or dotted.endswith((".setter", ".getter", ".deleter"))):  # fmt: skip
+                continue
+            candidates.append((dotted, self.value(decorator) if decorator.__class__ is ast.Call else None, decorator))
+        if not candidates:
+            return
+        scope = self.scopes[-1]
+        if scope.qualname is not None:
+            fact = scope.fact
+            captures = tuple(sorted(n for n in _free_names(node)
+                                    if n in scope.bound or n in fact.locals or n in fact.loop_tables))  # type: ignore[union-attr]  # fmt: skip
+            scope.names_read_later.update(captures)
+        else:
+            captures = ()
+        first = candidates[0][2]
+        kernel = KernelFact(
+            name=node.name, decorator="kernel", span=span_of(node, self._numbers),
+            decorator_span=span_of(first, self._numbers), function=scope.qualname, module=None, module_span=None,
+            module_options=None, enable_backward=None, generic=_is_generic(node, self), captures=captures,
+            order=scope.next_order(), loop_depth=scope.loop_depth, guarded=bool(scope.guards),
+            cache_guarded=scope.cache_guards > 0, path=tuple(scope.path),
+            keywords=tuple(k.arg for k in first.keywords) if first.__class__ is ast.Call else (),  # type: ignore[attr-defined]
+            expects_error=scope.raises_depth > 0,
+            owner=".".join(self.class_stack) if self.class_stack and scope.qualname is None else None,
+        )  # fmt: skip
+        self.facts.decorated.append((kernel, tuple((dotted, value) for dotted, value, _node in candidates)))
 
     # calls ---------------------------------------------------------------
     def call(self, node: ast.Call) -> None:
@@ -1220,6 +1283,50 @@ class _Extractor:
             self.facts.main_calls.append(fact)
         else:
             self.facts.module_calls.append(fact)
+
+    def kernel_object(self, node: ast.Call) -> None:
+        """``wp.Kernel(func=f, key=..., options=...)``: a kernel made of the Python function
+        ``f``, where the call runs (``FileFacts.kernel_objects``)."""
+        scope = self.scopes[-1]
+        module = call_argument(node, "module", 2)
+        options = call_argument(node, "options", 3)
+        backward: Value | None = None
+        if isinstance(options, ast.Dict) and not options.keys:
+            backward = None
+        elif isinstance(options, ast.Dict) and all(isinstance(k, ast.Constant) for k in options.keys):
+            found = [v for k, v in zip(options.keys, options.values) if k.value == "enable_backward"]  # type: ignore[union-attr]
+            backward = self.value(found[0]) if found else None
+        elif options is not None and not (isinstance(options, ast.Constant) and options.value is None):
+            backward = UNKNOWN
+        span = span_of(node, self._numbers)
+        kernel = KernelFact(
+            name="", decorator="kernel", span=span, decorator_span=span, function=scope.qualname,
+            module=self.value(module) if module is not None else None, module_span=None, module_options=None,
+            enable_backward=backward, generic=False, captures=(), order=scope.next_order(), loop_depth=scope.loop_depth,
+            guarded=bool(scope.guards), cache_guarded=scope.cache_guards > 0, path=tuple(scope.path),
+            expects_error=scope.raises_depth > 0,
+        )  # fmt: skip
+        self.facts.kernel_objects.append((kernel, self.value(node)))
+
+    def container_store(self, holder: ast.expr, method: str, node: ast.Call) -> None:
+        """``table.setdefault(k, v)`` / ``table.update({...})`` on a global or a local: what the
+        table can hold, as ``table[k] = v`` records it."""
+        if holder.__class__ is not ast.Name or node.keywords and method != "update":
+            return
+        if method == "update":
+            if len(node.args) != 1 or node.keywords:
+                return
+            entry = self.value(node.args[0])
+        elif len(node.args) == 2:
+            entry = Value("dict", None, (self.value(node.args[0]), self.value(node.args[1])))
+        else:
+            return
+        scope = self.scopes[-1]
+        name = holder.id  # type: ignore[attr-defined]
+        if scope.fact is not None and name in scope.fact.locals:
+            scope.fact.locals[name].append(entry)
+        elif name not in scope.bound and not self.class_stack and name in self.facts.globals:
+            self.facts.globals[name].append(_stored(entry, scope.qualname))
 
     def attribute_read(self, node: ast.AST) -> None:
         """``self.k`` read where it may be a property (a launch's kernel, ``k = self.k``, a
@@ -1282,6 +1389,9 @@ class _Extractor:
                                              path=tuple(scope.path)))  # fmt: skip
         if name in _FEM_CALLS:
             self.fem_call(name, node)
+        if name == "warp.Kernel":
+            self.kernel_object(node)
+            return
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
             kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None
@@ -1364,6 +1474,8 @@ class _Extractor:
         if last in ("setdefault", "__setitem__") and isinstance(node.func, ast.Attribute):
             holder = node.func.value
             self.scopes[-1].container_writes.append(holder.id if isinstance(holder, ast.Name) else None)
+        if last in ("setdefault", "__setitem__", "update") and isinstance(node.func, ast.Attribute):
+            self.container_store(node.func.value, last, node)
         if last == "backward" and callee.startswith(("?.", "tape", "self.tape")) or callee.endswith("tape.backward"):
             self.mark_differentiates()
         if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
@@ -1497,6 +1609,14 @@ _EXPR_CHILDREN: dict[type, tuple[str, ...]] = {
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _STMT_METHODS: dict[type, Any] = {}  # statement class -> _Extractor method (stmt_<Class> or generic)
 # The last part of every callee ``_Extractor.other_call`` looks at: any other call skips it.
+# Decorators that never make a function a kernel (``FileFacts.decorated`` skips them).
+_NOT_KERNEL_DECORATORS = frozenset({
+    "property", "staticmethod", "classmethod", "abstractmethod", "overload", "cached_property", "wraps",
+})  # fmt: skip
+_NOT_KERNEL_DECORATOR_ROOTS = (
+    "functools.", "contextlib.", "pytest.", "unittest.", "typing.", "typing_extensions.", "abc.", "dataclasses.",
+    "torch.", "jax.", "numba.", "numpy.", "click.", "atexit.", "builtins.", "enum.", "warnings.", "deprecated",
+)  # fmt: skip
 _OTHER_CALL_NAMES = frozenset({
     "setdefault", "__setitem__", "backward", "update", "setattr", "rmtree", "rmdir", "removedirs", "register", "putenv",
 })  # fmt: skip
@@ -1630,6 +1750,12 @@ def _text(node: ast.AST) -> str:
         return ast.unparse(node)
     except Exception:  # noqa: BLE001 - odd trees from fuzzed input
         return "?"
+
+
+def _stored(entry: Value, function: str | None) -> Value:
+    """A global table's entry as a function stores it (``_CACHE[key] = wp.overload(kernel,
+    sig)`` in a cached getter): ``stored`` keeps the function its parameters belong to."""
+    return entry if function is None else Value("stored", function, (entry,))
 
 
 def _decorator_target(decorator: ast.expr) -> ast.expr:

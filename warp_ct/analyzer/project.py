@@ -485,6 +485,7 @@ class Project:
                               reusable=not self._frozen)  # fmt: skip
             if self._frozen:
                 self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
+                program.loose_names()  # what an unknown call inside a tape can get to reads every call
                 program.forget_calls_that_reach_nothing()
             self._program = program  # last: a time limit in the build leaves no half-built program
         return self._program

@@ -96,6 +96,7 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
         # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
         # the events are held so that their id is not reused.
         self._thinned: dict[tuple[int, bool], tuple[tuple, tuple]] = {}
+        self._add_decorated_kernels()
         self._add_helper_launches()
 
     def memo(self, key: str, compute: Any) -> Any:

@@ -47,9 +47,19 @@ def _resolution_interface(facts: FileFacts) -> tuple:
     star = (facts.exports or {}).get("*")
     return (
         facts.aliases, frozenset(facts.globals), star.target if star is not None else None,
-        {qualname: fact.decorators for qualname, fact in facts.functions.items()}, facts.classes,
-        facts.method_aliases,
+        {qualname: (fact.decorators, _object_interface(fact)) for qualname, fact in facts.functions.items()},
+        facts.classes, facts.method_aliases,
     )  # fmt: skip
+
+
+def _object_interface(fact: FunctionFact) -> tuple:
+    """What calls elsewhere read of a function's body to tell an object's class: the calls
+    its ``return``s make (``_class_returned``) and those it stores on ``self`` (a subclass's
+    ``self.x.m()`` through ``self_attr_values``)."""
+    returns = tuple(fact.returns)
+    if not fact.self_attrs:
+        return returns
+    return returns, tuple((name, tuple(values)) for name, values in fact.self_attrs.items())
 
 
 _RESOLVE = object()  # reusable_callers: a call to resolve again
@@ -292,11 +302,53 @@ class Calls:
             target = self.modules.get(resolved[0])
             if target is not None and resolved[1] in target.classes:
                 return resolved
-        return None
+        return self._class_returned(module, name)
+
+
+    def _class_returned(self, module: str, name: str, depth: int = 0) -> tuple[str, str] | None:
+        """The class whose object a project function returns from every ``return`` (``def
+        shift_for(dtype): return Shift(...)``), through factories returning factories' objects."""
+        if depth > 4:
+            return None
+        facts = self.modules.get(module)
+        ref = FunctionRef(module, name) if facts is not None and name in facts.functions else None
+        if ref is None:
+            resolved = self.resolve_dotted(name)
+            target = self.modules.get(resolved[0]) if resolved is not None else None
+            ref = FunctionRef(*resolved) if target is not None and resolved[1] in target.functions else None  # type: ignore[misc]
+        fact = self.function(ref) if ref is not None else None
+        if fact is None or not fact.returns:
+            return None
+        found: set[tuple[str, str]] = set()
+        for returned in fact.returns:
+            if returned.kind != "call" or not returned.data:
+                return None
+            target_facts = self.modules[ref.module]  # type: ignore[union-attr]
+            if returned.data in target_facts.classes:
+                found.add((ref.module, returned.data))  # type: ignore[union-attr]
+                continue
+            where = self.resolve_dotted(returned.data)
+            if where is not None and where[0] in self.modules and where[1] in self.modules[where[0]].classes:
+                found.add(where)
+                continue
+            inner = self._class_returned(ref.module, returned.data, depth + 1)  # type: ignore[union-attr]
+            if inner is None:
+                return None
+            found.add(inner)
+        return found.pop() if len(found) == 1 else None
 
 
     def self_attr_values(self, module: str, class_name: str, attr: str) -> list[tuple[FunctionRef, Value]]:
-        """(method, value) for each assignment to ``self.<attr>`` in the class's methods."""
+        """(method, value) for each assignment to ``self.<attr>`` in the methods of the class
+        and of its project bases (``_PlanBase.__init__`` sets what ``_RefitPlan.update``
+        launches), wherever in the class (``__init__``, ``_construct_warp()``, a setup method)."""
+        out: list[tuple[FunctionRef, Value]] = []
+        for where, name in self.class_chain(module, class_name):
+            out.extend(self._own_self_attrs(where, name).get(attr, ()))
+        return out
+
+
+    def _own_self_attrs(self, module: str, class_name: str) -> dict[str, list[tuple[FunctionRef, Value]]]:
         by_attr = self._self_attrs.get((module, class_name))
         if by_attr is None:
             by_attr = self._self_attrs[(module, class_name)] = {}
@@ -306,7 +358,42 @@ class Calls:
                 if qualname.startswith(prefix):
                     for name, values in fact.self_attrs.items():
                         by_attr.setdefault(name, []).extend((FunctionRef(module, qualname), v) for v in values)
-        return list(by_attr.get(attr, ()))
+        return by_attr
+
+
+    def class_chain(self, module: str, class_name: str) -> tuple[tuple[str, str], ...]:
+        """The class and its project bases, transitively (each once, the class first)."""
+        key = ("class chain", module, class_name)
+        found = self._memo.get(key)
+        if found is None:
+            chain: list[tuple[str, str]] = []
+            stack = [(module, class_name)]
+            while stack and len(chain) < 32:
+                where = stack.pop()
+                if where in chain:
+                    continue
+                chain.append(where)
+                facts = self.modules.get(where[0])
+                bases = facts.classes.get(where[1], ()) if facts is not None else ()
+                stack.extend(base for base in (self._project_class(where[0], b) for b in reversed(bases)) if base is not None)
+            found = self._memo[key] = tuple(chain)
+        return found
+
+
+    def _project_class(self, module: str, name: str) -> tuple[str, str] | None:
+        """(module, class qualname) of the class ``name`` (dotted, as a base is written in
+        ``module``) when the project defines it."""
+        facts = self.modules.get(module)
+        if facts is None or not name:
+            return None
+        if name in facts.classes:
+            return module, name
+        head = name.split(".")[0]
+        resolved = self.resolve_dotted(facts.aliases.get(head, head) + name[len(head):])
+        target = self.modules.get(resolved[0]) if resolved is not None else None
+        if target is not None and resolved[1] in target.classes:  # type: ignore[index]
+            return resolved
+        return None
 
 
     def callers(self, ref: FunctionRef) -> list[tuple[FunctionRef | None, str, CallFact]]:

@@ -10,6 +10,7 @@ from typing import Any
 from warp_ct.analyzer.facts import (
     UNKNOWN,
     FunctionFact,
+    KernelFact,
     LaunchFact,
     OptionFact,
     Value,
@@ -26,6 +27,10 @@ from warp_ct.analyzer.program.base import (
 )
 
 
+# Calls that build an object whose attributes are their keywords.
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+
 def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
     """The argument a ``call`` value passes for ``param`` of the function it calls."""
     for item in call.items:
@@ -36,8 +41,246 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
     return positional[index] if 0 <= index < len(positional) else None
 
 
+# Calls that build an empty container: a table filled later (``_OVERLOADS = dict()``).
+_EMPTY_CONTAINERS = frozenset({
+    "dict", "list", "tuple", "set", "collections.OrderedDict", "collections.defaultdict", "OrderedDict", "defaultdict",
+})  # fmt: skip
+
+# Calls that iterate their arguments' elements (``for i, k in enumerate(kernels)``).
+_ITERATING = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed", "iter"})
+
+# How many calls a kernel handed to a factory is followed back through (``_bound_kernels``).
+_MAX_BINDINGS = 1
+
+
+def _is_empty_container(value: Value) -> bool:
+    if value.kind in ("dict", "tuple"):
+        return not value.items
+    return value.kind == "call" and value.data in _EMPTY_CONTAINERS and all(
+        item.kind == "kw" or value.data.endswith("defaultdict") for item in value.items
+    )
+
+
+def _reaches_param(value: Value, depth: int = 0) -> bool:
+    """Whether a parameter is part of what ``value`` holds, as ``_kernels_bound`` reads it
+    (through locals, tables, loop elements and ``wp.overload``, not through calls)."""
+    kind = value.kind
+    if kind == "param":
+        return True
+    if depth > 8:
+        return False
+    if kind == "call":
+        if value.data == "warp.overload":
+            kernel = _argument_named(value, "kernel", 0)
+            return kernel is not None and _reaches_param(kernel, depth + 1)
+        if value.data not in _ITERATING:
+            return False
+        return any(item.kind != "kw" and _reaches_param(item, depth + 1) for item in value.items)
+    if kind == "dict":
+        return any(_reaches_param(item, depth + 1) for item in value.items[len(value.items) // 2:])
+    if kind in ("elem", "sub"):
+        return bool(value.items) and _reaches_param(value.items[0], depth + 1)
+    if kind in ("local", "choice", "tuple"):
+        return any(_reaches_param(item, depth + 1) for item in value.items)
+    return False
+
+
+def _argument_named(call: Value, name: str, position: int) -> Value | None:
+    """The argument a call value passes as keyword ``name`` or at ``position``."""
+    for item in call.items:
+        if item.kind == "kw" and item.data == name:
+            return item.items[0]
+    positional = [item for item in call.items if item.kind != "kw"]
+    return positional[position] if position < len(positional) else None
+
+
 class Kernels:
     """Part of :class:`Program` (``self`` is the program)."""
+
+    def _add_decorated_kernels(self) -> None:
+        """A function decorated with a project's own kernel decorator is a kernel: a function
+        that applies ``wp.kernel`` to what it decorates (``def kernel(fn=None, **kw): ...
+        wp.kernel(**kw)(fn)``, itself or in a function it encloses), or a name bound to
+        ``functools.partial(wp.kernel, ...)``. Its module is the decorator call's
+        ``module=``, else the one the decorator passes ``wp.kernel``, else the decorated
+        function's file's; its backward option the decorator call's ``enable_backward=``,
+        else the decorator's (unknown when it passes ``**keywords`` on). Those kernels are
+        added to their modules' kernels (a copy of the facts: the files' own stay as
+        extracted), and the function's name holds the kernel (``kernels_of_value``)."""
+        self._decorated: dict[tuple[str, str], KernelRef] = {}
+        self._kernel_objects: dict[int, tuple[Any, ...]] = {}
+        self._add_kernel_objects()
+        if not any(facts.decorated for facts in self.modules.values()):
+            return
+        makers: dict[FunctionRef, tuple[str, int]] = {}
+        for module, facts in self.modules.items():
+            for index, call in enumerate(facts.kernel_calls):
+                ref: FunctionRef | None = FunctionRef(module, call[0])
+                while ref is not None:
+                    makers.setdefault(ref, (module, index))
+                    fact = self.function(ref)
+                    ref = FunctionRef(module, fact.parent) if fact is not None and fact.parent else None
+        for module, facts in list(self.modules.items()):
+            added: list[KernelFact] = []
+            for kernel, candidates in facts.decorated:
+                made = self._decorated_kernel(module, kernel, candidates, makers)
+                if made is None:
+                    continue
+                qualname = f"{kernel.function}.<locals>.{kernel.name}" if kernel.function else kernel.name
+                if kernel.owner is not None:
+                    qualname = f"{kernel.owner}.{kernel.name}"
+                self._decorated[(module, qualname)] = KernelRef(module, len(facts.kernels) + len(added))
+                added.append(made)
+            if added:
+                self.modules[module] = replace(facts, kernels=[*facts.kernels, *added])
+
+    def _add_kernel_objects(self) -> None:
+        """``wp.Kernel(func=f, ...)``: one kernel per Python function ``f`` can be (a function
+        of the project, through locals, globals and what the callers of a parameter pass),
+        defined where the call runs, in the Warp module of ``f``'s file unless the call names
+        one. ``kernels_of_value`` answers the call with them (UNRESOLVED too where ``f`` may
+        be something the model cannot name)."""
+        for module, facts in list(self.modules.items()):
+            added: list[KernelFact] = []
+            for kernel, call in facts.kernel_objects:
+                func = _argument_named(call, "func", 0)
+                functions = self._functions_of(module, kernel.function, func, 0) if func is not None else [None]
+                refs: list[Any] = []
+                for target in dict.fromkeys(functions):
+                    fact = self.function(target) if target is not None else None
+                    if fact is None or fact.is_kernel:
+                        refs.append(UNRESOLVED)
+                        continue
+                    home = kernel.module
+                    if home is None and target.module != module:  # type: ignore[union-attr]
+                        home = Value("const", target.module)  # type: ignore[union-attr]
+                    refs.append(KernelRef(module, len(facts.kernels) + len(added)))
+                    added.append(replace(kernel, name=fact.name, module=home))
+                self._kernel_objects[id(call)] = tuple(refs)
+            if added:
+                self.modules[module] = replace(facts, kernels=[*facts.kernels, *added])
+
+    def _functions_of(self, module: str, function: str | None, value: Value, depth: int) -> list[FunctionRef | None]:
+        """The project functions ``value`` can be (None among them where unknown)."""
+        if depth > 6:
+            return [None]
+        kind = value.kind
+        if kind == "function":
+            return [FunctionRef(module, value.data)]
+        if kind in ("local", "choice"):
+            out: list[FunctionRef | None] = []
+            for item in value.items:
+                out.extend(self._functions_of(module, function, item, depth + 1))
+            return out or [None]
+        if kind == "param" and function is not None:
+            passed = self.passed_values(FunctionRef(module, function), value.data)
+            if not passed:
+                return [None]
+            out = []
+            for passed_module, passed_function, argument in passed:
+                out.extend(self._functions_of(passed_module, passed_function, argument, depth + 1))
+            return out
+        if kind == "name":
+            facts = self.modules[module]
+            if value.data in facts.globals:
+                values = facts.globals[value.data]
+                return [ref for item in values for ref in self._functions_of(module, None, item, depth + 1)] or [None]
+            resolved = self.resolve_dotted(value.data)
+            if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
+                return self._functions_of(resolved[0], None, Value("name", resolved[1]), depth + 1)
+        return [None]
+
+    def _decorated_kernel(self, module: str, kernel: KernelFact, candidates: Any,
+                          makers: dict[FunctionRef, tuple[str, int]]) -> KernelFact | None:  # fmt: skip
+        """``kernel`` as the first of its ``candidates`` that makes kernels makes it; None if none does."""
+        parent = self.function(FunctionRef(module, kernel.function)) if kernel.function else None
+        for dotted, call in candidates:
+            keywords = {item.data: item.items[0] for item in call.items if item.kind == "kw"} if call is not None else {}
+            made = self._partial_kernel(module, dotted)
+            if made is not None:
+                module_value, backward = made
+            else:
+                target = self._decorator_function(module, parent, dotted)
+                found = makers.get(target) if target is not None else None
+                if found is None:
+                    continue
+                maker_module, index = found
+                _function, _span, module_value, sets_backward, spread = self.modules[maker_module].kernel_calls[index]
+                maker = self.function(target)  # type: ignore[arg-type]
+                if module_value is not None and module_value.kind == "param" and maker is not None:
+                    # ``def kernel(fn=None, *, module=None)``: what the decorator call passes, else the default
+                    module_value = keywords.get(module_value.data, maker.defaults.get(module_value.data, UNKNOWN))
+                elif module_value is not None and module_value.kind != "const":
+                    module_value = UNKNOWN
+                backward = UNKNOWN if sets_backward or spread else None
+                if spread:
+                    default = self._backward_default(target)  # type: ignore[arg-type]
+                    backward = default if default is not None else backward
+            if "module" in keywords:
+                module_value = keywords["module"]
+            if "enable_backward" in keywords:
+                backward = keywords["enable_backward"]
+            elif "module_options" in keywords:
+                backward = UNKNOWN
+            return replace(kernel, module=module_value, enable_backward=backward)
+        return None
+
+    def _decorator_function(self, module: str, parent: FunctionFact | None, dotted: str) -> FunctionRef | None:
+        """The project function a decorator names, also through a global bound to it
+        (``kernel = utils.kernel`` in a package ``__init__``)."""
+        for _ in range(4):
+            target = self.resolve_call(module, parent, dotted)
+            if target is not None:
+                return target
+            where = (module, dotted) if dotted in self.modules[module].globals else self.resolve_dotted(dotted)
+            facts = self.modules.get(where[0]) if where is not None else None
+            values = facts.globals.get(where[1], ()) if facts is not None else ()  # type: ignore[index]
+            if len(values) != 1 or values[0].kind != "name":
+                return None
+            module, parent, dotted = where[0], None, values[0].data  # type: ignore[index]
+        return None
+
+    def _partial_kernel(self, module: str, dotted: str) -> tuple[Value | None, Value | None] | None:
+        """(module, enable_backward) of a decorator bound to ``functools.partial(wp.kernel,
+        ...)`` in the project; None when ``dotted`` is no such name."""
+        where: tuple[str, str] | None = (module, dotted)
+        facts = self.modules.get(module)
+        if facts is None or dotted not in facts.globals:
+            where = self.resolve_dotted(dotted)
+        if where is None or where[0] not in self.modules:
+            return None
+        values = self.modules[where[0]].globals.get(where[1], ())
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if value.kind != "call" or value.data not in ("functools.partial", "partial") or not value.items:
+            return None
+        if value.items[0] != Value("name", "warp.kernel"):
+            return None
+        keywords = {item.data: item.items[0] for item in value.items if item.kind == "kw"}
+        module_value = keywords.get("module")
+        if module_value is not None and module_value.kind != "const":
+            module_value = UNKNOWN
+        backward = keywords.get("enable_backward", UNKNOWN if "module_options" in keywords else None)
+        return module_value, backward
+
+    def _backward_default(self, ref: FunctionRef) -> Value | None:
+        """``kwargs.setdefault("enable_backward", False)`` in a decorator or a function
+        enclosing it: the value (None: none)."""
+        current: FunctionRef | None = ref
+        while current is not None:
+            fact = self.function(current)
+            if fact is None:
+                return None
+            for call in fact.calls:
+                if call.callee.endswith(".setdefault") and len(call.args) == 2 and call.args[0] == Value("const", "enable_backward"):
+                    return call.args[1] if call.args[1].kind == "const" else UNKNOWN
+            current = FunctionRef(current.module, fact.parent) if fact.parent else None
+        return None
+
+    def decorated_kernel(self, module: str, qualname: str) -> KernelRef | None:
+        """The kernel a function decorated with a project's kernel decorator is, if it is one."""
+        return self._decorated.get((module, qualname))
 
     def _add_helper_launches(self) -> None:
         """A launch of a kernel the function receives (``def run(kernel, n, inputs):
@@ -168,9 +411,19 @@ class Kernels:
                 return self._field_of_name(module, function, head, field, depth + 1)
             return [UNRESOLVED]
         if kind == "call":
+            built = self._built_holder(module, function, value, depth)
+            if built is not None:  # ``Kernels(scale, shift)`` of a namedtuple: what it holds
+                return built
+            if value.data == "warp.Kernel":  # ``wp.Kernel(func=f)``: the kernels the model made of it
+                return list(self._kernel_objects.get(id(value), _UNRESOLVED_ONLY))
+            if value.data == "warp.overload":  # an overload of a generic kernel is that kernel
+                kernel = _argument_named(value, "kernel", 0)
+                return self.kernels_of_value(module, function, kernel, depth + 1) if kernel is not None else [UNRESOLVED]
+            if _is_empty_container(value):
+                return []
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             if target is None:
-                return [UNRESOLVED]
+                return self._wrapped_table(module, function, value, depth + 1)
             fact = self.function(target)
             out = []
             for returned in fact.returns if fact else ():
@@ -179,19 +432,33 @@ class Kernels:
                     if argument is not None:
                         out.extend(self.kernels_of_value(module, function, argument, depth + 1))
                         continue
-                out.extend(self.kernels_of_value(target.module, target.qualname, returned, depth + 1))
+                found = self.kernels_of_value(target.module, target.qualname, returned, depth + 1)
+                if UNRESOLVED in found and fact is not None and fact.params and _reaches_param(returned):
+                    # ``register_overloads(kernel, ...)`` fills a table with what it was handed
+                    found = self._bound_kernels(target.module, target.qualname, returned,
+                                                ((module, function, value, fact),), depth + 1)  # fmt: skip
+                out.extend(found)
             return out or [UNRESOLVED]
+        if kind == "stored":  # an entry a function stored in a global table: from any of its calls
+            return self._bound_kernels(module, value.data, value.items[0], (), depth)
+        if kind == "function":  # decorated with a project's own kernel decorator
+            ref = self.decorated_kernel(module, value.data)
+            return [ref] if ref is not None else [UNRESOLVED]
         if kind == "attr" and value.items and value.items[0].kind == "self" and function:
             class_name = self.class_of(FunctionRef(module, function))
             out = []
             if class_name is not None:
                 for where, item in self.self_attr_values(module, class_name, value.data):
-                    out.extend(self.kernels_of_value(where.module, where.qualname, item, depth + 1))
+                    out.extend(self._stored_kernels(where, item, depth + 1))
                 getter = self.method(module, class_name, value.data)
                 if getter is not None and self.is_property(getter):  # what the property returns
                     for returned in self.function(getter).returns:  # type: ignore[union-attr]
                         out.extend(self.kernels_of_value(getter.module, getter.qualname, returned, depth + 1))
+                # A class attribute, read through the instance until a method assigns it.
+                out.extend(self.class_attribute_kernels(module, class_name, value.data, depth + 1) or ())
             return out or [UNRESOLVED]
+        if kind == "attr" and value.items and value.items[0].kind != "self":  # ``get_kernels(dtype).shift``
+            return self._field_kernels(module, function, value.items[0], value.data, depth + 1)
         if kind in ("sub", "elem") and value.items:
             picked = self._picked(module, function, value, depth + 1)
             if picked is not None:
@@ -207,6 +474,8 @@ class Kernels:
             for item in value.items:
                 out.extend(self.kernels_of_value(module, function, item, depth + 1))
             return out or [UNRESOLVED]
+        if kind in ("tuple", "dict") and not value.items:
+            return []  # an empty table (filled later: its other values hold what it gets)
         if kind == "tuple":
             out = []
             for item in value.items:
@@ -219,6 +488,116 @@ class Kernels:
                 out.extend(self.kernels_of_value(module, function, item, depth + 1))
             return out or [UNRESOLVED]
         return [UNRESOLVED]
+
+
+    def _wrapped_table(self, module: str, function: str | None, value: Value, depth: int) -> list[Any]:
+        """``Kernels(table)`` where ``Kernels`` is a project class deriving from ``dict`` with
+        no constructor of its own: the table's kernels."""
+        where = self.resolve_dotted(value.data) if "." in value.data else (module, value.data)
+        facts = self.modules.get(where[0]) if where is not None else None
+        if facts is None or where[1] not in facts.classes:  # type: ignore[index]
+            resolved = self.resolve_dotted(value.data)
+            facts = self.modules.get(resolved[0]) if resolved is not None else None
+            where = resolved
+            if facts is None or where[1] not in facts.classes:  # type: ignore[index]
+                return [UNRESOLVED]
+        bases = facts.classes[where[1]]  # type: ignore[index]
+        positional = [item for item in value.items if item.kind != "kw"]
+        if not any(base in ("dict", "collections.OrderedDict", "builtins.dict") for base in bases) or len(positional) != 1:
+            return [UNRESOLVED]
+        if f"{where[1]}.__init__" in facts.functions:  # type: ignore[index]
+            return [UNRESOLVED]
+        return self.kernels_of_value(module, function, positional[0], depth + 1)
+
+    def _bound_kernels(self, module: str, function: str, value: Value, sites: tuple, depth: int) -> list[Any]:
+        """The kernels ``value``, written in ``function``, holds where the call ``sites[0]``
+        runs it (no sites: wherever it runs): its parameters are what that call passes (``def make(kernel, dtypes): return
+        {t: wp.overload(kernel, [...]) for t in dtypes}``). ``sites``: (module, function, call
+        value, callee fact) from the innermost call out, a few deep."""
+        if depth > MAX_DEPTH:
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        key = ("bound kernels", module, function, id(value), tuple(id(site[2]) for site in sites))
+        return list(self._queries.ask(key, (value, sites),
+                                      lambda: tuple(dict.fromkeys(self._kernels_bound(module, function, value, sites, depth))),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+    def _kernels_bound(self, module: str, function: str, value: Value, sites: tuple, depth: int) -> list[Any]:
+        kind = value.kind
+        if kind == "param" and not sites:  # what every call of ``function`` passes
+            passed = self.passed_values(FunctionRef(module, function), value.data)
+            out = []
+            for passed_module, passed_function, argument in passed or ():
+                if argument.kind == "param" and passed_function is not None:  # handed on from its own caller
+                    out.extend(self._bound_kernels(passed_module, passed_function, argument, (), depth + 1))
+                else:
+                    out.extend(self.kernels_of_value(passed_module, passed_function, argument, depth + 1))
+            return out or [UNRESOLVED]
+        if kind == "param":
+            site_module, site_function, call, fact = sites[0]
+            argument = _argument_for(fact, call, value.data)
+            if argument is None:
+                default = fact.defaults.get(value.data)
+                return self.kernels_of_value(module, None, default, depth + 1) if default is not None else [UNRESOLVED]
+            if len(sites) > 1:
+                return self._bound_kernels(site_module, site_function, argument, sites[1:], depth + 1)
+            return self.kernels_of_value(site_module, site_function, argument, depth + 1)
+        if kind in ("local", "choice", "tuple", "dict", "elem", "sub"):
+            if not value.items:
+                return []
+            if kind == "dict":
+                items = value.items[len(value.items) // 2:]
+            elif kind in ("elem", "sub"):
+                items = value.items[:1]  # every element of the container, whatever the index
+            else:
+                items = value.items
+            out = []
+            for item in items:  # a part of the same expression: no deeper in the program
+                out.extend(self._bound_kernels(module, function, item, sites, depth))
+            return out or [UNRESOLVED]
+        if kind == "call" and value.data == "warp.overload":
+            kernel = _argument_named(value, "kernel", 0)
+            return self._bound_kernels(module, function, kernel, sites, depth) if kernel is not None else [UNRESOLVED]
+        if kind == "call" and value.data in _ITERATING and value.items:
+            out = []  # ``enumerate(kernels)``, ``zip(kernels, dims)``: the elements of what they iterate
+            for item in value.items:
+                if item.kind != "kw":
+                    out.extend(self._bound_kernels(module, function, item, sites, depth))
+            return out or [UNRESOLVED]
+        found = self.kernels_of_value(module, function, value, depth + 1)
+        if kind == "call" and UNRESOLVED in found and len(sites) < _MAX_BINDINGS:
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)), value.data)
+            fact = self.function(target) if target is not None else None
+            if fact is not None and fact.returns and fact.params:
+                out = []
+                for returned in fact.returns:
+                    out.extend(self._bound_kernels(target.module, target.qualname, returned,  # type: ignore[union-attr]
+                                                   ((module, function, value, fact), *sites), depth + 1))  # fmt: skip
+                return out
+        return found
+
+    def _stored_kernels(self, where: FunctionRef, item: Value, depth: int) -> list[Any]:
+        """The kernels a method stores on ``self`` as ``item``: a parameter of it
+        (``def __init__(self, kernel): self.kernel = kernel``) holds what its callers pass."""
+        if item.kind != "param":
+            return self.kernels_of_value(where.module, where.qualname, item, depth)
+        if depth > MAX_DEPTH:
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        return list(self._queries.ask(("stored", where, item.data), None,
+                                      lambda: tuple(self._passed_kernels(where, item, depth)), _UNRESOLVED_ONLY))  # fmt: skip
+
+
+    def _passed_kernels(self, where: FunctionRef, item: Value, depth: int) -> list[Any]:
+        passed = self.passed_values(where, item.data)
+        if not passed:
+            return [UNRESOLVED]
+        out: list[Any] = []
+        for passed_module, passed_function, argument in passed:
+            if argument.kind == "param":
+                out.extend(self._stored_kernels(FunctionRef(passed_module, passed_function), argument, depth + 1)
+                           if passed_function is not None else [UNRESOLVED])  # fmt: skip
+            else:
+                out.extend(self.kernels_of_value(passed_module, passed_function, argument, depth + 1))
+        return out
 
 
     def _field_of_name(self, module: str, function: str | None, head: str, field: str, depth: int) -> list[Any]:
@@ -243,9 +622,16 @@ class Kernels:
 
     def _field_kernels(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
         """The kernels the ``field`` of an object built as ``holder`` holds: the constructor's
-        keyword, its argument at the field's position, or the class's default."""
+        keyword, its argument at the field's position, or the class's default; what the
+        constructor stores on ``self``; a class attribute; what a function returns."""
         if depth > MAX_DEPTH:
-            return [UNRESOLVED]
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        return list(self._queries.ask(("field", module, function, id(holder), field), holder,
+                                      lambda: tuple(self._field_kernels_of(module, function, holder, field, depth)),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+
+    def _field_kernels_of(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
         if holder.kind == "local":
             out: list[Any] = []
             for item in holder.items:
@@ -262,13 +648,48 @@ class Kernels:
             if resolved is not None and resolved[0] in self.modules and resolved != (module, holder.data):
                 return self._field_kernels(resolved[0], None, Value("name", resolved[1]), field, depth + 1)
             return [UNRESOLVED]
-        cls = self._class_of_value(module, holder) if holder.kind == "call" else None
-        if cls is None:
+        if holder.kind == "class":  # ``Mesh._compress_kernel``: a class attribute
+            found = self.class_attribute_kernels(module, holder.data, field, depth + 1)
+            return found if found is not None else [UNRESOLVED]
+        if holder.kind == "attr" and holder.items and holder.items[0].kind == "self" and function is not None:
+            # ``k = self.kernels; k.zero``: what the class's methods store there
+            class_name = self.class_of(FunctionRef(module, function))
+            out = []
+            for where, item in self.self_attr_values(module, class_name, holder.data) if class_name else ():
+                out.extend(self._field_kernels(where.module, where.qualname, item, field, depth + 1))
+            return out or [UNRESOLVED]
+        if holder.kind == "param" and function is not None:
+            out = []
+            for passed_module, passed_function, passed in self.passed_values(FunctionRef(module, function), holder.data) or ():
+                out.extend(self._field_kernels(passed_module, passed_function, passed, field, depth + 1))
+            return out or [UNRESOLVED]
+        if holder.kind != "call":
             return [UNRESOLVED]
+        if holder.data in _NAMESPACES:  # ``types.SimpleNamespace(zero=zero, fill=fill)``
+            for item in holder.items:
+                if item.kind == "kw" and item.data == field:
+                    return self.kernels_of_value(module, function, item.items[0], depth + 1)
+            return [UNRESOLVED]
+        cls = self._class_of_value(module, holder)
+        if cls is None:
+            names = self._namedtuple_fields(module, holder.data)
+            if names is not None:  # ``Kernels = namedtuple("Kernels", ["step", "fill"])``
+                return self._constructed_field(module, function, holder, field, [(n, UNKNOWN) for n in names], None, depth)
+            return self._returned_field(module, function, holder, field, depth)
+        init = self.method(cls[0], cls[1], "__init__")
+        if init is not None:  # a constructor of the project's: what it stores on ``self``
+            return self._stored_field(module, function, holder, init, cls, field, depth)
+        fields = self.modules[cls[0]].class_fields.get(cls[1], ())
+        return self._constructed_field(module, function, holder, field, fields, cls[0], depth)
+
+
+    def _constructed_field(self, module: str, function: str | None, holder: Value, field: str,
+                           fields: Any, defaults_module: str | None, depth: int) -> list[Any]:  # fmt: skip
+        """``field`` of a NamedTuple/dataclass built as ``holder``: its keyword, its argument at
+        the field's position, or the default."""
         for item in holder.items:
             if item.kind == "kw" and item.data == field:
                 return self.kernels_of_value(module, function, item.items[0], depth + 1)
-        fields = self.modules[cls[0]].class_fields.get(cls[1], ())
         names = [name for name, _default in fields]
         if field not in names:
             return [UNRESOLVED]
@@ -277,7 +698,111 @@ class Kernels:
         if index < len(positional):
             return self.kernels_of_value(module, function, positional[index], depth + 1)
         default = fields[index][1]
-        return self.kernels_of_value(cls[0], None, default, depth + 1) if default.kind != "unknown" else [UNRESOLVED]
+        if defaults_module is None or default.kind == "unknown":
+            return [UNRESOLVED]
+        return self.kernels_of_value(defaults_module, None, default, depth + 1)
+
+
+    def _stored_field(self, module: str, function: str | None, holder: Value, init: FunctionRef,
+                      cls: tuple[str, str], field: str, depth: int) -> list[Any]:  # fmt: skip
+        """``field`` of an object built as ``holder`` by a class with its own ``__init__``:
+        what its methods store on ``self`` (a constructor's parameter: what this call passes),
+        else a class attribute."""
+        init_fact = self.function(init)
+        stored = self.self_attr_values(cls[0], cls[1], field)
+        out: list[Any] = []
+        for where, item in stored:
+            if item.kind == "param" and where == init and init_fact is not None:
+                argument = _argument_for(init_fact, holder, item.data)
+                if argument is None:
+                    default = init_fact.defaults.get(item.data)
+                    out.extend(self.kernels_of_value(init.module, None, default, depth + 1) if default is not None else [UNRESOLVED])
+                else:
+                    out.extend(self.kernels_of_value(module, function, argument, depth + 1))
+            else:
+                out.extend(self.kernels_of_value(where.module, where.qualname, item, depth + 1))
+        found = self.class_attribute_kernels(cls[0], cls[1], field, depth + 1)
+        if found is not None:
+            out.extend(found)
+        return out or [UNRESOLVED]
+
+
+    def _returned_field(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
+        """``field`` of what a project function returns (``kernels = get_kernels(dtype);
+        kernels.step``)."""
+        target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, holder.data)
+        fact = self.function(target) if target is not None else None
+        if fact is None or not fact.returns:
+            return [UNRESOLVED]
+        out: list[Any] = []
+        for returned in fact.returns:
+            if returned.kind == "param":  # handed back: the call's own argument
+                argument = _argument_for(fact, holder, returned.data)
+                out.extend(self._field_kernels(module, function, argument, field, depth + 1) if argument is not None
+                           else [UNRESOLVED])  # fmt: skip
+            else:
+                out.extend(self._field_kernels(target.module, target.qualname, returned, field, depth + 1))  # type: ignore[union-attr]
+        return out or [UNRESOLVED]
+
+
+    def _built_holder(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
+        """The kernels an object built by ``value`` holds when it only holds its arguments: a
+        class made by ``namedtuple(...)``, ``types.SimpleNamespace(...)``. None otherwise."""
+        if value.data not in _NAMESPACES and self._namedtuple_fields(module, value.data) is None:
+            return None
+        out: list[Any] = []
+        for item in value.items:
+            out.extend(self.kernels_of_value(module, function, item.items[0] if item.kind == "kw" else item, depth + 1))
+        return out
+
+
+    def _namedtuple_fields(self, module: str, dotted: str) -> list[str] | None:
+        """The field names of a class made by ``namedtuple("Name", ["a", "b"])`` (or
+        ``"a b"``) bound to the module global ``dotted`` of ``module`` (or imported)."""
+        facts = self.modules.get(module)
+        if facts is None or not dotted:
+            return None
+        if dotted not in facts.globals:
+            resolved = self.resolve_dotted(dotted)
+            if resolved is None or resolved[0] == module or resolved[0] not in self.modules:
+                return None
+            module, dotted = resolved
+            facts = self.modules[module]
+        values = facts.globals.get(dotted, ())
+        if len(values) != 1 or values[0].kind != "call" or not values[0].data.endswith("namedtuple"):
+            return None
+        arguments = [item for item in values[0].items if item.kind != "kw"]
+        if len(arguments) < 2:
+            return None
+        names = arguments[1]
+        if names.kind == "const" and isinstance(names.data, str):
+            return names.data.replace(",", " ").split()
+        if names.kind == "tuple" and all(item.kind == "const" and isinstance(item.data, str) for item in names.items):
+            return [item.data for item in names.items]
+        return None
+
+
+    def class_attribute_kernels(self, module: str, class_name: str, attr: str, depth: int = 0) -> list[Any] | None:
+        """The kernels ``Class.attr`` holds as the class body defines it, or the first project
+        base that does (Python's lookup order, depth first): a kernel defined there
+        (``@staticmethod @wp.kernel def attr``) or a class-body assignment (``attr =
+        make(wp.float32)``). None when neither the class nor a base the model knows binds
+        ``attr``, or a method does."""
+        if depth > MAX_DEPTH:
+            return None
+        for where, name in self.class_chain(module, class_name):
+            facts = self.modules[where]
+            own = [KernelRef(where, index) for index, kernel in enumerate(facts.kernels)
+                   if kernel.owner == name and kernel.name == attr]  # fmt: skip
+            assigned = [value for field, value in facts.class_fields.get(name, ()) if field == attr and value.kind != "unset"]
+            if own or assigned:
+                out: list[Any] = list(own)
+                for value in assigned:
+                    out.extend(self.kernels_of_value(where, None, value, depth + 1) if value.kind != "unknown" else [UNRESOLVED])
+                return out
+            if f"{name}.{attr}" in facts.functions:
+                return None  # a method: not a kernel
+        return None
 
 
     def kernel_decorator_uses(self) -> dict[tuple[str, int], list[tuple[FunctionRef, FunctionRef]]]:
@@ -349,6 +874,8 @@ class Kernels:
             return out or None
         if value.kind == "call" and value.data in ("list", "tuple") and len(value.items) == 1 and value.items[0].kind != "kw":
             return self._elements(module, function, value.items[0], depth + 1)  # ``list(DEFAULT_TERMS)``: a copy
+        if value.kind == "call" and all(item.kind != "kw" for item in value.items) and self._namedtuple_fields(module, value.data):
+            return [(module, function, item) for item in value.items]  # ``Pair(a, b)``: a tuple
         if value.kind == "call":  # ``a, b = make()``: what the one return statement builds
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             fact = self.function(target) if target is not None else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from warp_ct.analyzer.facts import (
     Value,
@@ -13,6 +13,7 @@ from warp_ct.analyzer.program.base import (
     _TAPE_HARMLESS_ROOTS,
     UNRESOLVED,
     FunctionRef,
+    KernelRef,
     _module_key,
 )
 
@@ -96,3 +97,151 @@ class Tapes:
                 ):
                     unnamed.add(FunctionRef(module, launch.function))
         return self.reaching(unnamed) if unnamed else set()
+
+
+    # ------------------------------------------------------------------ opaque tapes
+    # A tape over a call the model cannot follow (``with tape: self._network(x)``, ``fn(x)``
+    # on a parameter) records whatever that call runs. It cannot run just any function:
+    # only one it can get hold of — a function handed somewhere as a value (an argument,
+    # a stored attribute, a returned closure), a method of an object it holds (named as the
+    # project calls methods on objects the model cannot type, or ``__call__``). A launch in
+    # code none of those reach (a launch after ``tape.backward()`` or outside the ``with``
+    # block, in a function only called by name) is not recorded by it.
+
+    def loose_names(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(names of functions the program handes around as values: the last part of each
+        name or attribute read in a call's arguments, a stored value, a default or a
+        ``return``; names of the methods it calls on objects the model cannot type). A
+        batch asks before it drops the calls that reach no project function (their
+        arguments and method names count)."""
+        return self.memo("program.loose_names", self._loose_names)
+
+
+    def _loose_names(self) -> tuple[frozenset[str], frozenset[str]]:
+        values: set[str] = set()
+        methods: set[str] = set()
+        seen: set[int] = set()
+
+        def walk(value: Value) -> None:
+            stack = [value]
+            while stack:
+                v = stack.pop()
+                key = id(v)
+                if key in seen:
+                    continue
+                seen.add(key)
+                kind = v.kind
+                if kind in ("name", "attr") and isinstance(v.data, str):
+                    values.add(v.data.rsplit(".", 1)[-1])
+                elif kind == "local" and isinstance(v.data, str):
+                    values.add(v.data)
+                stack.extend(v.items)
+
+        for module, facts in self.modules.items():
+            for values_list in facts.globals.values():
+                for v in values_list:
+                    walk(v)
+            for fields in facts.class_fields.values():
+                for _name, v in fields:
+                    walk(v)
+            scopes: list[tuple] = []
+            for fact in facts.functions.values():
+                for values_list in (*fact.locals.values(), *fact.self_attrs.values(), fact.returns, fact.defaults.values()):
+                    for v in values_list:
+                        walk(v)
+                scopes.append((fact, fact.calls))
+            scopes.append((None, [*facts.module_calls, *facts.main_calls]))
+            for fact, calls in scopes:
+                for call in calls:
+                    for v in call.args:
+                        walk(v)
+                    for v in call.kwargs.values():
+                        walk(v)
+                    callee = call.callee
+                    if "." in callee and not callee.startswith("warp.") and not self._call_targets(module, fact, callee):
+                        methods.add(callee.rsplit(".", 1)[1])
+        return frozenset(values), frozenset(methods)
+
+
+    def opaque_tape_reach(self) -> frozenset[str]:
+        """The Python modules whose kernels a tape over calls the model cannot follow may
+        record: of the modules each such file imports, those with a launch in code an
+        unknown call can get to (``open_functions``) or whose kernels are handed around as
+        values, and the modules whose kernels are handed to project calls."""
+        return self.memo("program.opaque_tape_reach", self._opaque_tape_reach)
+
+
+    def _opaque_tape_reach(self) -> frozenset[str]:
+        sources = self.differentiated()[1]
+        if not sources:
+            return frozenset()
+        escaped = self.escaped_kernel_modules()
+        closed = self._closed_kernel_modules()
+        reached: set[str] = set()
+        for source in sources:
+            reached |= self.imported_directly(source) - closed
+            reached |= self.imported_closure(source) & escaped
+        return frozenset(reached)
+
+
+    def open_functions(self) -> set[FunctionRef]:
+        """The functions an unknown call may run: those handed around as values, methods of
+        a name the program calls on objects the model cannot type, ``__call__`` methods,
+        and everything they call."""
+        return self.memo("program.open_functions", self._open_functions)
+
+
+    def _open_functions(self) -> set[FunctionRef]:
+        values, methods = self.loose_names()
+        stack: list[FunctionRef] = []
+        for ref, fact in self.functions():
+            name = fact.name
+            if fact.is_kernel:
+                continue
+            if name in values or (fact.class_name is not None and (name in methods or name == "__call__")):
+                stack.append(ref)
+        for module, facts in self.modules.items():
+            for alias, target in facts.method_aliases.items():
+                if alias.endswith(".__call__"):
+                    stack.append(FunctionRef(module, target))
+        seen: set[FunctionRef] = set()
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            fact = self.function(ref)
+            if fact is not None:
+                for call in fact.calls:
+                    stack.extend(self._call_targets(ref.module, fact, call.callee))
+        return seen
+
+
+    def _closed_kernel_modules(self) -> set[str]:
+        """The Python modules whose kernels only run where no unknown call gets to: each is
+        launched by name (never handed around as a value), at a launch the model resolves,
+        at import or in a function outside ``open_functions``, and off every tape."""
+        values, _methods = self.loose_names()
+        open_ = self.open_functions()
+        closed: set[str] = set()
+        for module, facts in self.modules.items():
+            if facts.kernels and not any(k.name in values for k in facts.kernels):
+                closed.add(module)
+        if not closed:
+            return closed
+        launched: set[str] = set()
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                if not launch.kind.startswith("launch"):
+                    continue
+                targets = self.launch_kernels(module, index)
+                hit = {t.module for t in targets if isinstance(t, KernelRef)} & closed
+                if not hit:
+                    continue
+                adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
+                if (launch.taped or adjoint or any(not isinstance(t, KernelRef) for t in targets)
+                        or (launch.function is not None and FunctionRef(module, launch.function) in open_)):  # fmt: skip
+                    closed -= hit
+                else:
+                    launched |= hit
+        return closed & launched

@@ -213,8 +213,25 @@ def _remade_with_new_values(program: Program, ref: KernelRef) -> bool:
     kernel = program.kernel(ref)
     if kernel.function is None:
         return False
+    # A factory that makes several kernels of one module (an optimizer's step and its
+    # timestep counter) makes them as a set, launched together: one at a fixed block_dim
+    # and one at the configuration's is two builds for every configuration.
+    if _kernels_per_factory(program).get((ref.module, kernel.function), 0) > 1:
+        return False
     factory = FunctionRef(ref.module, kernel.function)
     return any(program.capture_varies(factory, name) for name in kernel.captures)
+
+
+def _kernels_per_factory(program: Program) -> dict[tuple[str, str], int]:
+    """(Python module, function) -> how many kernels the function defines."""
+    def count() -> dict[tuple[str, str], int]:
+        out: dict[tuple[str, str], int] = {}
+        for ref, kernel in program.kernels():
+            if kernel.function is not None and kernel.decorator == "kernel":
+                out[(ref.module, kernel.function)] = out.get((ref.module, kernel.function), 0) + 1
+        return out
+
+    return program.memo("WCT009.kernels_per_factory", count)
 
 
 def _module_defaults(program: Program) -> dict[str, int]:

@@ -1154,7 +1154,7 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
 
 def _opaque_reach(program: Program) -> frozenset[str]:
     """The modules a tape over calls the model cannot follow may reach."""
-    return _reached_from(program, "opaque", program.differentiated()[1])
+    return program.opaque_tape_reach()
 
 
 def _wants_grad_reach(program: Program, verdict: _Verdict) -> frozenset[str]:

@@ -1,0 +1,1 @@
+"""Meshes whose kernels live in their class bodies."""
