@@ -128,3 +128,46 @@ def test_reports_dir_keeps_a_bounded_history(tmp_path, monkeypatch):
     assert len(kept) == KEEP_MEASUREMENTS and made[-1].name in kept and made[0].name not in kept
     monkeypatch.setenv("WARP_CT_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert reports_dir(server, None, "levers").parent == tmp_path / "elsewhere" / "measurements"
+
+
+def test_reports_dir_never_prunes_through_links_a_repository_planted(tmp_path, monkeypatch):
+    # A cloned repository commits `.warp_ct_cache -> ~/precious` (or `measurements -> ~`):
+    # measuring must not write there, and pruning must never remove folders it points at.
+    monkeypatch.delenv("WARP_CT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    precious = tmp_path / "precious"
+    for i in range(KEEP_MEASUREMENTS + 5):
+        (precious / f"20200101T000000{i:06d}Z-measure-abcdef").mkdir(parents=True)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".warp_ct_cache").symlink_to(precious, target_is_directory=True)
+    server = SimpleNamespace(workspace_roots=lambda: [repo])
+    for _ in range(KEEP_MEASUREMENTS + 2):
+        made = reports_dir(server, str(repo), "measure")
+    assert made.parent == tmp_path / "user-cache" / "warp-ct" / ".warp_ct_cache" / "measurements"
+    assert len(list(precious.iterdir())) == KEEP_MEASUREMENTS + 5
+    assert not (precious / ".gitignore").exists()
+
+    # `measurements` itself a link: refused, nothing removed.
+    other = tmp_path / "other"
+    (other / ".warp_ct_cache").mkdir(parents=True)
+    (other / ".warp_ct_cache" / "measurements").symlink_to(precious, target_is_directory=True)
+    with pytest.raises(OSError, match="is a link"):
+        reports_dir(SimpleNamespace(workspace_roots=lambda: [other]), str(other), "measure")
+    assert len(list(precious.iterdir())) == KEEP_MEASUREMENTS + 5
+
+
+def test_pruning_removes_only_measurement_folders(tmp_path, monkeypatch):
+    monkeypatch.delenv("WARP_CT_CACHE_DIR", raising=False)
+    history = tmp_path / ".warp_ct_cache" / "measurements"
+    history.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("x")
+    (history / "00000000T000000000000Z-measure-aaaaaa").symlink_to(outside, target_is_directory=True)
+    (history / "notes").mkdir()
+    server = SimpleNamespace(workspace_roots=lambda: [tmp_path])
+    for _ in range(KEEP_MEASUREMENTS + 2):
+        reports_dir(server, str(tmp_path), "measure")
+    assert (outside / "keep.txt").exists() and (history / "notes").is_dir()
+    assert (history / "00000000T000000000000Z-measure-aaaaaa").is_symlink()

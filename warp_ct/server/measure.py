@@ -34,7 +34,9 @@ import asyncio
 import datetime as _dt
 import json
 import os
+import re
 import shutil
+import stat
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
@@ -286,7 +288,11 @@ async def _run_probe(
         finally:
             if progress:
                 ls.work_done_progress.end(run.token, types.WorkDoneProgressEnd(message=end_message))
-        return await after(result)
+        try:
+            return await after(result)
+        except OSError as exc:  # a read-only workspace, a full disk, a planted link
+            ls.log(f"measure: cannot write the report: {exc}", types.MessageType.Error)
+            return _failure(f"The measurement ran, but its report could not be written: {exc}")
     finally:
         ls.measure_task = None
         run.finished.set()
@@ -296,8 +302,9 @@ def reports_dir(ls: Server, cwd: str | None, kind: str) -> Path:
     """A new directory for one measurement's files in the project's cache (bounded history).
 
     ``$WARP_CT_CACHE_DIR`` (as for ``warp-ct lint``), else ``.warp_ct_cache`` in the workspace
-    folder that holds ``cwd`` (else the first folder, else ``cwd``, else the user's cache
-    directory). Only the newest :data:`KEEP_MEASUREMENTS` measurements are kept.
+    folder that holds ``cwd`` (else the first folder, else ``cwd``), else, or where the
+    workspace's cache folder is a link, the user's cache directory. Only the newest
+    :data:`KEEP_MEASUREMENTS` measurements are kept.
     """
     if os.environ.get(CACHE_DIR_ENV):
         cache = Path(os.environ[CACHE_DIR_ENV])
@@ -306,11 +313,15 @@ def reports_dir(ls: Server, cwd: str | None, kind: str) -> Path:
         here = Path(normalize_path(cwd)) if cwd else None
         base = next((r for r in roots if here is not None and (here == r or r in here.parents)), None)
         base = base or (roots[0] if roots else here)
-        if base is None:
-            base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "warp-ct"
-        cache = base / PROJECT_CACHE_DIR
+        cache = base / PROJECT_CACHE_DIR if base is not None else _user_cache()
+        if base is not None and _is_link(cache):
+            # A cloned repository can commit ``.warp_ct_cache -> ~/somewhere``: the history
+            # is pruned, so it must never live in a folder the repository points at.
+            cache = _user_cache()
     _ensure_cache_root(cache)
     history = cache / "measurements"
+    if _is_link(history):
+        raise OSError(f"{history} is a link: measurements are not written through it")
     history.mkdir(exist_ok=True)
     # Names sort by creation time (microseconds), so the oldest are the first pruned.
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
@@ -320,22 +331,43 @@ def reports_dir(ls: Server, cwd: str | None, kind: str) -> Path:
     return directory
 
 
+def _user_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "warp-ct" / PROJECT_CACHE_DIR
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _ensure_cache_root(cache: Path) -> None:
     """The cache directory, marked as one for git and backup tools (like the lint cache)."""
     cache.mkdir(parents=True, exist_ok=True)
     for name, text in ((".gitignore", "# Created by warp-ct: this directory is a cache.\n*\n"),
                        ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# warp-ct cache\n")):  # fmt: skip
         target = cache / name
-        if not target.exists():
+        if not os.path.lexists(target):  # never written through a planted link
             try:
                 target.write_text(text, encoding="utf-8")
             except OSError:
                 pass
 
 
+# A measurement folder as ``reports_dir`` names it: nothing else in the history is removed.
+_MEASUREMENT_NAME = re.compile(r"\d{8}T\d{12}Z-[a-z]+-[0-9a-f]{6}")
+
+
 def _prune(history: Path, keep: int, spare: Path) -> None:
-    """Remove all but the newest ``keep`` measurements (never ``spare``, the one just made)."""
-    entries = sorted((p for p in history.iterdir() if p.is_dir() and p != spare), key=lambda p: p.name)
+    """Remove all but the newest ``keep`` measurements (never ``spare``, the one just made).
+    Only real folders named as measurements: a link or anything else placed there stays."""
+    entries = []
+    for entry in os.scandir(history):
+        if (entry.is_dir(follow_symlinks=False) and _MEASUREMENT_NAME.fullmatch(entry.name)
+                and entry.path != os.fspath(spare)):  # fmt: skip
+            entries.append(Path(entry.path))
+    entries.sort(key=lambda p: p.name)
     for old in entries[: max(0, len(entries) - (keep - 1))]:
         shutil.rmtree(old, ignore_errors=True)
 
