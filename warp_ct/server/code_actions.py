@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Sequence
 
 from lsprotocol import types
 
 from warp_ct.analyzer.engine import META_CODES
-from warp_ct.analyzer.fixes import apply_fixes
+from warp_ct.analyzer.fixes import apply_fixes, parses
 from warp_ct.analyzer.model import Finding, Fix, Range
 from warp_ct.analyzer.noqa import add_code_to_line
 from warp_ct.server.diagnostics import SOURCE, to_diagnostic
@@ -41,14 +40,6 @@ def _matches_context(finding: Finding, diagnostics: Sequence[types.Diagnostic], 
         return False
     mine = conv.range(finding.range)
     return any(d.source == SOURCE and d.code == finding.rule and d.range == mine for d in diagnostics)
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 class ActionBuilder:
@@ -106,8 +97,8 @@ class ActionBuilder:
             ending = lines[line0][len(line) :]
             candidate = "".join(lines[:line0]) + new_line + ending + "".join(lines[line0 + 1 :])
             if self._source_parses is None:
-                self._source_parses = _parses(self.text)
-            if self._source_parses and not _parses(candidate):
+                self._source_parses = parses(self.text)
+            if self._source_parses and not parses(candidate):
                 return None  # e.g. the line ends inside a string or with a backslash
         edit = types.TextEdit(
             range=types.Range(
