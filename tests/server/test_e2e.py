@@ -383,6 +383,21 @@ async def test_broken_pyproject_is_shown_and_the_folder_runs_on_the_defaults(cli
     close_doc(client, uri)
 
 
+async def test_misspelt_table_is_shown_as_lint_warns(client: LanguageClient):
+    uri = _uri(client, "misspelt_config_user.py")
+    assert _wct005(await open_doc(client, uri, TWO_FINDINGS))
+    pyproject = client.workspace / "pyproject.toml"  # type: ignore[attr-defined]
+    changed = types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=from_fs_path(str(pyproject)), type=types.FileChangeType.Changed)])
+    pyproject.write_text('[tool.warp_ct]\nignore = ["WCT005"]\n')
+    client.workspace_did_change_watched_files(changed)
+    shown = lambda: [m for m in client.messages if "[tool.warp_ct] is ignored" in m.message]  # noqa: E731
+    (message,) = await wait_for(shown, what="the misspelt table shown")
+    assert message.type == types.MessageType.Warning and "did you mean [tool.warp-ct]?" in message.message
+    pyproject.unlink()
+    client.workspace_did_change_watched_files(changed)
+    close_doc(client, uri)
+
+
 async def test_lint_on_change_off(client: LanguageClient):
     uri = _uri(client, "on_save.py")
     assert _wct005(await open_doc(client, uri, TWO_FINDINGS))

@@ -187,6 +187,7 @@ def build_config(root: Path, settings: Settings) -> tuple[Config, list[str]]:
     except ConfigError as exc:
         problems.append(f"{exc}. Using the default configuration until it is fixed.")
         base = Config(root=root)
+    problems.extend(base.warnings)  # ``[tool.warp_ct]`` and the like: what ``warp-ct lint`` warns about
     mapping = settings.analyzer_mapping()
     if not mapping:
         return base, problems
