@@ -15,6 +15,7 @@ from typing import Sequence
 from warp_ct import __version__
 from warp_ct.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, os_error_reason
 from warp_ct.output import relative_path
+from warp_ct.output.escape import printable
 
 # Re-exported: they lived here, and callers import them from warp_ct.cli.
 __all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "UsageError", "build_parser", "main", "relative_path"]
@@ -191,7 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _skip_teardown = handler is run_lint_handler()
         return code
     except UsageError as exc:
-        print(f"warp-ct: error: {exc}", file=sys.stderr)
+        # A path named in the error comes from the user's tree: printed escaped, as findings are.
+        print(f"warp-ct: error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("warp-ct: interrupted", file=sys.stderr)
@@ -208,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         else:
             print(
-                f"warp-ct: error: internal error: {type(exc).__name__}: {exc} "
+                f"warp-ct: error: internal error: {type(exc).__name__}: {printable(str(exc))} "
                 f"(re-run with {DEBUG_ENV}=1 for the traceback, and please report it)",
                 file=sys.stderr,
             )

@@ -113,6 +113,12 @@ def test_a_path_with_a_line_break_and_a_terminal_control_is_escaped(cli, project
         assert "x\\ny.py:1:1: WCT005 \\x1b[2Jforged.py:3:12" in run.out
 
 
+def test_an_error_naming_a_path_escapes_it(cli, project):
+    run = cli("lint", "--no-cache", "gone\n\x1b[2Jforged.py")
+    assert run.rc == 2
+    assert run.err == "warp-ct: error: gone\\n\\x1b[2Jforged.py: no such file or directory\n"
+
+
 def test_notes_are_escaped(capsys):
     _print_notes([Note("x\n\x1b[2Jy.py", "could not \u202eread\r")], argparse.Namespace(quiet=False))
     assert capsys.readouterr().err == "x\\n\\x1b[2Jy.py: note: could not \\u202eread\\r\n"
