@@ -34,9 +34,13 @@ TWO_BLOCK_DIMS = textwrap.dedent(
         i = wp.tid()
         a[i] = a[i] * s
 
+    @wp.kernel
+    def shift(a: wp.array(dtype=float), s: float):
+        a[wp.tid()] = a[wp.tid()] + s
+
     a = wp.ones(64, dtype=float)
     wp.launch(scale, dim=64, inputs=[a, 2.0], block_dim=128)
-    wp.launch(scale, dim=64, inputs=[a, 0.5])
+    wp.launch(shift, dim=64, inputs=[a, -1.0])
     assert float(a.numpy().sum()) == 64.0
     """
 )
@@ -111,7 +115,7 @@ def test_one_module_at_two_block_dims_is_two_cuda_builds(two_block_dims):
     for row in as_run:
         assert row["format"] in ("cubin", "ptx") and row["bytes"] > 1000 and row["source_bytes"] > 1000
         assert 0 < row["nvrtc_ms"]["median"] <= row["ms"]["median"] and row["backward"] is True
-    assert [r["frames"][0]["line"] for r in as_run] == [9, 10]  # the launches that asked for each
+    assert [r["frames"][0]["line"] for r in as_run] == [13, 14]  # the launches that asked for each
     (total,) = report.to_json_dict()["cuda"]["totals"]
     assert total["arch"] == 86 and total["builds"] == 2
     assert total["ms"] == pytest.approx(sum(r["ms"]["median"] for r in as_run), abs=0.01)
@@ -119,8 +123,8 @@ def test_one_module_at_two_block_dims_is_two_cuda_builds(two_block_dims):
 
 def test_block_dim_spread_is_a_measured_wct009_at_the_second_launch(two_block_dims):
     (finding,) = [f for f in two_block_dims.findings if f["code"] == "WCT009"]
-    assert finding["path"] == "app.py" and finding["location"]["line"] == 10
-    assert "block_dim 256 here after block_dim 128 (app.py line 9)" in finding["message"]
+    assert finding["path"] == "app.py" and finding["location"]["line"] == 14
+    assert "block_dim 256 here after block_dim 128 (app.py line 13)" in finding["message"]
     assert "2 builds, 2 hashes" in finding["message"] and "sm_86" in finding["message"]
     evidence = finding["evidence"][0]
     assert evidence["block_dims"] == [128, 256] and evidence["builds"] == 2 and evidence["milliseconds"] > 0
@@ -243,3 +247,24 @@ def test_a_cuda_run_past_the_timeout_keeps_the_builds_done(tmp_path, monkeypatch
         run = measure._cuda_run(["python", "app.py"], None, {}, workspace.new_sample(0), workspace, (86,), None, 5.0, None)
     assert [(b.module, b.ms) for b in run.builds] == [("m", 1200.0)] and run.exit_code is None
     assert any("5 s timeout" in note for note in run.notes) and any("did not finish" in note for note in run.notes)
+
+
+def test_one_kernel_at_two_block_dims_is_no_spread(tmp_path_factory):
+    # Each block_dim a lone kernel asks for is a build it needs: no module of its own would
+    # save one (the static WCT009 is silent too), so the two builds are figures, not a finding.
+    one_kernel = textwrap.dedent(
+        """\
+        import warp as wp
+
+        @wp.kernel
+        def scale(a: wp.array(dtype=float), s: float):
+            a[wp.tid()] = a[wp.tid()] * s
+
+        a = wp.ones(64, dtype=float)
+        wp.launch(scale, dim=64, inputs=[a, 2.0], block_dim=128)
+        wp.launch(scale, dim=64, inputs=[a, 0.5])
+        """
+    )
+    report = _measure(tmp_path_factory, "one_kernel", one_kernel)
+    assert [r["block_dim"] for r in _rows(report) if r["variant"] == "as_run"] == [128, 256]
+    assert not [f for f in report.findings if f["code"] == "WCT009"]

@@ -351,6 +351,8 @@ def _block_dim_findings(rows: Sequence[CudaRow], existing: Sequence[dict[str, An
         if len({r.block_dim for r in arch_rows}) < 2:
             continue
         files = [str(k.get("file") or "") for k in arch_rows[0].kernels]
+        if len(files) < 2:
+            continue  # one kernel: each block_dim it asks for is a build it needs (as the static WCT009 sees it)
         if not files or all(not f or f.startswith("<") or _installed(f) for f in files):
             continue  # Warp's or a package's own module: the block_dims are not the user's to choose
         arch_rows = sorted(arch_rows, key=lambda r: r.launch_order)
