@@ -272,3 +272,83 @@ def test_the_default_value_restored_after_another_assignment_is_still_reported(t
     text = KERNELS + "\nimport sys\nkey, value = sys.argv[1:3]\nsetattr(wp.config, key, value)\nwp.config.lineinfo = False\n"
     assert [(f.line, f.severity) for f in _wct001(lint_snippet(tmp_path / "by_name", text))] == [
         (10, Severity.INFO), (11, Severity.WARNING)]  # fmt: skip
+
+
+# --- issue 36 item 3a: star imports, and packages that create kernels before this file runs
+
+
+def test_star_import_of_a_package_that_star_imports_its_kernels(tmp_path):
+    # `from pkg import *` where pkg/__init__.py does `from .kernels import *` (nvalchemi-style
+    # re-exporting packages): the star import creates the kernels.
+    files = {
+        "sim/__init__.py": "from .kernels import *\n",
+        "sim/kernels.py": KERNELS,
+        "main.py": "import warp as wp\nfrom sim import *\n\nwp.config.enable_backward = False\n",
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 4)]
+
+
+def test_setup_in_a_submodule_of_a_package_that_creates_kernels(tmp_path):
+    # `from app.config import setup` runs app/__init__.py to its end first: its kernels exist
+    # before setup() can run.
+    files = {
+        "app/__init__.py": "from .kernels import *\n",
+        "app/kernels.py": KERNELS,
+        "app/config.py": "import warp as wp\n\ndef setup():\n    wp.config.enable_backward = False\n",
+        "main.py": "from app.config import setup\n\nsetup()\n",
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("app/config.py", 4)]
+    assert "whose package creates kernels" in found[0].message
+
+
+def test_conftest_inside_a_package_that_creates_kernels(tmp_path):
+    # mujoco_warp/conftest.py: `pytest_configure` sets `wp.config.lineinfo = True` behind a
+    # flag, but pytest imports the package `mujoco_warp` (whose __init__ imports every kernel
+    # module) before its conftest.
+    files = {
+        "mjw/__init__.py": "from mjw._src.forward import step as step\n",
+        "mjw/_src/__init__.py": "",
+        "mjw/_src/forward.py": KERNELS,
+        "mjw/conftest.py": (
+            "import warp as wp\n\ndef pytest_addoption(parser):\n    parser.addoption('--lineinfo', action='store_true')\n\n"
+            "def pytest_configure(config):\n    if config.getoption('--lineinfo'):\n        wp.config.lineinfo = True\n"
+        ),
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("mjw/conftest.py", 8)]
+    assert "the package `mjw`" in found[0].message and "mjw._src.forward" in found[0].message
+
+
+def test_package_that_configures_before_importing_its_kernels_is_fine(tmp_path):
+    # mjlab/__init__.py: `_configure_warp()` first, then the kernel modules; and a package
+    # whose __init__ imports the settings module before its kernels.
+    files = {
+        "app/__init__.py": "from . import settings\nfrom .kernels import *\n",
+        "app/settings.py": "import warp as wp\nwp.config.enable_backward = False\n",
+        "app/kernels.py": KERNELS,
+        "main.py": "import app\n",
+    }
+    assert _wct001(lint_files(tmp_path, files)) == []
+
+
+def test_settings_module_imported_after_the_kernels_by_every_importer(tmp_path):
+    files = {
+        "kern.py": KERNELS,
+        "cfg.py": "import warp as wp\nwp.config.max_unroll = 2\n",
+        "run.py": "import kern\nimport cfg\n\nkern.step\n",
+    }
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("cfg.py", 2)]
+    assert "`run` imports `kern` (line 1)" in found[0].message
+
+
+def test_settings_module_imported_first_by_one_importer_is_not_reported(tmp_path):
+    files = {
+        "kern.py": KERNELS,
+        "cfg.py": "import warp as wp\nwp.config.max_unroll = 2\n",
+        "run.py": "import kern\nimport cfg\n",
+        "fast.py": "import cfg\nimport kern\n",
+    }
+    assert _wct001(lint_files(tmp_path, files)) == []

@@ -74,8 +74,13 @@ class LateGlobalOption(Rule):
     Flags an assignment to `wp.config.enable_backward`, `max_unroll`, `lineinfo`,
     `compile_time_trace`, `deterministic` or `deterministic_max_records` that runs after
     kernels were already defined: after importing a module of your project that defines
-    kernels (directly or through its own imports), or after a `@wp.kernel` earlier in the
-    same file.
+    kernels (directly, through its own imports, or through a `from pkg import *` whose
+    package imports them), or after a `@wp.kernel` earlier in the same file. Also where
+    the kernels were created before the file itself ran: a package above the file whose
+    `__init__.py` imports kernel modules before this file (Python runs it first; a pytest
+    `conftest.py` inside such a package too), a function that callers run after importing a
+    submodule of such a package, and a module-level setting in a file that every importer
+    imports after a kernel module.
 
     ## Why it costs compile time
     Each Python module that defines Warp kernels gets a Warp module the moment its first
@@ -248,10 +253,7 @@ class LateGlobalOption(Rule):
         events = self._events_before(stmt, ctx)
         if events:
             return f"{events[0].what} already did"
-        function = syntax.enclosing_functions(stmt)
-        if not function:
-            return None
-        return _late_through_callers(ctx, _qualname(function))
+        return _late_elsewhere(stmt, ctx)
 
     def _check_target(self, stmt: ast.stmt, target: ast.expr, ctx: FileContext) -> None:
         if not isinstance(target, ast.Attribute):  # a target Attribute is always a store
@@ -266,8 +268,7 @@ class LateGlobalOption(Rule):
             return  # a temporary change, restored later: it targets modules created meanwhile
         events = self._events_before(stmt, ctx)
         if not events:
-            function = syntax.enclosing_functions(stmt)
-            late = _late_through_callers(ctx, _qualname(function)) if function else None
+            late = _late_elsewhere(stmt, ctx)
             if late is not None and not _sets_the_default(stmt, option, ctx):
                 ctx.report(stmt, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
                                  f"defined, and {late}, so those kernels keep the old value. Set it at the entry "
@@ -322,6 +323,142 @@ def _qualname(functions: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> str:
     return name
 
 
+def _late_elsewhere(stmt: ast.stmt, ctx: FileContext) -> str | None:
+    """Why kernels exist when ``stmt`` runs, from outside its own flow: the callers of its
+    function ran kernel-creating imports first, the packages above this file created kernels
+    before they imported it, or every module that imports this file (its module-level
+    statements run at that import) imported a kernel-creating module first."""
+    function = syntax.enclosing_functions(stmt)
+    if function:
+        late = _late_through_callers(ctx, _qualname(function))
+        if late is not None:
+            return late
+    late = _late_by_package(ctx)
+    if late is not None or function:
+        return late
+    return _late_by_importers(ctx)
+
+
+def _late_by_package(ctx: FileContext) -> str | None:
+    """A package above this file whose ``__init__`` creates kernels before it imports this
+    file (or never imports it): Python runs that ``__init__`` before this file's body, so
+    the file's statements and functions all run after those kernels exist (a pytest
+    ``conftest.py`` inside the package: the package is imported first)."""
+    project, name = ctx.project, ctx.module_name
+    parts = name.split(".")
+    for cut in range(1, len(parts)):
+        package = ".".join(parts[:cut])
+        summary = project.module(package)
+        if summary is None:
+            continue
+        found = _kernels_before_importing(project, summary, name)
+        if found is not None:
+            return (f"the package `{package}`, which Python imports before this file, "
+                    f"{found}")  # fmt: skip
+    return None
+
+
+def _kernels_before_importing(project: "Project", summary: "FileSummary", target: str) -> str | None:
+    """What in ``summary``'s module body creates kernels before the body imports ``target``
+    (its first module-level import whose import-time closure holds ``target``; the whole
+    body when none does), for the message; None when nothing does."""
+    facts = project.facts(summary)
+    limit = None
+    for imported, lineno, top in facts.imports:
+        if not top or (limit is not None and lineno >= limit) or imported == summary.module_name:
+            continue
+        if imported == target or imported.startswith(target + ".") or _imports_at_import_time(project, imported, target):
+            limit = lineno
+    for kernel in facts.kernels:
+        if kernel.function is None and (limit is None or kernel.span[0] < limit):
+            return f"defines the kernel `{kernel.name}` (line {kernel.span[0]}) first"
+    for imported, lineno, top in facts.imports:
+        if not top or (limit is not None and lineno >= limit) or imported.startswith("warp"):
+            continue
+        other = project.module(imported)
+        if other is None or other.module_name in (summary.module_name, target):
+            continue
+        if project.defines_kernels_transitively(other):
+            return f"imports `{other.module_name}` (line {lineno}), which creates kernels, first"
+    return None
+
+
+def _imports_at_import_time(project: "Project", start: str, target: str, depth: int = 0) -> bool:
+    """Importing ``start`` imports ``target`` (through module-level imports, bounded)."""
+    summary = project.module(start)
+    if summary is None:
+        return False
+    seen = {summary.module_name}
+    stack = [summary]
+    while stack and len(seen) < 500:
+        current = stack.pop()
+        for dep in project.imported_at_import_time(current):
+            if dep.module_name == target:
+                return True
+            if dep.module_name not in seen:
+                seen.add(dep.module_name)
+                stack.append(dep)
+    return False
+
+
+def _late_by_importers(ctx: FileContext) -> str | None:
+    """A module-level statement runs when the file is first imported: when every project
+    module that imports it does so at its own top level, after an import that created
+    kernels (or after its own kernels), the statement comes after them in every run. Not
+    for a file that is itself an entry point (a run may start there), nor one imported
+    inside a function anywhere (that import's time is not followed)."""
+    program, project, name = ctx.program, ctx.project, ctx.module_name
+    if name in program.entry_modules() or name.rsplit(".", 1)[-1] in ("__main__", "conftest"):
+        return None
+    first: str | None = None
+    importers = 0
+    for module, facts in program.modules.items():
+        if module == name or name.startswith(module + "."):
+            continue  # a package above: ``_late_by_package``'s question
+        lines = [(lineno, top) for imported, lineno, top in facts.imports if imported == name]
+        if not lines:
+            continue
+        importers += 1
+        if not all(top for _line, top in lines):
+            return None
+        line = min(lineno for lineno, _top in lines)
+        why = None
+        for kernel in facts.kernels:
+            if kernel.function is None and kernel.span[0] < line:
+                why = f"`{module}` defines the kernel `{kernel.name}` (line {kernel.span[0]})"
+                break
+        if why is None:
+            for imported, lineno, top in facts.imports:
+                if not top or lineno >= line or imported.startswith("warp"):
+                    continue
+                other = project.module(imported)
+                if other is None or other.module_name in (module, name):
+                    continue
+                if project.defines_kernels_transitively(other) or _package_creates_kernels(project, imported, module):
+                    why = f"`{module}` imports `{other.module_name}` (line {lineno}), which creates kernels,"
+                    break
+        if why is None:
+            return None
+        if first is None:
+            first = f"{why} before it imports this file (line {line})"
+    return first if importers else None
+
+
+def _package_creates_kernels(project: "Project", imported: str, importer: str) -> bool:
+    """Importing ``imported`` from ``importer`` runs the ``__init__`` of each package above
+    it to the end first (unless ``importer`` is itself inside that package, whose
+    ``__init__`` may still be running): one of them creates kernels."""
+    parts = imported.split(".")
+    for cut in range(1, len(parts)):
+        package = ".".join(parts[:cut])
+        if importer == package or importer.startswith(package + "."):
+            continue
+        summary = project.module(package)
+        if summary is not None and project.defines_kernels_transitively(summary):
+            return True
+    return False
+
+
 def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen: set | None = None) -> str | None:
     """A call path that reaches the function after some project module that defines
     kernels was imported: "`app.main` imports `app.sim` (line 3), which defines kernels,
@@ -341,12 +478,19 @@ def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen:
         for imported, lineno, top in facts.imports:
             if not top or (at_module_level and lineno >= line):
                 continue
-            summary = project.module(imported)
-            if summary is None or summary.module_name in (caller_module, ref.module) or imported.startswith("warp"):
+            if imported.startswith("warp"):
                 continue
-            if project.defines_kernels_transitively(summary):
+            summary = project.module(imported)
+            if summary is None or summary.module_name in (caller_module, ref.module):
+                summary = None
+            if summary is not None and project.defines_kernels_transitively(summary):
                 what = "defines kernels" if summary.defines_kernels else "imports modules that define kernels"
                 return (f"`{caller_module}` imports `{summary.module_name}` (line {lineno}), which {what}, "
+                        f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
+            if _package_creates_kernels(project, imported, caller_module):
+                what = "whose package creates kernels when it is imported"
+                shown = summary.module_name if summary is not None else imported
+                return (f"`{caller_module}` imports `{shown}` (line {lineno}), {what}, "
                         f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
         for kernel in facts.kernels:
             if kernel.function is None and (not at_module_level or kernel.span[0] < line):
