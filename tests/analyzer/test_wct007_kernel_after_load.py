@@ -335,3 +335,44 @@ def test_dtype_helper_mapping_to_other_types_is_unknown(tmp_path):
         "run(wp.zeros(4, dtype=wp.vec3))\nrun(wp.zeros(4, dtype=wp.vec3d))\n"
     )
     assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_generic_kernels_overloaded_at_import_by_a_helper_that_receives_them(tmp_path):
+    # nvalchemiops: ``register_overloads(kernel, sig_builder, dtypes=...)`` (warp_dispatch.py)
+    # calls ``wp.overload(kernel, ...)`` on its parameter, once per dtype, into module-scope
+    # tables (segment_ops.py); warp-nn's _softmax.py does the same with a dict comprehension.
+    # Measured (probe, segment_ops on CPU, float32 and float64, tile then RLE kernels): one
+    # hash, one build. A generic kernel no helper receives is still late (nose_hoover.py's
+    # batched chain kernel: 2 hashes, 2 builds).
+    dispatch = (
+        "import warp as wp\n\n"
+        "def register_overloads(kernel, signature_builder, *, dtypes):\n"
+        "    out = {}\n    for dt in dtypes:\n        out[dt] = wp.overload(kernel, signature_builder(dt))\n    return out\n"
+    )
+    ops = (
+        "from typing import Any\nimport warp as wp\nfrom pkg.dispatch import register_overloads\n\n"
+        "@wp.kernel\ndef total(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):\n    wp.atomic_add(out, 0, x[wp.tid()])\n\n"
+        "@wp.kernel\ndef tail(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):\n    wp.atomic_add(out, 0, x[wp.tid()])\n\n"
+        "@wp.kernel\ndef chain(x: wp.array(dtype=Any)):\n    x[wp.tid()] = x[wp.tid()]\n\n"
+        "_total = register_overloads(total, lambda t: [wp.array(dtype=t), wp.array(dtype=t)], dtypes=[wp.float32, wp.float64])\n"
+        "_tail = register_overloads(tail, lambda t: [wp.array(dtype=t), wp.array(dtype=t)], dtypes=[wp.float32, wp.float64])\n\n"
+        "def segmented_sum(x, out):\n"
+        "    wp.launch_tiled(_total[x.dtype], dim=1, inputs=[x, out], block_dim=256)\n"
+        "    wp.launch(_tail[x.dtype], dim=x.shape, inputs=[x, out])\n"
+    )
+    softmax = (
+        "from typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef _max(x: wp.array(dtype=Any), m: wp.array(dtype=Any)):\n    m[0] = x[wp.tid()]\n\n"
+        "@wp.kernel\ndef _sum_exp(x: wp.array(dtype=Any), m: wp.array(dtype=Any)):\n    m[0] = x[wp.tid()]\n\n"
+        "def overload_kernels(kernel):\n"
+        "    return {dtype: wp.overload(kernel, [wp.array(dtype=dtype)] * 2) for dtype in (wp.float32, wp.float64)}\n\n"
+        "_MAX = overload_kernels(_max)\n_SUM_EXP = overload_kernels(_sum_exp)\n\n"
+        "class Softmax:\n    def __call__(self, x, m):\n"
+        "        wp.launch(_MAX[x.dtype], dim=x.shape, inputs=[x, m])\n"
+        "        wp.launch(_SUM_EXP[x.dtype], dim=x.shape, inputs=[x, m])\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/dispatch.py": dispatch, "pkg/ops.py": ops, "pkg/softmax.py": softmax}
+    assert [f for f in lint_files(tmp_path / "up_front", files) if f.rule == "WCT007"] == []
+    late = ops + "\ndef step(x, out):\n    wp.launch(_total[x.dtype], dim=1, inputs=[x, out])\n    wp.launch(chain, dim=x.shape, inputs=[x])\n"
+    found = [f for f in lint_files(tmp_path / "late", dict(files, **{"pkg/ops.py": late})) if f.rule == "WCT007"]
+    assert [(f.path, f.line) for f in found] == [("pkg/ops.py", 14)] and "`chain`" in found[0].message

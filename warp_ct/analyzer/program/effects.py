@@ -105,6 +105,14 @@ class Effects:
         self._own_events_memo[module] = own
         return own
 
+    def overloaded_kernels(self) -> frozenset[KernelRef]:
+        """The kernels some ``wp.overload`` of the program declares: named there, or handed to
+        a helper that overloads its parameter (``register_overloads(kernel, sig, dtypes)``)."""
+        return self.memo("program.overloaded_kernels", lambda: frozenset(
+            event.detail for module in self.modules for entries in self._own_events(module).values()
+            for _order, events in entries for event in events if event.kind == "overload"
+        ))  # fmt: skip
+
 
     def effects(self, ref: FunctionRef, _stack: tuple[FunctionRef, ...] = (),
                 shallow: bool = False) -> tuple[Event, ...]:  # fmt: skip

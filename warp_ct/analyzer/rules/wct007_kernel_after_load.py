@@ -437,7 +437,9 @@ def _launched_kernel_name(program: Program, load: Event, made_in: bool = False) 
     return f"`wp.{kind}`" if kind in ("force_load", "load_module") else "a launch"
 
 
-def _overloaded(program: Program, kernel: KernelFact) -> bool:
+def _overloaded(program: Program, ref: KernelRef, kernel: KernelFact) -> bool:
+    if ref in program.overloaded_kernels():
+        return True  # also through a helper that overloads the kernel it is handed
     for facts in program.modules.values():
         for name, _span, _function in facts.overloads:
             if name.rsplit(".", 1)[-1] == kernel.name:
@@ -471,7 +473,7 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
     generic = {
         ref: kernel
         for ref, kernel in program.kernels()
-        if kernel.generic and kernel.decorator == "kernel" and not _overloaded(program, kernel)
+        if kernel.generic and kernel.decorator == "kernel" and not _overloaded(program, ref, kernel)
     }
     if not generic:
         return {}
