@@ -29,6 +29,15 @@ Module evidence (the facts attached to each finding) comes from the modules it i
   When the measurement shows it, the summary says ``confirmed: …``; otherwise it says
   ``measured: …`` with the facts, and the finding stays as the linter reported it.
 
+One problem, one line (and in an editor, one diagnostic): a static finding and its measured
+twins are shown once, as the static finding carrying the twins' figures (``confirmed: measured at
+app.py:11: built 1× …``; the module figures of a module a twin is about are not repeated);
+a measured finding stands on its own only where no static finding matched it, and names a
+script's module as the user knows it (``app`` (run as ``__main__``)). :func:`join` is the only
+join: ``confirm``'s output, the language server's diagnostics (:func:`join_for_editor`, which
+also says which measured findings not to show again) and its kernel marks
+(:func:`explained_by_measured`) use it.
+
 Measured problems (probe diagnoses) that no finding's rule explains are listed separately:
 they are the probe's job (granular modules, LTO, hashes that change per process, …).
 
@@ -44,13 +53,15 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from warp_ct.analyzer.model import Evidence, Finding
-from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
+from warp_ct.probe.analysis import (ModuleIdentity, normalize_kernel_key, python_module_name, shown_module_name,
+                                   user_module_name)
+from warp_ct.probe.findings import measured_key
 from warp_ct.probe.levers import MODULE_BACKWARD_PREFIX, Ledger, LeverResult, is_ledger_json
 from warp_ct.probe.errors import ReportError
 from warp_ct.probe.report import ProbeReport, document_kind, read_report_json
@@ -73,17 +84,6 @@ _DIAGNOSIS_RULES = {
     "hashes-differ-between-samples": set(),
     "lto-artifacts": set(),
 }
-
-
-def python_module_name(path: str | os.PathLike[str]) -> str:
-    """Dotted module name of a source file, walking up through packages (``__init__.py``)."""
-    file = Path(path).resolve()
-    parts = [] if file.stem == "__init__" else [file.stem]
-    directory = file.parent
-    while (directory / "__init__.py").exists():
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    return ".".join(parts)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -166,7 +166,7 @@ def _mentions(kernel_key: str, text: str) -> bool:
 
 def _facts(module: ModuleIdentity) -> str:
     hashes = len(module.hashes)
-    text = f"module `{module.name}` built {max(module.builds, 1)}× with {hashes} hash{'es' if hashes != 1 else ''}"
+    text = f"module {shown_module_name(module)} built {max(module.builds, 1)}× with {hashes} hash{'es' if hashes != 1 else ''}"
     if module.block_dim_spread:
         text += f" at block_dims {', '.join(str(b) for b in module.block_dims)}"
     return text + f", {module.ms / 1000.0:.2f} s"
@@ -182,7 +182,7 @@ def _confirms(rule: str, module: ModuleIdentity) -> str | None:
         kind = 'module="unique"' if module.is_unique_module else "one kernel"
         return f"{_facts(module)} for one kernel ({kind})"
     if rule in _CACHE_RULES and module.warm_builds:
-        return f"module `{module.name}` rebuilt {module.warm_builds}× in the warm run, {module.warm_ms / 1000.0:.2f} s"
+        return f"module {shown_module_name(module)} rebuilt {module.warm_builds}× in the warm run, {module.warm_ms / 1000.0:.2f} s"
     if rule in _BACKWARD_RULES and module.options.get("enable_backward") and not module.adjoint_launched:
         return f"{_facts(module)}; built with enable_backward=True, no adjoint launch measured"
     return None
@@ -243,12 +243,18 @@ class MeasuredFinding:
     also_at: tuple[tuple[str, int], ...] = ()  # other (file, line) the same cause runs through
 
     @classmethod
-    def from_report(cls, data: dict[str, Any], base: str | None) -> MeasuredFinding:
+    def from_report(cls, data: dict[str, Any], base: str | None, line: int | None = None) -> MeasuredFinding:
+        """``line``: where the finding's line is now (an editor's text moved since the run)."""
         evidence = (data.get("evidence") or [{}])[0]
         kernel = data.get("kernel")
         also = tuple((_resolve(str(a["path"]), base), int(a["line"])) for a in data.get("also_at") or ())
-        return cls(data, str(data["code"]), _resolve(str(data["path"]), base), int(data["location"]["line"]),
+        return cls(data, str(data["code"]), _resolve(str(data["path"]), base),
+                   int(data["location"]["line"]) if line is None else line,
                    evidence.get("module"), normalize_kernel_key(kernel) if kernel else None, also)  # fmt: skip
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        return measured_key(self.data)
 
     @property
     def where(self) -> str:
@@ -284,6 +290,12 @@ class ConfirmResult:
     @property
     def findings(self) -> list[Finding]:
         return [j.finding for j in self.joined]
+
+    @property
+    def twinned(self) -> frozenset[tuple[str, str, int, str]]:
+        """The measured findings (their :func:`~warp_ct.probe.findings.measured_key`) that a
+        static finding stands for: shown through it, never again on their own."""
+        return frozenset(t.key for j in self.joined for t in j.twins)
 
     def notes(self) -> list[str]:
         if not self.left_out:
@@ -347,10 +359,45 @@ def _twins(finding: Finding, path: str, kernels: set[tuple[str, str]],
     return by_kernel + [m for d, m in by_place if d == nearest]
 
 
-def _twin_evidence(twin: MeasuredFinding) -> Evidence:
+def _module_named(report: ProbeReport, name: str | None) -> ModuleIdentity | None:
+    return next((m for m in report.analysis.modules if m.name == name), None) if name else None
+
+
+def measured_figures(twin: MeasuredFinding, report: ProbeReport, static_message: str = "") -> str:
+    """A measured finding's figures in a few words, for the static finding it confirms (whose
+    message already says what the problem is): ``module `app` built 2× with 2 hashes, 0.41 s
+    rebuilding``, ``built 1× with backward code nothing used, up to 0.42 s cold``. The module
+    goes by the name the user knows (a script's ``__main__`` by its file's module name), and is
+    left out when the static message already names it."""
+    data = (twin.data.get("evidence") or [{}])[0]
+    name = data.get("module")
+    module = _module_named(report, name)
+    known = user_module_name(module) if module is not None else name
+    text = "" if not known or f"`{known}`" in static_message else f"module `{known}` "
+    builds, hashes, ms = data.get("builds"), data.get("distinct_hashes"), data.get("milliseconds")
+    if isinstance(builds, int) and builds > 0:
+        if twin.rule == "WCT008":
+            text += f"rebuilt {builds}× in the warm run"
+        else:
+            text += f"built {builds}×" + (f" with {hashes} hashes" if isinstance(hashes, int) and hashes > 1 else "")
+            if twin.rule in _BACKWARD_RULES:
+                text += " with backward code nothing used"
+    if isinstance(ms, (int, float)):
+        seconds = f"{ms / 1000.0:.2f} s"
+        if data.get("upper_bound"):
+            cost = f"up to {seconds} cold"
+        elif twin.rule in _CHURN_RULES or twin.rule in _SPREAD_RULES:
+            cost = f"{seconds} rebuilding"
+        else:
+            cost = seconds
+        text = f"{text}, {cost}" if text.strip() else cost
+    return text.strip() or twin.data["message"]
+
+
+def _twin_evidence(twin: MeasuredFinding, report: ProbeReport, static_message: str = "") -> Evidence:
     data = (twin.data.get("evidence") or [{}])[0]
     return Evidence(
-        summary=f"confirmed: measured at {twin.where}: {twin.data['message']}",
+        summary=f"confirmed: measured at {twin.where}: {measured_figures(twin, report, static_message)}",
         module=data.get("module"),
         builds=data.get("builds"),
         distinct_hashes=data.get("distinct_hashes"),
@@ -380,14 +427,28 @@ def _within(path: str, roots: Sequence[str] | None) -> bool:
     return roots is None or any(_inside(path, root) for root in roots)
 
 
-def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] | None = None) -> ConfirmResult:
+def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] | None = None,
+         placed: Mapping[tuple[str, str, int, str], int | None] | None = None) -> ConfirmResult:  # fmt: skip
     """Join static findings with the report's measurements (see the module docstring).
 
     ``roots``: the linted files and folders (resolved); measured findings outside them are
-    left out and counted. None keeps every measured finding.
+    left out and counted. None keeps every measured finding. ``placed``: where measured
+    findings are now (:func:`~warp_ct.probe.findings.measured_key` -> 1-based line), for an
+    editor whose text moved since the run.
+
+    This is the one join of measured and static findings: ``confirm``'s output, the editor's
+    diagnostics (:func:`join_for_editor`) and the measurement summary all use it, so that a
+    problem both sides found is shown once: the static finding, carrying the measured figures
+    (its twins); a measured finding appears on its own only where no static finding matched.
     """
     lines_cache: dict[str, list[str]] = {}
-    measured_all = [MeasuredFinding.from_report(f, report.cwd) for f in report.findings]
+    placed = placed or {}
+    measured_all = []
+    for item in report.findings:
+        key = measured_key(item)
+        if key in placed and placed[key] is None:
+            continue  # its line is gone from the editor's text
+        measured_all.append(MeasuredFinding.from_report(item, report.cwd, placed.get(key)))
     measured = [m for m in measured_all if _within(m.file, roots)]
     exercised = exercised_files(report)
     joined: list[Joined] = []
@@ -398,7 +459,7 @@ def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] 
         source_line = _source_line(path, finding.range.start.line, lines_cache)
         twins = _twins(finding, path, _static_kernels(finding, report, path, source_line), measured)
         twinned.update(id(t) for t in twins)
-        evidence = [_twin_evidence(t) for t in twins]
+        evidence = [_twin_evidence(t, report, finding.message) for t in twins]
         for twin in twins:
             if twin.module:
                 confirmed.add((finding.rule, twin.module))
@@ -407,7 +468,11 @@ def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] 
             reason = _confirms(finding.rule, module)
             if reason is not None:
                 confirmed.add((finding.rule, module.name))
+                if any(t.module == module.name for t in twins):
+                    continue  # its twin already carries this module's figures: one line, not two
                 evidence.append(_evidence(module, f"confirmed: {reason}"))
+            elif any(t.module == module.name for t in twins):
+                continue
             elif finding.rule not in _PROCESS_WIDE_RULES or len(modules) == 1:
                 evidence.append(_evidence(module, f"measured: {_facts(module)}; the predicted cost was not observed"))
         with_evidence = finding.with_evidence(*evidence) if evidence else finding
@@ -439,10 +504,30 @@ def _unexplained(report: ProbeReport, confirmed: set[tuple[str, str]]) -> list[s
             and not (name == "" and any(rule in rules for rule, _ in confirmed))
         ]
         if missing:
-            where = ", ".join(f"`{m}`" for m in missing if m) or "the command"
+            shown = {m.name: shown_module_name(m) for m in report.analysis.modules}
+            where = ", ".join(shown.get(m, f"`{m}`") for m in missing if m) or "the command"
             first = f" ({diagnosis.evidence[0]})" if diagnosis.evidence else ""
             unexplained.append(f"{diagnosis.title} — {where}{first}: no lint finding explains it")
     return unexplained
+
+
+def explained_by_measured(report: ProbeReport) -> frozenset[tuple[str, str]]:
+    """(diagnosis code, module name) of the measured problems that one of the report's measured
+    findings explains (a rebuilt module and the WCT006 that says which line rebuilt it): that
+    finding, or the static finding it is joined with, is the problem's one diagnostic, so the
+    editor does not say it again on the module's kernels."""
+    out = set()
+    for diagnosis in report.analysis.diagnoses:
+        rules = _DIAGNOSIS_RULES.get(diagnosis.code)
+        if not rules or not diagnosis.problem:
+            continue
+        for item in report.findings:
+            if item.get("code") not in rules:
+                continue
+            evidence = (item.get("evidence") or [{}])[0]
+            about = {evidence.get("module"), *(evidence.get("modules") or ())}
+            out.update((diagnosis.code, name) for name in diagnosis.modules if name in about)
+    return frozenset(out)
 
 
 def attach_evidence(findings: Sequence[Finding], report: ProbeReport) -> tuple[list[Finding], list[str]]:
@@ -463,7 +548,20 @@ def attach_evidence_and_status(findings: Sequence[Finding], report: ProbeReport)
     ``measured: not measurable on this device: …`` (put first: module facts would read as
     "not observed"), ``measured: exercised by this run, the predicted cost was not observed``.
     For editors, where a finding's evidence is all the measurement says about its line."""
-    result = join(findings, report)
+    found, _twinned, unexplained = join_for_editor(findings, report)
+    return found, unexplained
+
+
+def join_for_editor(findings: Sequence[Finding], report: ProbeReport, ledger: Ledger | None = None,
+                    placed: Mapping[tuple[str, str, int, str], int | None] | None = None,
+                    ) -> tuple[list[Finding], frozenset[tuple[str, str, int, str]], list[str]]:  # fmt: skip
+    """What an editor shows of a measurement on a file's static findings: ``(findings, twinned,
+    unexplained)``. Each finding carries its evidence (a twin's figures: ``confirmed: measured at
+    app.py:11: built 1× …``), the status the run gave it when it was not confirmed (see
+    :func:`attach_evidence_and_status`) and, given a levers ``ledger``, its lever's figure;
+    ``twinned``: the measured findings these findings stand for (their ``measured_key``), which
+    the editor does not show again as diagnostics of their own; ``placed``: as for :func:`join`."""
+    result = join(findings, report, placed=placed)
     out = []
     for joined in result.joined:
         finding = joined.finding
@@ -471,7 +569,9 @@ def attach_evidence_and_status(findings: Sequence[Finding], report: ProbeReport)
             text = STATUS_TEXT[joined.status] + (f": {joined.reason}" if joined.reason else "")
             finding = replace(finding, evidence=(Evidence(summary=f"measured: {text}"), *finding.evidence))
         out.append(finding)
-    return out, result.unexplained
+    if ledger is not None:
+        out = attach_lever_figures(out, ledger)
+    return out, result.twinned, result.unexplained
 
 
 def default_paths(report: ProbeReport) -> list[str]:
@@ -486,21 +586,26 @@ def default_paths(report: ProbeReport) -> list[str]:
 
 
 def render_confirm_text(result: ConfirmResult | Iterable[Finding], unexplained: Sequence[str] = ()) -> str:
+    """One line per problem: a static finding with what the run said about it (a measured twin
+    is not printed again: the line says ``[static + measured]`` and carries its figures), then
+    the measured findings no static finding matched, then the measured problems no rule explains."""
     if not isinstance(result, ConfirmResult):  # plain findings (older callers)
         result = ConfirmResult([Joined(f, "confirmed" if f.evidence else "not-observed") for f in result], [], 0,
                                list(unexplained))  # fmt: skip
     lines = []
     for item in result.joined:
         finding = item.finding
-        lines.append(f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {finding.message}")
-        lines += [f"    {e.summary}" for e in finding.evidence]
+        details = [e.summary for e in finding.evidence]
         if item.status in ("not-exercised", "not-measurable"):
-            lines.append(f"    {STATUS_TEXT[item.status]}: {item.reason}")
+            details.append(f"{STATUS_TEXT[item.status]}: {item.reason}")
         elif item.status == "not-observed" and not finding.evidence:
-            lines.append(f"    {STATUS_TEXT[item.status]}")
+            details.append(STATUS_TEXT[item.status])
+        sources = "static + measured" if item.twins else "static"
+        tail = f" ({'; '.join(details)})" if details else ""
+        lines.append(f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} [{sources}] {finding.message}{tail}")
     if result.missed:
         lines += ["", "The static analyzer missed (measured, no finding of that rule at that place):"]
-        lines += [f"  {m.where}: {m.rule} {m.data['message']}" for m in result.missed]
+        lines += [f"  {m.where}: {m.rule} [measured] {m.data['message']}" for m in result.missed]
     if result.unexplained:
         lines += ["", "Measured problems no rule explains:"] + [f"  - {u}" for u in result.unexplained]
     if result.joined:

@@ -296,7 +296,7 @@ def test_a_cache_removed_at_exit_is_attributed_to_the_atexit_line(tmp_path):
     assert _placed(report) == [("WCT008", "cleared_at_exit.py", 15)]
     (finding,) = _findings(report)
     assert finding["name"] == "cache-destroyed" and "at exit" in finding["message"]
-    assert "`wp.clear_kernel_cache()`" in finding["message"] and "`__main__` again" in finding["message"]
+    assert "`wp.clear_kernel_cache()`" in finding["message"] and "`cleared_at_exit` (run as `__main__`) again" in finding["message"]
     (removal,) = report.samples[0].cold.cache_removals
     assert [(f.line, f.function) for f in removal.frames] == [(12, "cleanup")]
     assert [f.line for f in removal.atexit_frames] == [15]

@@ -24,10 +24,15 @@ def test_options_after_load_finding_is_confirmed():
     report = measure_example("options_after_load.py")
     finding = _finding("WCT006", EXAMPLES / "options_after_load.py", 14, "options changed after `scale` was launched")
     (result,), unexplained = attach_evidence([finding], report)
-    twin, evidence = result.evidence  # the measured finding at that line, then the module's figures
-    assert twin.summary.startswith("confirmed: measured at examples/probe/options_after_load.py:15: `__main__` built 3×")
-    assert evidence.summary.startswith("confirmed: module `__main__` built 3× with 3 hashes")
-    assert evidence.distinct_hashes == 3 and evidence.builds == 3 and evidence.milliseconds > 0
+    # One problem, one line: the measured finding at that line carries the module's figures (the
+    # module's own "built 3×" is not repeated), and names the script's module as the user knows
+    # it, by its file (the probe saw `__main__`).
+    (twin,) = result.evidence
+    assert twin.summary.startswith(
+        "confirmed: measured at examples/probe/options_after_load.py:15: module `options_after_load` built 3× with 3 hashes, "
+    ), twin.summary
+    assert twin.summary.endswith(" s rebuilding") and "`__main__`" not in twin.summary
+    assert twin.module == "__main__" and twin.distinct_hashes == 3 and twin.builds == 3 and twin.milliseconds > 0
     assert unexplained == []  # the churn is explained by the finding
 
 
@@ -36,7 +41,7 @@ def test_unmatched_churn_is_listed_as_unexplained():
     unrelated = _finding("WCT002", EXAMPLES / "clean.py", 3)
     (result,), unexplained = attach_evidence([unrelated], report)
     assert result.evidence == ()
-    assert len(unexplained) == 1 and "`__main__`" in unexplained[0] and "rebuilt" in unexplained[0]
+    assert len(unexplained) == 1 and "`options_after_load` (run as `__main__`)" in unexplained[0] and "rebuilt" in unexplained[0]
 
 
 def test_a_rule_whose_mechanism_is_not_measured_gets_facts_not_confirmation():
@@ -52,9 +57,10 @@ def test_unique_and_destroyed_cache_are_confirmed():
     assert result.evidence[0].summary.startswith("confirmed:") and "fill" in result.evidence[0].module
     destroyed = measure_example("destroyed_cache.py")
     (result,), unexplained = attach_evidence([_finding("WCT008", EXAMPLES / "destroyed_cache.py", 4)], destroyed)
-    twin, module = result.evidence
-    assert twin.summary.startswith("confirmed: measured at examples/probe/destroyed_cache.py:5: `wp.config.cache_kernels = False`")
-    assert module.summary.startswith("confirmed: module `__main__` rebuilt 1× in the warm run")
+    (twin,) = result.evidence  # the measured finding's figures; the module's are not repeated
+    assert twin.summary.startswith(
+        "confirmed: measured at examples/probe/destroyed_cache.py:5: module `destroyed_cache` rebuilt 1× in the warm run, "
+    ), twin.summary
     assert unexplained == []
 
 
@@ -193,9 +199,20 @@ def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
     assert "3 measured findings in files outside the linted paths left out" in data["notes"]
 
     text = confirm(".", output="text").stdout
-    assert "    confirmed: measured at app/__main__.py:17:" in text
-    assert "    not exercised by this run: this file was never imported or run" in text
-    assert "The static analyzer missed (measured, no finding of that rule at that place):\n  app/__main__.py:13: WCT006" in text
+    # One line per problem: a static finding and its measured twin are printed once, with both
+    # sources and the measured figures; a measured finding without a static twin names the
+    # module as the user knows it (`app.__main__`, run as `__main__`).
+    lines = text.splitlines()
+    (late_line,) = [line for line in lines if line.startswith("app/__main__.py:17:")]
+    assert late_line.startswith("app/__main__.py:17:1: WCT007 [static + measured] "), late_line
+    assert "(confirmed: measured at app/__main__.py:17: " in late_line and " rebuilding" in late_line
+    assert not any(line.lstrip().startswith("confirmed:") for line in lines), text  # no second line for the pair
+    assert sum("app/__main__.py:17" in line for line in lines) == 1, text
+    (unused_line,) = [line for line in lines if line.startswith("app/unused.py:5:")]
+    assert unused_line.endswith("[static] " + by_place[("app/unused.py", 5, "WCT008")]["message"]
+                                + " (not exercised by this run: this file was never imported or run by the measured command)")
+    missed = lines[lines.index("The static analyzer missed (measured, no finding of that rule at that place):") + 1]
+    assert missed.startswith("  app/__main__.py:13: WCT006 [measured] `app.__main__` (run as `__main__`) built "), missed
 
 
 def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():

@@ -130,3 +130,29 @@ def test_a_measure_report_with_measured_findings_is_a_report_not_a_lint_result()
 
     assert document_kind({"schema_version": 2, "command": ["python", "x.py"], "samples": [], "findings": []}) is None
     assert document_kind({"findings": [], "summary": {}}) == "a `warp-ct lint` JSON report (findings)"
+
+
+def test_a_script_s_main_module_goes_by_its_file_s_module_name(tmp_path):
+    """Issue 37 item 7: the probe names a script's module `__main__`; the user (and the static
+    side) knows it by its file's module name. Other modules keep their names."""
+    from warp_ct.probe.analysis import ModuleIdentity, shown_module_name, user_module_name
+    from warp_ct.probe.records import KernelSource
+
+    def module(name: str, *files: str) -> ModuleIdentity:
+        kernels = [KernelSource(f"k{i}", f, 3) for i, f in enumerate(files)]
+        return ModuleIdentity(name, "cpu", ["h"], [1], {}, 1, 1, 10.0, None, kernels, None)
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    script, main = str(tmp_path / "app.py"), str(package / "__main__.py")
+    assert user_module_name(module("__main__", script)) == "app"
+    assert shown_module_name(module("__main__", script)) == "`app` (run as `__main__`)"
+    assert user_module_name(module("__main__", main)) == "pkg.__main__"  # python -m pkg
+    assert user_module_name(module("__main__.form_1a2b", script)) == "app.form_1a2b"
+    assert shown_module_name(module("pkg.stages", str(package / "stages.py"))) == "`pkg.stages`"
+    # no single file of the user's to name it by: the name the run gave it
+    assert user_module_name(module("__main__", "<string>")) == "__main__"
+    assert user_module_name(module("__main__", "/x/site-packages/warp/_src/fem/integrate.py")) == "__main__"
+    assert user_module_name(module("__main__", script, str(tmp_path / "other.py"))) == "__main__"
+    assert user_module_name(module("__main__")) == "__main__"

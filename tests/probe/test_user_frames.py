@@ -132,7 +132,7 @@ def test_costs_inside_packages_sit_at_the_user_s_call_or_in_the_notes(tmp_path):
     # <string> (the generic instance of toolkit's own kernel, wp.map's `map_add`)
     assert _placed(report) == [("WCT007", "app.py", 21)]
     (finding,) = report.findings
-    assert "inside `toolkit` (`make`)" in finding["message"] and "`__main__` built 2×" in finding["message"]
+    assert "inside `toolkit` (`make`)" in finding["message"] and "`app` (run as `__main__`) built 2×" in finding["message"]
     notes = report.analysis.notes
     toolkit_note = next(n for n in notes if n.startswith("`toolkit`"))
     assert "generic kernel `scale`" in toolkit_note and "app.py line 20" in toolkit_note

@@ -522,8 +522,6 @@ async def test_measure_is_cancellable_and_never_blocks_diagnostics(client: Langu
 
 @pytest.mark.warp
 async def test_measure_real_warp_program(client: LanguageClient):
-    from warp_ct.analyzer.rules import get_rule
-
     workspace: Path = client.workspace  # type: ignore[attr-defined]
     program = workspace / "measured_prog.py"
     program.write_text(MEASURED_PROGRAM)
@@ -547,42 +545,51 @@ async def test_measure_real_warp_program(client: LanguageClient):
     (token,) = [t for t in client.progress_reports if t not in before]
     kinds = _progress_kinds(client.progress_reports[token])
     assert kinds[0] == "begin" and "report" in kinds and kinds[-1] == "end"
-    # measured evidence where the code is: an Information diagnostic on the kernel ...
+    # measured evidence where the code is: a code lens above the kernel (no Information
+    # diagnostic on it saying "rebuilt": the WCT006 below says it, once) ...
     kernel_line = MEASURED_PROGRAM.splitlines().index("@wp.kernel")
     published = await wait_publish(client, uri, after=start)
-    measured = [d for d in published.diagnostics if d.code == "WCT-measured"]
-    assert measured and measured[0].range.start.line == kernel_line
-    assert measured[0].severity == types.DiagnosticSeverity.Information
-    assert "rebuilt" in measured[0].message
-    # ... a code lens above it ...
+    assert not [d for d in published.diagnostics if d.code == "WCT-measured" and "rebuilt" in d.message], published.diagnostics
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [lens.range.start.line for lens in lenses] == [kernel_line]
     late_line = MEASURED_PROGRAM.splitlines().index('    wp.set_module_options({"enable_backward": False})')
     assert re.fullmatch(rf"built 2× · \d+\.\d\d s cold · options changed at line {late_line + 1}", lenses[0].command.title), (
         lenses[0].command.title
     )
-    # ... the measured finding as a diagnostic of its own at the late set_module_options ...
-    (late,) = [d for d in published.diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
-    assert late.code == "WCT006" and late.range.start.line == late_line and late.range.start.character == 4
-    assert late.severity == types.DiagnosticSeverity.Warning and late.data["origin"] == "measured"
-    assert "`set_module_options` changed `enable_backward`" in late.message and "built 2×" in late.message
-    assert late.code_description is not None and late.code_description.href.endswith("WCT006.md")
-    # ... the static finding marked confirmed ...
-    if get_rule("WCT006") is not None and "WCT006" in static_codes:
-        wct006 = [d for d in published.diagnostics if d.code == "WCT006" and d.source == "warp-ct"]
-        assert wct006 and "confirmed:" in wct006[0].message and wct006[0].data["confirmed"] is True
+    # ... one problem, one diagnostic: the measured WCT006 at the late set_module_options and the
+    # static WCT006 there are one problem, shown once: the static diagnostic carries the measured
+    # figures (message and data), and no measured diagnostic repeats it ...
+    assert "WCT006" in static_codes
+    (wct006,) = [d for d in published.diagnostics if d.code == "WCT006"]
+    assert wct006.source == "warp-ct" and wct006.range.start.line == late_line and wct006.range.start.character == 4
+    assert re.search(r"\(confirmed: measured at measured_prog\.py:15: module `measured_prog` built 2× with 2 hashes, "
+                     r"\d+\.\d\d s rebuilding\)$", wct006.message), wct006.message
+    assert wct006.data["confirmed"] is True
+    (figures,) = wct006.data["evidence"]
+    assert figures["module"] == "__main__" and figures["builds"] == 2 and figures["distinct_hashes"] == 2 and figures["milliseconds"] > 0
+    assert wct006.code_description is not None and wct006.code_description.href.endswith("WCT006.md")
+    # ... while a measured finding the static side missed is a diagnostic of its own, naming the
+    # script's module by its file's module name (the probe saw `__main__`) ...
+    (backward,) = [d for d in published.diagnostics if d.source == "warp-ct (measured)"]
+    assert backward.code == "WCT010" and backward.range.start.line == kernel_line and backward.data["origin"] == "measured"
+    assert backward.severity == types.DiagnosticSeverity.Warning
+    assert backward.message.startswith("`measured_prog` (run as `__main__`) was built with backward (adjoint) code"), backward.message
+    assert not [d for d in published.diagnostics if d.code == "WCT010" and d.source == "warp-ct"]
     # ... and a summary the client opened
     assert len(client.shown_documents) > shown
     summary_uri = client.shown_documents[-1].uri
     assert summary_uri.endswith("summary.md") and Path(result["summaryPath"]).is_file()
     if client.client_name == "visual-studio-code":  # type: ignore[attr-defined]
         assert client.code_lens_refreshes >= 1  # type: ignore[attr-defined]
-    # The static re-lint of the next keystrokes keeps the measured finding; it follows its line.
-    edited = "# edited after the measurement\n" + MEASURED_PROGRAM
+    # The static re-lint of the next keystrokes keeps the pair joined where the lines moved to:
+    # still one WCT006, carrying the figures, and the measured WCT010 follows its line.
+    edited = "# edited\n# after\n# the measurement\n" + MEASURED_PROGRAM
     diagnostics = await change_doc(client, uri, edited, version=2)
-    (kept,) = [d for d in diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
-    assert kept.code == "WCT006" and kept.range.start.line == late_line + 1
+    (kept,) = [d for d in diagnostics if d.code == "WCT006"]
+    assert kept.source == "warp-ct" and kept.range.start.line == late_line + 3 and "confirmed: measured at" in kept.message
+    (moved,) = [d for d in diagnostics if d.source == "warp-ct (measured)"]
+    assert moved.code == "WCT010" and moved.range.start.line == kernel_line + 3
     gone = edited.replace('    wp.set_module_options({"enable_backward": False})\n', "")
     diagnostics = await change_doc(client, uri, gone, version=3)
-    assert not [d for d in diagnostics if d.source == "warp-ct (measured)" and d.code == "WCT006"]
+    assert not [d for d in diagnostics if d.code == "WCT006"]
     close_doc(client, uri)

@@ -12,10 +12,12 @@ Diagnoses never claim a program is optimal: the best a clean report says is
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from warp_ct.probe.records import Cause, KernelSource, LaunchSignature, ModuleLoad, package_of_file
@@ -171,6 +173,45 @@ class Analysis:
     launch_topology: list[tuple[Any, ...]]
     notes: list[str]
     busy: list[str] = field(default_factory=list)  # busy_samples(): "sample 2: 0.90 s of CPU in 3.10 s"
+
+
+def python_module_name(path: str | os.PathLike[str]) -> str:
+    """Dotted module name of a source file, walking up through packages (``__init__.py``)."""
+    file = Path(path).resolve()
+    parts = [] if file.stem == "__init__" else [file.stem]
+    directory = file.parent
+    while (directory / "__init__.py").exists():
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return ".".join(parts)
+
+
+MAIN = "__main__"
+
+
+def user_module_name(module: ModuleIdentity) -> str:
+    """The module's name as the user's code knows it, the name the static side uses: a script
+    run as ``python app.py`` (or ``python -m pkg``) makes a Warp module ``__main__``, which the
+    user (and ``warp-ct lint``) knows by its file, ``app`` (``pkg.__main__``). Other modules,
+    and ``__main__`` modules whose kernels are not in exactly one file of the user's, keep
+    their name."""
+    name = module.name
+    if name != MAIN and not name.startswith(MAIN + "."):
+        return name
+    files = {k.file for k in module.kernels if k.file}
+    if len(files) != 1:
+        return name
+    (file,) = files
+    if package_of_file(file) is not None or not os.path.isabs(file) or not file.endswith(".py"):
+        return name
+    known = python_module_name(file)
+    return name if not known or known == MAIN else known + name[len(MAIN):]
+
+
+def shown_module_name(module: ModuleIdentity) -> str:
+    """```app` (run as `__main__`)`` for a script's module, else ```name```."""
+    known = user_module_name(module)
+    return f"`{module.name}`" if known == module.name else f"`{known}` (run as `{module.name}`)"
 
 
 def normalize_kernel_key(key: str) -> str:
@@ -374,8 +415,8 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
             diagnoses.append(
                 Diagnosis(
                     "hash-churn",
-                    f"Module `{module.name}` was rebuilt with new hashes",
-                    f"Module `{module.name}` on {module.device} was built {len(module.hashes)}x with "
+                    f"Module {shown_module_name(module)} was rebuilt with new hashes",
+                    f"Module {shown_module_name(module)} on {module.device} was built {len(module.hashes)}x with "
                     f"{len(module.hashes)} different hashes at the same block_dim, {_seconds(module.ms)} in all. "
                     "Its kernels or options changed after it was first loaded (options set late, kernels "
                     "defined per call or after the first launch), so every change paid a full module build.",
@@ -387,8 +428,8 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
             diagnoses.append(
                 Diagnosis(
                     "block-dim-spread",
-                    f"Module `{module.name}` was built at {len(module.block_dims)} block_dims",
-                    f"Module `{module.name}` on {module.device} was compiled once per block_dim "
+                    f"Module {shown_module_name(module)} was built at {len(module.block_dims)} block_dims",
+                    f"Module {shown_module_name(module)} on {module.device} was compiled once per block_dim "
                     f"({', '.join(str(b) for b in module.block_dims)}): each variant compiles every kernel "
                     "of the module again.",
                     [f"block_dim {bd}: hash {', '.join(h[:8] for h in hs)}" for bd, hs in module.hashes_by_block_dim.items()],
@@ -409,7 +450,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
                 f"loads (cold: {cold_ms:.0f} ms). Something destroys or bypasses the cache (cache_kernels=False, "
                 "clear_kernel_cache(), a temporary kernel_cache_dir) or module hashes differ per process. "
                 "The warm run compiled too, so cold - warm does not measure this program's compile time.",
-                [f"`{m.name}`: {m.warm_builds} native builds in the warm run, {m.warm_ms:.0f} ms" for m in warm_built]
+                [f"{shown_module_name(m)}: {m.warm_builds} native builds in the warm run, {m.warm_ms:.0f} ms" for m in warm_built]
                 or [f"warm module work {warm_ms:.0f} ms"],
                 [m.name for m in warm_built],
             )
@@ -526,7 +567,7 @@ def _diagnose(ok: list[SampleResult], modules: list[ModuleIdentity], summary: di
                 "No structural churn found",
                 f"{each} and no LTO was generated{others}. This rules out redundant builds, not oversized ones "
                 "(backward code, unrolling, precompiled headers).",
-                [f"`{m.name}`: 1 hash, {m.ms:.0f} ms" for m in own[:20]],
+                [f"{shown_module_name(m)}: 1 hash, {m.ms:.0f} ms" for m in own[:20]],
                 problem=False,
             )
         )
@@ -537,5 +578,5 @@ def _one_kernel_name(module: ModuleIdentity) -> str:
     """The module once: a unique module's name already carries its kernel's key."""
     key = module.kernels[0].key
     if module.name.startswith(key) or module.name.endswith(key):
-        return f"`{module.name}`"
-    return f"`{module.name}` (kernel `{key}`)"
+        return shown_module_name(module)
+    return f"{shown_module_name(module)} (kernel `{key}`)"

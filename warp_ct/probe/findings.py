@@ -75,7 +75,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key
+from warp_ct.probe.analysis import ModuleIdentity, normalize_kernel_key, shown_module_name
 from warp_ct.probe.records import Cause, Frame, ModuleLoad, entry_package, is_user_file, package_of_file
 from warp_ct.probe.samples import SampleResult
 
@@ -184,6 +184,17 @@ def _finding(rule: str, path: str, line: int, message: str, evidence: dict[str, 
         # inside the function that atexit ran), where a static finding may sit instead.
         "also_at": [{"path": _display_path(f.file, cwd), "line": f.line} for f in also_at],
     }
+
+
+def measured_key(item: dict[str, Any]) -> tuple[str, str, int, str]:
+    """What identifies one measured finding of a report (code, path, line, message): the key
+    by which ``confirm``'s join says which measured findings a static finding stands for, and
+    the editor leaves those out of its separate measured diagnostics."""
+    try:
+        line = int(item["location"]["line"])
+    except (KeyError, TypeError, ValueError):
+        line = int(((item.get("range") or {}).get("start") or {}).get("line", -1)) + 1
+    return (str(item.get("code")), str(item.get("path")), line, str(item.get("message")))
 
 
 def _evidence(summary: str, module: ModuleIdentity | None, name: str, ms: float) -> dict[str, Any]:
@@ -334,9 +345,9 @@ def _cost(ms: float, builds: int, counted_elsewhere: Sequence[str]) -> str:
 
 
 def _message(cause: Cause, module: ModuleIdentity | None, cost: str, note: str, at: tuple[str, int]) -> str:
-    name = cause.module
+    shown = f"`{cause.module}`" if module is None else shown_module_name(module)  # `app` (run as `__main__`)
     hashes = 0 if module is None else len(module.hashes)
-    built = "" if module is None else f"`{name}` built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
+    built = "" if module is None else f"{shown} built {module.loads}× ({hashes} hash{'es' if hashes != 1 else ''}) in this run"
     paid = cause.load_frames[0] if cause.load_frames else None
     if paid is None:
         rebuilt = "so it was rebuilt"
@@ -361,14 +372,14 @@ def _message(cause: Cause, module: ModuleIdentity | None, cost: str, note: str, 
         what = (f"`wp.config.{detail.get('option')} = {detail.get('value')!r}`{note} came after the module was created, "
                 f"which copies that option: it was built with {detail.get('option')}={detail.get('module_value')!r}, "
                 "the value never arrived; set it before the module's kernels are defined, or as the module's option")
-        return f"{built}: {what}" if built else f"`{name}`: {what}"
+        return f"{built}: {what}" if built else f"{shown}: {what}"
     elif cause.cause == "block_dim":
         before = ", ".join(str(b) for b in detail.get("loaded_block_dims") or ()) or "another"
         what = f"it was loaded at block_dim {detail.get('block_dim')}{note} after block_dim {before}: one more build"
     else:
         kind = cause.cause.split("_")[0]
         what = f"{kind} `{detail.get('key')}` was added to it{note} after it was loaded, {rebuilt}"
-    return (f"{built}: {what}: {cost}" if built else f"`{name}`: {what}: {cost}")
+    return (f"{built}: {what}: {cost}" if built else f"{shown}: {what}: {cost}")
 
 
 def measured_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str) -> list[dict[str, Any]]:
@@ -533,7 +544,7 @@ def _cache_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity
     rebuilt = [m for m in modules if m.warm_builds]
     if not rebuilt or first.warm is None:
         return []
-    names = ", ".join(f"`{m.name}`" for m in rebuilt[:5]) + (f" and {len(rebuilt) - 5} more" if len(rebuilt) > 5 else "")
+    names = ", ".join(shown_module_name(m) for m in rebuilt[:5]) + (f" and {len(rebuilt) - 5} more" if len(rebuilt) > 5 else "")
     ms = sum(m.warm_ms for m in rebuilt)
     warm = sum(m.warm_builds for m in rebuilt)
     out = []
@@ -615,7 +626,7 @@ def _backward_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdent
         else:
             file, line, why = kernels[0].file or "", int(kernels[0].line or 0), ""
         size = f", {module.source_bytes / 1024:.0f} KiB of generated source" if module.source_bytes else ""
-        message = (f"`{module.name}` was built with backward (adjoint) code{why} for its {len(with_backward)} kernel(s) "
+        message = (f"{shown_module_name(module)} was built with backward (adjoint) code{why} for its {len(with_backward)} kernel(s) "
                    f"({_seconds(module.ms)} cold for the whole module{size}), but in this run no wp.Tape recorded them "
                    "and no launch asked for adjoint=True: the adjoint code was compiled for nothing here; dropping it "
                    f"saves up to {_seconds(module.ms)} (`warp-ct probe levers` measures the share)")  # fmt: skip

@@ -21,7 +21,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from warp_ct.probe.findings import read_lines
+from warp_ct.probe.findings import measured_key, read_lines
 from warp_ct.server.diagnostics import measured_diagnostic, measured_finding_diagnostic
 from warp_ct.server.folders import normalize_path
 from warp_ct.server.positions import Converter
@@ -93,13 +93,29 @@ class MeasuredState:
         """Every file the measurement points at (kernels and measured findings)."""
         return set(self.marks) | set(self.findings)
 
-    def diagnostics_for(self, path: str, conv: Converter) -> list[types.Diagnostic]:
+    def placed(self, path: str, conv: Converter) -> dict[tuple[str, str, int, str], int | None]:
+        """Where each measured finding of ``path`` is in the text as it is now (1-based line,
+        None when its line is gone), by ``measured_key``: the join with the static findings
+        pairs them where they are, not where they were when measured."""
+        out: dict[tuple[str, str, int, str], int | None] = {}
+        for found in self.findings_for(path):
+            line0 = found.place(conv)
+            out[measured_key(found.item)] = None if line0 is None else line0 + 1
+        return out
+
+    def diagnostics_for(self, path: str, conv: Converter,
+                        skip: frozenset[tuple[str, str, int, str]] = frozenset()) -> list[types.Diagnostic]:  # fmt: skip
+        """The measurement's own diagnostics for ``path``; ``skip``: the measured findings a
+        static finding stands for (``confirm``'s join): that diagnostic carries their figures,
+        so they are not shown a second time."""
         out = []
         for mark in self.marks_for(path):
             if mark.problems and mark.line0 < len(conv.lines):
                 message = f"measured: {' '.join(mark.problems)}"
                 out.append(measured_diagnostic(mark.line0, message, conv, mark.data))
         for found in self.findings_for(path):
+            if skip and measured_key(found.item) in skip:
+                continue
             line0 = found.place(conv)
             if line0 is None:
                 continue
@@ -218,8 +234,11 @@ def lens_with_reasons(title: str, items: list[dict[str, Any]], kernel_path: str)
     return f"{title} · {shown}{more}"
 
 
-def build_marks(report: Any) -> dict[str, list[KernelMark]]:
-    """Kernel marks per source file (normalized path) from a probe report."""
+def build_marks(report: Any, explained: frozenset[tuple[str, str]] = frozenset()) -> dict[str, list[KernelMark]]:
+    """Kernel marks per source file (normalized path) from a probe report. ``explained``:
+    (diagnosis code, module) of the measured problems a measured finding explains
+    (``confirm.explained_by_measured``): that finding's diagnostic says it, the kernels' marks
+    do not say it again (their lens still counts the builds)."""
     analysis = report.analysis
     reasons = _reasons_by_module(report)
     total_ms = sum(m.ms for m in analysis.modules) or 0.0
@@ -228,6 +247,8 @@ def build_marks(report: Any) -> dict[str, list[KernelMark]]:
         if not diagnosis.problem:
             continue
         for name in diagnosis.modules:
+            if (diagnosis.code, name) in explained:
+                continue
             problems_by_module.setdefault(name, []).append(f"{diagnosis.title}. {diagnosis.message}")
     marks: dict[str, list[KernelMark]] = {}
     for module in analysis.modules:

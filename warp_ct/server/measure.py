@@ -51,7 +51,6 @@ from pygls.uris import from_fs_path
 
 from warp_ct.server.folders import normalize_path
 from warp_ct.server.lenses import build_findings, build_marks
-from warp_ct.server.positions import Converter
 from warp_ct.server.settings import MAX_SAMPLES
 
 # warp_ct.server.server.WarpCtServer: not imported, that module imports this one.
@@ -437,7 +436,14 @@ async def _after_measure(ls: Server, report: Any, cwd: str | None) -> dict[str, 
 
 async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
     """Make ``report`` (and a levers ``ledger``) the editor's evidence: marks, lenses, diagnostics."""
-    marks = build_marks(report)
+    try:
+        from warp_ct.confirm import explained_by_measured
+
+        explained = explained_by_measured(report)
+    except Exception as exc:  # noqa: BLE001 - then the marks say every measured problem
+        ls.log_error("joining the measured problems with the measured findings", exc)
+        explained = frozenset()
+    marks = build_marks(report, explained)
     try:
         findings = build_findings(report)
     except Exception as exc:  # noqa: BLE001 - the measured findings are a bonus: keep the rest
@@ -530,7 +536,6 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[s
     """Worker thread: lint every measured file in the workspace (open documents are re-linted by
     the caller) and publish its findings with evidence plus the measured diagnostics."""
     from warp_ct.analyzer.engine import read_source
-    from warp_ct.server.diagnostics import to_diagnostics
 
     unexplained: list[str] = []
     open_paths = {normalize_path(d.path) for d in list(ls.docs.values())}
@@ -545,10 +550,8 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[s
         folder = ls.folders.folder_for(path)
         folder.load_project()
         result = folder.linter.lint_source_file(source)
-        found = ls.attach_evidence(result.findings)
+        found, diagnostics = ls.file_diagnostics(path, source.text or "", result.findings)
         all_findings.extend(found)
-        conv = Converter(source.text or "", ls.encoding)
-        diagnostics = to_diagnostics(found, conv) + ls.measured.diagnostics_for(path, conv)
         ls.call_soon(ls._publish_closed, from_fs_path(path), diagnostics)
     try:
         from warp_ct.confirm import attach_evidence

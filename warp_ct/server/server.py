@@ -111,6 +111,8 @@ class Analysis:
     version: int | None
     generation: int
     findings: list[Finding]
+    # The measured findings these findings stand for (confirm's join): not shown on their own.
+    twinned: frozenset = frozenset()
 
 
 def _is_python(uri: str, language_id: str | None) -> bool:
@@ -603,32 +605,41 @@ class WarpCtServer(LanguageServer):
         # for the keystroke's analysis (~20% of it), back on between keystrokes.
         with gc_paused():
             result = folder.linter.lint_text(path, text)
-        findings = self.attach_evidence(result.findings)
-        return Analysis(uri, path, text, version, generation, findings)
+        findings, twinned = self.join_measured(result.findings, path, text)
+        return Analysis(uri, path, text, version, generation, findings, twinned)
 
-    def attach_evidence(self, findings: list[Finding]) -> list[Finding]:
+    def join_measured(self, findings: list[Finding], path: str, text: str) -> tuple[list[Finding], frozenset]:
+        """The last measurement joined with a file's static findings (``confirm``'s join, the only
+        one): the findings with their evidence (a measured twin's figures, or what the run said
+        about them: not exercised, not measurable here) and the measured findings they stand for,
+        which :meth:`diagnostics_for` leaves out (one problem, one diagnostic)."""
         report = self.measured.report
         if report is None or not findings:
-            return findings
+            return findings, frozenset()
         try:
-            from warp_ct.confirm import attach_evidence_and_status
+            from warp_ct.confirm import join_for_editor
         except ImportError:
-            return findings
+            return findings, frozenset()
         try:
-            # a finding the run did not confirm says so too (not exercised, not measurable here)
-            confirmed, _unexplained = attach_evidence_and_status(findings, report)
-            if self.measured.ledger is not None:
-                from warp_ct.confirm import attach_lever_figures
-
-                confirmed = attach_lever_figures(confirmed, self.measured.ledger)
+            placed = self.measured.placed(path, Converter(text, self.encoding))
+            found, twinned, _unexplained = join_for_editor(findings, report, self.measured.ledger, placed)
         except Exception as exc:  # noqa: BLE001 - evidence is a bonus, never a reason to lose findings
             self.log_error("attaching measured evidence", exc)
-            return findings
-        return list(confirmed)
+            return findings, frozenset()
+        return found, twinned
+
+    def file_diagnostics(self, path: str, text: str, findings: list[Finding]) -> tuple[list[Finding], list[types.Diagnostic]]:
+        """A file's static findings joined with the measurement, and its diagnostics (for files
+        no editor has open; open documents go through :meth:`analyze`)."""
+        found, twinned = self.join_measured(findings, path, text)
+        analysis = Analysis("", path, text, None, 0, found, twinned)
+        return found, self.diagnostics_for(analysis)
 
     def diagnostics_for(self, analysis: Analysis) -> list[types.Diagnostic]:
+        """The static findings (carrying the measured figures of their twins) and the measured
+        findings no static finding matched, each problem once."""
         conv = Converter(analysis.text, self.encoding)
-        return to_diagnostics(analysis.findings, conv) + self.measured.diagnostics_for(analysis.path, conv)
+        return to_diagnostics(analysis.findings, conv) + self.measured.diagnostics_for(analysis.path, conv, analysis.twinned)
 
     def _process(self, job: Job) -> None:
         doc = self.docs.get(job.uri)
@@ -759,11 +770,8 @@ class WarpCtServer(LanguageServer):
                     continue
                 source = read_source(path)
                 result = folder.linter.lint_source_file(source)
-                found = self.attach_evidence(result.findings)
+                found, diagnostics = self.file_diagnostics(path, source.text or "", result.findings)
                 findings += len(found)
-                text = source.text or ""
-                conv = Converter(text, self.encoding)
-                diagnostics = to_diagnostics(found, conv) + self.measured.diagnostics_for(path, conv)
                 self.call_soon(self._publish_closed, from_fs_path(path), diagnostics)
         return {"files": files, "findings": findings}
 
