@@ -5,7 +5,9 @@ Scenario, a screenshot per step (into $WARP_CT_ARTIFACTS/vscode when set, else t
 open a project; squiggles and Problems rows with the rule code and its docs link; the hover shows
 the rule's docs; the light bulb's quick fix changes the file and its squiggle goes away; "Warp:
 Measure compile time" runs with progress, then code lenses appear above the kernels, the status
-bar shows the measurement and the probe's HTML timeline opens in a webview beside the code; in an
+bar shows the measurement, a problem both the linter and the measurement found is one Problems
+row (the static one, with the measured figures), and the probe's HTML timeline opens in a
+webview beside the code; in an
 untrusted workspace measuring is refused with a message.
 
 Needs code-server + puppeteer-core (``vscode/install-code-server.sh``, cached under
@@ -247,6 +249,15 @@ def test_vscode_scenario(extensions: Path, tmp_path: Path, tmp_path_factory: pyt
     assert "measuring compile time" in facts["progress"], why
     assert any("built" in lens for lens in facts["lenses"]), why
     assert "Warp: cold" in facts["status"] and "warm" in facts["status"], why
+    # one problem, one diagnostic: `shift`'s module compiles backward code nothing uses, found by the
+    # linter (WCT010 on module `kernels`) and measured (the probe saw the script's module as
+    # `__main__`): one row, the static one, carrying the measured figures; no second row for it
+    # from the measurement, and no `__main__` in the editor
+    wct010 = [r for r in facts["problemsAfterMeasure"] if "WCT010" in r]
+    assert len(wct010) == 1, why
+    assert "module `kernels`" in wct010[0] and "confirmed: measured at kernels.py:11: built 1× with backward code" in wct010[0], why
+    assert "warp-ct (measured)" not in wct010[0] and "__main__" not in wct010[0], why
+    assert not any("__main__" in r for r in facts["problemsAfterMeasure"]), why
     # the probe's HTML timeline in a webview beside the code
     assert any("timeline" in t.lower() for t in facts["tabs"]), why
     assert facts["editorGroups"] >= 2, why

@@ -245,6 +245,20 @@ async function trusted() {
     return { status, lenses, messagesAfterMeasure: messages };
   });
 
+  await step('measured-problems', async () => {
+    // The measurement joined with the static findings: once the static rows carry the measured
+    // figures ("confirmed: measured at ..."), read every row (one problem, one row: a measured
+    // twin is not a row of its own) and the squiggles per line of the editor.
+    await until('a Problems row with the measured figures', () =>
+      [...document.querySelectorAll('.markers-panel .monaco-list-row')].some((r) => /confirmed: measured at/.test(r.textContent)),
+    undefined, 120000);
+    await sleep(1500); // a second publication (the re-lint of the open file) would show here too
+    const rows = await texts('.markers-panel .monaco-list-row');
+    const squigglesAfterMeasure = await page.$$eval('.editor-instance [class*="squiggly-"]', (els) =>
+      els.map((e) => ({ cls: e.className, top: parseFloat(e.parentElement.style.top || e.style.top) || 0 })));
+    return { problemsAfterMeasure: rows, squigglesAfterMeasure };
+  });
+
   await step('timeline-webview', async () => {
     const tabs = await until('the timeline tab', () => {
       const t = [...document.querySelectorAll('.tabs-container .tab')].map((e) => e.textContent.trim());
