@@ -160,13 +160,13 @@ def test_a_library_that_asks_for_gradients_without_a_tape_is_silent(tmp_path):
     assert _fem(lint_files(tmp_path, files)) == []
 
 
-def test_a_library_whose_api_speaks_of_gradients_gets_info_pointing_to_the_entry_point(tmp_path):
+def test_a_library_whose_api_asks_for_gradients_gets_info_pointing_to_the_entry_point(tmp_path):
     files = {
         "lib/__init__.py": "",
         "lib/forms.py": FORMS,
         "lib/ops.py": (
             "import warp.fem as fem\n\nfrom lib.forms import energy\n\n\n"
-            "def total(field, out):\n    \"\"\"The field energy, differentiable with respect to the field.\"\"\"\n"
+            "def total(field, out, requires_grad=False):\n    \"\"\"The field energy; gradients are disabled.\"\"\"\n"
             "    fem.integrate(energy, fields={'u': field}, output=out)\n"
         ),
     }

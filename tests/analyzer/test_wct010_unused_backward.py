@@ -125,10 +125,11 @@ def test_tape_over_a_factory_made_kernel_counts_as_opaque(tmp_path):
     assert _only(lint_files(tmp_path, {"test_vec.py": text})) == []
 
 
-def test_library_that_speaks_of_gradients_gets_information_pointing_to_the_entry_point(tmp_path):
-    # A library with no gradient words anywhere: its own forward-only modules are its own to
-    # configure (a warning with the module-level fix). One whose API speaks of gradients:
-    # callers may differentiate through it, so at most information.
+def test_library_whose_api_asks_for_gradients_gets_information_pointing_to_the_entry_point(tmp_path):
+    # A library whose code never asks for gradients: its own forward-only modules are its own
+    # to configure (a warning with the module-level fix), whatever its docstrings say. One whose
+    # public API takes `requires_grad` (warp-nn's layers): callers may record its kernels on a
+    # tape of their own, so at most information.
     lib = {
         "lib/__init__.py": "",
         "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
@@ -136,12 +137,40 @@ def test_library_that_speaks_of_gradients_gets_information_pointing_to_the_entry
     }
     found = [f for f in lint_files(tmp_path / "a", lib) if f.rule == "WCT010"]
     assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.WARNING)]
-    graded = dict(lib, **{"lib/ops.py": '"""Differentiable operators: gradients flow through `apply`."""\n' + lib["lib/ops.py"],
-                          "main.py": "import warp as wp\nfrom lib.ops import apply\n\napply(wp.zeros(4))\n"})
+    # Words decide nothing (issue 36 item 4): "gradients are disabled" is no promise of gradients.
+    worded = dict(lib, **{"lib/ops.py": '"""Differentiable operators; gradients are disabled here."""\n' + lib["lib/ops.py"]})
+    found = [f for f in lint_files(tmp_path / "w", worded) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.WARNING)]
+    graded = dict(lib, **{"lib/ops.py": kernels("square") + (
+        "\ndef apply(x, requires_grad=False):\n    y = wp.zeros_like(x, requires_grad=requires_grad)\n"
+        "    wp.launch(square, dim=x.shape, inputs=[x, y])\n"),
+        "main.py": "import warp as wp\nfrom lib.ops import apply\n\napply(wp.zeros(4))\n"})  # fmt: skip
     found = [f for f in lint_files(tmp_path / "b", graded) if f.rule == "WCT010"]
-    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)] and "gradients" in found[0].message
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)] and "public API" in found[0].message
     assert "entry point" in found[0].message and "wp.config.enable_backward = False" in found[0].message
     assert found[0].fixes == ()
+    # A private helper is no API: only the project's own code runs it.
+    private = dict(graded, **{"lib/ops.py": graded["lib/ops.py"].replace("def apply", "def _apply"),
+                              "main.py": "import warp as wp\nfrom lib.ops import _apply\n\n_apply(wp.zeros(4))\n"})  # fmt: skip
+    found = [f for f in lint_files(tmp_path / "c", private) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.WARNING)]
+
+
+def test_no_entry_point_switch_where_the_project_records_tapes(tmp_path):
+    # The info's advice: `wp.config.enable_backward = False` at an entry point would also zero
+    # the gradients of the module the project's own tape records; say the module's option.
+    files = {
+        "lib/__init__.py": "",
+        "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
+        "lib/fit.py": kernels("loss") + (
+            "\ndef fit(x):\n    tape = wp.Tape()\n    with tape:\n        wp.launch(loss, dim=x.shape, inputs=[x])\n"
+            "    tape.backward()\n"),
+        "main.py": "import warp as wp\nfrom lib.ops import apply\n\napply(wp.zeros(4))\n",
+    }  # fmt: skip
+    found = [f for f in lint_files(tmp_path, files) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("lib/ops.py", Severity.INFO)]
+    assert "wp.get_module(\"lib.ops\").options.update" in found[0].message
+    assert "not `wp.config.enable_backward = False`" in found[0].message
 
 
 def test_the_word_gradient_promises_callers_nothing_in_a_project_that_never_differentiates(tmp_path):

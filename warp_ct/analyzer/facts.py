@@ -243,6 +243,9 @@ class FunctionFact:
     # The keywords its decorators are called with (``@unique_kernel(enable_backward=False)``;
     # "**" for a spread): what a project's own kernel decorator passes on to ``wp.kernel``.
     decorator_keywords: tuple[str, ...] = ()
+    # Makes an array or tensor with ``requires_grad=`` something other than False (``True``, a
+    # parameter, ``x.requires_grad``): code that hands gradients on (what WCT010 reads, not words).
+    asks_grad: bool = False
 
 
 @dataclass(slots=True)
@@ -1233,6 +1236,12 @@ class _Extractor:
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
+        if scope.fact is not None and node.keywords and not scope.fact.asks_grad:
+            for keyword in node.keywords:
+                if keyword.arg == "requires_grad":
+                    value = keyword.value
+                    if not (value.__class__ is ast.Constant and not value.value):  # type: ignore[attr-defined]
+                        scope.fact.asks_grad = True
         callee = self.dotted(func)
         if callee is not None and callee.startswith("warp") and (len(callee) == 4 or callee[4] == "."):
             self.warp_call(_as_warp_name(callee), node)  # type: ignore[arg-type]

@@ -510,12 +510,10 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
     if _gradient_api(program, module) and not _runs_in_taping_application(program, module):
         # A library API that callers may differentiate through: turning backward code
         # off here would change every caller; the choice belongs to an application.
-        why = "its API speaks of gradients, so callers may differentiate through it"
+        why = "its kernels run from the library's public API, which callers may record on a tape of their own"
         return (
             f"module `{module}` compiles backward (adjoint) code for its {live} kernel(s) and "
-            f"nothing in the linted code differentiates them, but {why}. An application that never "
-            "differentiates can turn it off at its entry point, before importing this code: "
-            "`wp.config.enable_backward = False`"
+            f"nothing in the linted code differentiates them, but {why}. " + _entry_point_advice(program, module)
         ), Severity.INFO
     runs = _runs_with_backward(program, verdict, module)
     # Another run turns backward code off: say which runs still build it.
@@ -634,12 +632,13 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
             f"`kernel_options={FEM_KERNEL_OPTIONS}` here would build a second one; where the fields differ "
             "(a trial function here, a discrete field there) it saves the adjoint code"
         ), Severity.INFO, True
-    if application is None and _gradient_api(program, module):
+    if application is None and call.function is not None and _callers_may_tape(
+        program, module, {FunctionRef(module, call.function)}
+    ):
         return (
             f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing in "
-            "the linted code differentiates it, but this module's API speaks of gradients, so callers may "
-            "differentiate through it. An application that never differentiates can turn it off at its entry point, "
-            "before importing this code: `wp.config.enable_backward = False`"
+            "the linted code differentiates it, but it runs from the library's public API, which callers may record "
+            "on a tape of their own. " + _entry_point_advice(program, module)
         ), Severity.INFO, False
     return (
         f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default), but nothing "
@@ -1181,37 +1180,106 @@ def _reached_from(program: Program, label: str, sources: Iterable[str]) -> froze
 
 
 def _gradient_api(program: Program, module: str) -> bool:
-    """The module, or a file that launches its kernels, speaks of gradients (docstrings,
-    ``requires_grad`` or ``*_grad`` parameters, "differentiable"): its callers may
-    differentiate through it. The word "gradient" alone counts only in a project whose code
-    differentiates somewhere: elsewhere it is the calculus (an SPH kernel's gradient, a
-    pressure gradient), not a promise to callers."""
-    facts = program.modules.get(module)
-    if facts is None:
-        return False
-    autodiff_in_code = program.memo(
-        "WCT010.autodiff_in_code", lambda: any(f.differentiates for f in program.modules.values())
-    )
+    """Callers outside the project may record ``module``'s kernels on a tape of their own:
+    a public function of the library (not a test, example or entry point; no leading
+    underscore) runs a launch of them, and the code says gradients are wanted of it — a
+    function on that path (or in the module) takes ``requires_grad`` or a ``*_grad``
+    parameter or makes arrays with ``requires_grad=x.requires_grad``, or the project records
+    Warp tapes itself (it is a library meant to be
+    differentiated). Facts of the code only: words in docstrings decide nothing."""
+    return program.memo(f"WCT010.gradient_api.{module}", lambda: _compute_gradient_api(program, module))
 
-    def speaks(f: FileFacts) -> bool:
-        return f.speaks_of_autodiff or (f.speaks_of_gradients and autodiff_in_code)
 
-    if speaks(facts):
-        return True
-    parts = module.split(".")
-    for cut in range(1, len(parts)):  # a package's documented contract covers its modules
-        package = program.modules.get(".".join(parts[:cut]))
-        if package is not None and package.is_package and speaks(package):
-            return True
+def _compute_gradient_api(program: Program, module: str) -> bool:
+    launching: set[FunctionRef] = set()
     for launch_module, launch_facts in program.modules.items():
-        if not speaks(launch_facts):
-            continue
         for index, launch in enumerate(launch_facts.launches):
-            if not launch.kind.startswith("launch"):
+            if launch.function is None or not launch.kind.startswith("launch"):
                 continue
             if any(isinstance(k, KernelRef) and k.module == module for k in program.launch_kernels(launch_module, index)):
-                return True
-    return False
+                launching.add(FunctionRef(launch_module, launch.function))
+    return _callers_may_tape(program, module, launching)
+
+
+def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]) -> bool:
+    """``_gradient_api`` for the launches (or warp.fem calls) made in ``launching``."""
+    if not launching:
+        return False
+    reach = program.reaching(launching)
+    open_ = program.open_functions()  # handed out as values, ``__call__`` of objects handed out
+    if not any(_public(program, ref) or (ref in open_ and _library(program, ref.module)) for ref in reach):
+        return False  # only the project's own runs, tests or private helpers get there
+    if _project_tapes(program):
+        return True
+    # The module, the modules that launch its kernels, and the functions on the way there.
+    modules = {module, *(ref.module for ref in launching)}
+    own = [fact for name in modules if (facts := program.modules.get(name)) is not None for fact in facts.functions.values()]
+    return any(_asks_for_gradients(fact) for fact in own) or any(
+        (fact := program.function(ref)) is not None and _asks_for_gradients(fact) for ref in reach
+    )
+
+
+def _library(program: Program, module: str) -> bool:
+    path = program.modules[module].path
+    return not (is_test_path(path) or is_demo_path(path) or module.endswith("__main__"))
+
+
+def _public(program: Program, ref: FunctionRef) -> bool:
+    """A function a caller of the library can call: a module-level function or a method of
+    a module-level class, neither named with a leading underscore (``__call__`` and
+    ``__init__`` are public), in a library module (not a test, example, ``__main__``)."""
+    fact = program.function(ref)
+    if fact is None or fact.is_kernel or fact.parent is not None or ref.module.endswith("__main__"):
+        return False
+    path = program.modules[ref.module].path
+    if is_test_path(path) or is_demo_path(path):
+        return False
+    if fact.name.startswith("_") and fact.name not in ("__call__", "__init__"):
+        return False
+    return not (fact.class_name and fact.class_name.rsplit(".", 1)[-1].startswith("_"))
+
+
+def _asks_for_gradients(fact: Any) -> bool:
+    """A parameter that asks for gradients (``requires_grad``, ``*_grad``), or arrays made
+    with ``requires_grad=`` something other than False (``x.requires_grad``: gradients
+    handed on to the caller's tape)."""
+    return getattr(fact, "asks_grad", False) or any(param == "requires_grad" or param.endswith("_grad") for param in fact.params)
+
+
+def _project_tapes(program: Program) -> bool:
+    """The project records Warp tapes or launches adjoints itself (not a torch ``backward()``
+    alone): a tape or adjoint launch the model follows, a tape over calls it cannot follow,
+    or a module that imports Warp and differentiates (a tape built where the model does not
+    see its calls), outside tests and examples."""
+
+    def compute() -> bool:
+        taped, opaque = program.differentiated()
+        if taped or opaque:
+            return True
+        return any(
+            facts.differentiates and facts.warp_import_name is not None
+            and not is_test_path(facts.path) and not is_demo_path(facts.path)
+            for facts in program.modules.values()
+        )  # fmt: skip
+
+    return program.memo("WCT010.project_tapes", compute)
+
+
+def _entry_point_advice(program: Program, module: str) -> str:
+    """What an application can write: ``wp.config.enable_backward = False`` at its entry
+    point only where nothing in view records tapes (that switch would also zero the
+    gradients of every module a run through the same entry point differentiates); else the
+    module's own option, set by the application before the module's first launch."""
+    taped, opaque = program.differentiated()
+    if not taped and not opaque and not _project_tapes(program):
+        return ("An application that never differentiates can turn it off at its entry point, before importing "
+                "this code: `wp.config.enable_backward = False`")  # fmt: skip
+    return (
+        "An application that never differentiates this module can turn it off for this module alone, before its "
+        f"first launch: `wp.get_module(\"{module}\").options.update({{\"enable_backward\": False}})` (not "
+        "`wp.config.enable_backward = False`: code in this project records tapes, and that switch would zero "
+        "their gradients too)"
+    )
 
 
 def _application_entry(program: Program, module: str) -> str | None:
