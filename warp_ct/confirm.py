@@ -382,7 +382,7 @@ def measured_figures(twin: MeasuredFinding, report: ProbeReport, static_message:
             text += f"built {builds}×" + (f" with {hashes} hashes" if isinstance(hashes, int) and hashes > 1 else "")
             if twin.rule in _BACKWARD_RULES:
                 text += " with backward code nothing used"
-    if isinstance(ms, (int, float)):
+    if isinstance(ms, (int, float)) and ms > 0:  # 0: its build was counted by another finding
         seconds = f"{ms / 1000.0:.2f} s"
         if data.get("upper_bound"):
             cost = f"up to {seconds} cold"
@@ -585,6 +585,35 @@ def default_paths(report: ProbeReport) -> list[str]:
     return files or [report.cwd or "."]
 
 
+def joined_line(item: Joined) -> str:
+    """One static finding and what the run said about it, on one line: ``path:line:col: CODE
+    [static + measured] message (confirmed: measured at …: figures)``, ``[static]`` without a
+    measured twin."""
+    finding = item.finding
+    details = [e.summary for e in finding.evidence]
+    if item.status in ("not-exercised", "not-measurable"):
+        details.append(f"{STATUS_TEXT[item.status]}: {item.reason}")
+    elif item.status == "not-observed" and not finding.evidence:
+        details.append(STATUS_TEXT[item.status])
+    sources = "static + measured" if item.twins else "static"
+    tail = f" ({'; '.join(details)})" if details else ""
+    return f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} [{sources}] {finding.message}{tail}"
+
+
+def paired_lines(result: ConfirmResult) -> dict[tuple[str, str, int, str], str]:
+    """For each measured finding a static finding stands for (by ``measured_key``), that static
+    finding's :func:`joined_line`: what the probe's text report prints in its place, so that a
+    problem both sides found is printed once, with both sources
+    (:func:`warp_ct.probe.text.render_text`'s ``paired``)."""
+    out: dict[tuple[str, str, int, str], str] = {}
+    for item in result.joined:
+        if item.twins:
+            line = joined_line(item)
+            for twin in item.twins:
+                out.setdefault(twin.key, line)
+    return out
+
+
 def render_confirm_text(result: ConfirmResult | Iterable[Finding], unexplained: Sequence[str] = ()) -> str:
     """One line per problem: a static finding with what the run said about it (a measured twin
     is not printed again: the line says ``[static + measured]`` and carries its figures), then
@@ -592,17 +621,7 @@ def render_confirm_text(result: ConfirmResult | Iterable[Finding], unexplained: 
     if not isinstance(result, ConfirmResult):  # plain findings (older callers)
         result = ConfirmResult([Joined(f, "confirmed" if f.evidence else "not-observed") for f in result], [], 0,
                                list(unexplained))  # fmt: skip
-    lines = []
-    for item in result.joined:
-        finding = item.finding
-        details = [e.summary for e in finding.evidence]
-        if item.status in ("not-exercised", "not-measurable"):
-            details.append(f"{STATUS_TEXT[item.status]}: {item.reason}")
-        elif item.status == "not-observed" and not finding.evidence:
-            details.append(STATUS_TEXT[item.status])
-        sources = "static + measured" if item.twins else "static"
-        tail = f" ({'; '.join(details)})" if details else ""
-        lines.append(f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} [{sources}] {finding.message}{tail}")
+    lines = [joined_line(item) for item in result.joined]
     if result.missed:
         lines += ["", "The static analyzer missed (measured, no finding of that rule at that place):"]
         lines += [f"  {m.where}: {m.rule} [measured] {m.data['message']}" for m in result.missed]

@@ -205,7 +205,7 @@ def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
     lines = text.splitlines()
     (late_line,) = [line for line in lines if line.startswith("app/__main__.py:17:")]
     assert late_line.startswith("app/__main__.py:17:1: WCT007 [static + measured] "), late_line
-    assert "(confirmed: measured at app/__main__.py:17: " in late_line and " rebuilding" in late_line
+    assert "(confirmed: measured at app/__main__.py:17: module `app.__main__` built 2× with 2 hashes" in late_line
     assert not any(line.lstrip().startswith("confirmed:") for line in lines), text  # no second line for the pair
     assert sum("app/__main__.py:17" in line for line in lines) == 1, text
     (unused_line,) = [line for line in lines if line.startswith("app/unused.py:5:")]
@@ -213,6 +213,26 @@ def test_confirm_joins_by_place_with_statuses_missed_and_left_out(tmp_path):
                                 + " (not exercised by this run: this file was never imported or run by the measured command)")
     missed = lines[lines.index("The static analyzer missed (measured, no finding of that rule at that place):") + 1]
     assert missed.startswith("  app/__main__.py:13: WCT006 [measured] `app.__main__` (run as `__main__`) built "), missed
+
+    # The probe's text report, given the join (as the editor's measurement summary is), prints
+    # the pair once too: the static line in place of the measured one, the missed one as measured.
+    from warp_ct.analyzer import lint_paths
+    from warp_ct.confirm import linted_roots, paired_lines
+    from warp_ct.probe.text import render_text
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        static = sorted((f for r in lint_paths(["."]) for f in r.findings), key=lambda f: f.sort_key)
+        report_text = render_text(report, paired_lines(join(static, report, linted_roots(["."]))))
+    finally:
+        os.chdir(cwd)
+    section = report_text[report_text.index("Measured findings (where the rebuilds came from)"):].split("\n\n")[0].splitlines()[1:]
+    places = [(line.split(":")[0], int(line.split(":")[1]), line.split(": ", 1)[1].split(" ")[0]) for line in section]
+    assert places == [("  app/__main__.py", 6, "WCT010"), ("  app/__main__.py", 13, "WCT006"), ("  app/__main__.py", 17, "WCT007")], section
+    assert [line for line in section if "[static + measured]" in line] == [section[0], section[2]], section
+    assert "[options-after-load] `app.__main__` (run as `__main__`) built " in section[1], section
+    assert render_text(report).count("[static + measured]") == 0  # without the join: the measured findings as they are
 
 
 def test_gpu_only_mechanisms_are_not_measurable_on_a_cpu_run():

@@ -579,6 +579,15 @@ async def test_measure_real_warp_program(client: LanguageClient):
     assert len(client.shown_documents) > shown
     summary_uri = client.shown_documents[-1].uri
     assert summary_uri.endswith("summary.md") and Path(result["summaryPath"]).is_file()
+    # The summary's report prints each problem once: the pair as the static finding with both
+    # sources and the figures, the measured finding the static side missed on its own.
+    summary = Path(result["summaryPath"]).read_text(encoding="utf-8")
+    found = summary[summary.index("Measured findings (where the rebuilds came from)"):].split("\n\n")[0].splitlines()[1:]
+    found = [line for line in found if line.startswith("  ")]
+    assert len(found) == 2, summary
+    assert found[0].startswith(f"  measured_prog.py:{kernel_line + 1}:1: WCT010 [unused-backward] `measured_prog` (run as `__main__`)"), found
+    assert found[1].startswith(f"  measured_prog.py:{late_line + 1}:5: WCT006 [static + measured] The options of this file's"), found
+    assert "(confirmed: measured at measured_prog.py:15: module `measured_prog` built 2× with 2 hashes, " in found[1], found
     if client.client_name == "visual-studio-code":  # type: ignore[attr-defined]
         assert client.code_lens_refreshes >= 1  # type: ignore[attr-defined]
     # The static re-lint of the next keystrokes keeps the pair joined where the lines moved to:

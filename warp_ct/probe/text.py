@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from warp_ct.probe.analysis import METRICS, busy_warning
+from collections.abc import Mapping
+
 from warp_ct.probe.cuda import render_cuda_text
+from warp_ct.probe.findings import measured_key
 from warp_ct.probe.report import ProbeReport
 
 _MODULE_ROWS = 25
@@ -23,8 +26,14 @@ def _format_value(value: float | None, unit: str) -> str:
     return f"{value:g}"
 
 
-def render_text(report: ProbeReport) -> str:
-    """The human report: metrics (median ± MAD), module identities, diagnoses with evidence."""
+def render_text(report: ProbeReport, paired: Mapping[tuple[str, str, int, str], str] | None = None) -> str:
+    """The human report: metrics (median ± MAD), module identities, diagnoses with evidence,
+    and the measured findings, one line each.
+
+    ``paired``: where the measurement was joined with static findings (``warp_ct.confirm``'s
+    join, e.g. in the editor's measurement summary), the line to print instead of a measured
+    finding that a static finding stands for (by ``measured_key``): the static finding with
+    the measured figures, ``[static + measured]``, printed once for the pair."""
     analysis = report.analysis
     ok = len(report.ok_samples)
     lines = [
@@ -69,7 +78,14 @@ def render_text(report: ProbeReport) -> str:
     findings = report.findings
     if findings:
         lines += ["", "Measured findings (where the rebuilds came from)"]
+        printed: set[str] = set()
         for finding in findings:
+            pair = (paired or {}).get(measured_key(finding))
+            if pair is not None:
+                if pair not in printed:  # one static finding may stand for two measured ones
+                    printed.add(pair)
+                    lines.append(f"  {pair}")
+                continue
             where = f"{finding['path']}:{finding['location']['line']}:{finding['location']['column']}"
             lines.append(f"  {where}: {finding['code']} [{finding['name']}] {finding['message']}")
 

@@ -371,7 +371,10 @@ def _prune(history: Path, keep: int, spare: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexplained: list[str]) -> str:
+def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexplained: list[str],
+                      paired: dict | None = None) -> str:  # fmt: skip
+    """The measurement summary; ``paired``: the measured findings static findings stand for, and
+    the line printed for each pair (``confirm.paired_lines``): one line per problem."""
     from warp_ct.probe.text import render_text
 
     analysis = report.analysis
@@ -384,7 +387,7 @@ def _summary_markdown(report: Any, json_path: str, html_path: str | None, unexpl
         lines.append("")
     if unexplained:
         lines += ["## Measured problems no static rule explains", *[f"- {u}" for u in unexplained], ""]
-    lines += ["## Report", "", "```text", render_text(report).rstrip(), "```", "", f"JSON: `{json_path}`"]
+    lines += ["## Report", "", "```text", render_text(report, paired).rstrip(), "```", "", f"JSON: `{json_path}`"]
     if html_path:
         lines.append(f"HTML (timeline): `{html_path}`")
     return "\n".join(lines) + "\n"
@@ -404,9 +407,10 @@ async def _after_measure(ls: Server, report: Any, cwd: str | None) -> dict[str, 
         ls.log_error("writing the HTML report", exc)
         html_path = None
 
-    unexplained = await _show_measured(ls, report, None)
+    unexplained, paired = await _show_measured(ls, report, None)
     summary_path = out_dir / "summary.md"
-    summary_path.write_text(_summary_markdown(report, str(json_path), str(html_path) if html_path else None, unexplained), encoding="utf-8")
+    summary_path.write_text(_summary_markdown(report, str(json_path), str(html_path) if html_path else None, unexplained, paired),
+                            encoding="utf-8")  # fmt: skip
     ls.measured.summary_path = str(summary_path)
     ls.measured.html_path = str(html_path) if html_path else None
     await _open_summary(ls, summary_path)
@@ -434,8 +438,10 @@ async def _after_measure(ls: Server, report: Any, cwd: str | None) -> dict[str, 
     }
 
 
-async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
-    """Make ``report`` (and a levers ``ledger``) the editor's evidence: marks, lenses, diagnostics."""
+async def _show_measured(ls: Server, report: Any, ledger: Any) -> tuple[list[str], dict]:
+    """Make ``report`` (and a levers ``ledger``) the editor's evidence: marks, lenses, diagnostics.
+    Returns the measured problems no finding explains and the paired lines (see
+    :func:`_publish_evidence`)."""
     try:
         from warp_ct.confirm import explained_by_measured
 
@@ -455,8 +461,9 @@ async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
     ls.measured.findings = findings
     # Re-lint (on the analysis worker) every file the measurement points at, attaching evidence.
     unexplained: list[str] = []
+    paired: dict = {}
     try:
-        unexplained = await asyncio.wrap_future(ls.worker.submit(lambda: _publish_evidence(ls, report, marks)))
+        unexplained, paired = await asyncio.wrap_future(ls.worker.submit(lambda: _publish_evidence(ls, report, marks)))
     except Exception as exc:  # noqa: BLE001
         ls.log_error("publishing measured evidence", exc)
     ls.relint_all()
@@ -465,7 +472,7 @@ async def _show_measured(ls: Server, report: Any, ledger: Any) -> list[str]:
             ls.workspace_code_lens_refresh(None)
         except Exception as exc:  # noqa: BLE001
             ls.log(f"codeLens refresh failed: {exc}", types.MessageType.Warning)
-    return unexplained
+    return unexplained, paired
 
 
 async def _open_summary(ls: Server, summary_path: Path) -> None:
@@ -532,12 +539,17 @@ async def _after_levers(ls: Server, ledger: Any, cwd: str | None) -> dict[str, A
     }
 
 
-def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[str]:
+def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> tuple[list[str], dict]:
     """Worker thread: lint every measured file in the workspace (open documents are re-linted by
-    the caller) and publish its findings with evidence plus the measured diagnostics."""
+    the caller) and publish its findings with evidence plus the measured diagnostics. Returns the
+    measured problems no finding explains, and for the summary the line of each static finding
+    that stands for measured ones (``confirm.paired_lines``)."""
+    from dataclasses import replace
+
     from warp_ct.analyzer.engine import read_source
 
     unexplained: list[str] = []
+    paired: dict = {}
     open_paths = {normalize_path(d.path) for d in list(ls.docs.values())}
     roots = [Path(normalize_path(str(r))) for r in ls.workspace_roots()]
     all_findings = []
@@ -550,17 +562,28 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> list[s
         folder = ls.folders.folder_for(path)
         folder.load_project()
         result = folder.linter.lint_source_file(source)
-        found, diagnostics = ls.file_diagnostics(path, source.text or "", result.findings)
-        all_findings.extend(found)
+        _found, diagnostics = ls.file_diagnostics(path, source.text or "", result.findings)
+        all_findings.extend(result.findings)
         ls.call_soon(ls._publish_closed, from_fs_path(path), diagnostics)
     try:
-        from warp_ct.confirm import attach_evidence
+        from warp_ct.confirm import join, paired_lines
 
         for doc in list(ls.docs.values()):
             folder = ls.folders.folder_for(doc.path)
             all_findings.extend(folder.linter.lint_text(doc.path, doc.text).findings)
-        _confirmed, unexplained = attach_evidence(all_findings, report)
-        unexplained = [str(u) for u in unexplained]
+        if report.cwd:  # the summary's paths as the report's (relative to the measured command's folder)
+            all_findings = [replace(f, path=_relative(f.path, report.cwd)) for f in all_findings]
+        joined = join(all_findings, report)
+        unexplained = [str(u) for u in joined.unexplained]
+        paired = paired_lines(joined)
     except ImportError:
         ls.log("warp_ct.confirm is not available: findings are not marked confirmed", types.MessageType.Warning)
-    return unexplained
+    return unexplained, paired
+
+
+def _relative(path: str, base: str) -> str:
+    try:
+        relative = os.path.relpath(path, base)
+    except ValueError:  # another drive
+        return path
+    return path if relative.startswith("..") else relative
