@@ -258,6 +258,11 @@ def test_vscode_scenario(extensions: Path, tmp_path: Path, tmp_path_factory: pyt
     assert "module `kernels`" in wct010[0] and "confirmed: measured at kernels.py:11: built 1× with backward code" in wct010[0], why
     assert "warp-ct (measured)" not in wct010[0] and "__main__" not in wct010[0], why
     assert not any("__main__" in r for r in facts["problemsAfterMeasure"]), why
+    # and a measured problem about both kernels' modules is one row too, at the first kernel,
+    # pointing at the other (a related-information row under it)
+    single = [r for r in facts["problemsAfterMeasure"] if "modules hold a single kernel" in r]
+    assert len(single) == 1 and "[Ln 5, Col 1]" in single[0], why
+    assert any("[Ln 11, Col 1]" in r and "kernel `shift`" in r for r in facts["problemsAfterMeasure"]), why
     # the probe's HTML timeline in a webview beside the code
     assert any("timeline" in t.lower() for t in facts["tabs"]), why
     assert facts["editorGroups"] >= 2, why

@@ -208,3 +208,45 @@ def test_file_uris_to_paths():
     for uri, reason in [("file:///tmp/a%00.py", "holds a NUL character"), ("file:", "names no path"), ("file://[x/a.py", "is not a URI")]:
         with pytest.raises(UnusableUri, match=reason):
             file_path(uri)
+
+
+def test_a_measured_problem_is_one_diagnostic_at_its_first_kernel(tmp_path):
+    """One problem, one diagnostic: "2 modules hold a single kernel" (and any problem of a module
+    with several kernels) is said once, at its first kernel, pointing at the others; a problem a
+    measured finding explains (confirm.explained_by_measured) is left to that finding."""
+    from types import SimpleNamespace
+
+    from warp_ct.probe.analysis import Diagnosis, ModuleIdentity
+    from warp_ct.probe.records import KernelSource
+    from warp_ct.server.lenses import MeasuredState, build_marks
+
+    app = tmp_path / "app.py"
+    source = "".join(f"# line {i + 1}\n" for i in range(20))
+    app.write_text(source)
+
+    def module(name: str, *kernels: tuple[str, int], hashes: int = 1) -> ModuleIdentity:
+        return ModuleIdentity(name, "cpu", [f"h{i}" for i in range(hashes)], [1], {}, hashes, hashes, 100.0, None,
+                              [KernelSource(k, str(app), line) for k, line in kernels], None)  # fmt: skip
+
+    modules = [module("scale_1a2b", ("scale", 5)), module("__main__", ("shift", 11), ("grow", 15), hashes=2)]
+    one_kernel = Diagnosis("one-kernel-modules", "2 modules hold a single kernel", "Every module pays a fixed cost.", [],
+                           ["scale_1a2b", "__main__"])  # fmt: skip
+    rebuilt = Diagnosis("hash-churn", "Module `app` (run as `__main__`) was rebuilt", "Its options changed.", [], ["__main__"])
+    report = SimpleNamespace(cwd=str(tmp_path), findings=[], analysis=SimpleNamespace(modules=modules, diagnoses=[one_kernel, rebuilt]))
+
+    marks = build_marks(report)
+    state = MeasuredState(report=report, marks=marks)
+    diagnostics = state.diagnostics_for(str(app), positions.Converter(source, "utf-16"))
+    by_line = {d.range.start.line: d for d in diagnostics}
+    assert sorted(by_line) == [4, 10]  # scale's line; shift's (grow, the module's second kernel, says nothing)
+    assert by_line[4].message.startswith("measured: 2 modules hold a single kernel.")
+    assert [(r.location.range.start.line, r.message) for r in by_line[4].related_information] == [
+        (10, "module `app`, kernel `shift`"), (14, "module `app`, kernel `grow`")]  # fmt: skip
+    assert by_line[10].message == "measured: Module `app` (run as `__main__`) was rebuilt. Its options changed."
+    assert [(r.location.range.start.line, r.message) for r in by_line[10].related_information] == [(14, "module `app`, kernel `grow`")]
+    assert {mark.line0: mark.lens.split(" · ")[0] for mark in marks[next(iter(marks))]} == {4: "built 1×", 10: "built 2×", 14: "built 2×"}
+
+    # the rebuild explained by a measured finding: that finding's diagnostic says it
+    marks = build_marks(report, frozenset({("hash-churn", "__main__")}))
+    diagnostics = MeasuredState(report=report, marks=marks).diagnostics_for(str(app), positions.Converter(source, "utf-16"))
+    assert [d.range.start.line for d in diagnostics] == [4]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from warp_ct.analyzer.model import Finding, Severity
 from warp_ct.analyzer.rules import get_rule
@@ -70,8 +71,10 @@ def to_diagnostics(findings: Iterable[Finding], conv: Converter) -> list[types.D
     return [to_diagnostic(f, conv) for f in findings]
 
 
-def measured_diagnostic(line0: int, message: str, conv: Converter, data: dict) -> types.Diagnostic:
-    """An Information diagnostic on a kernel definition line, from a probe measurement."""
+def measured_diagnostic(line0: int, message: str, conv: Converter, data: dict,
+                        related: list[tuple[str, int, str]] | None = None) -> types.Diagnostic:  # fmt: skip
+    """An Information diagnostic on a kernel definition line, from a probe measurement;
+    ``related``: (path, 0-based line, what) of the other kernels the same problem is about."""
     text = conv.line(line0)
     start = len(text) - len(text.lstrip())
     rng = types.Range(
@@ -85,6 +88,14 @@ def measured_diagnostic(line0: int, message: str, conv: Converter, data: dict) -
         code=MEASURED_CODE,
         source=SOURCE,
         data=data,
+        related_information=[
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=from_fs_path(path), range=types.Range(
+                    start=types.Position(line=line, character=0), end=types.Position(line=line, character=0))),
+                message=what,
+            )
+            for path, line, what in related
+        ] if related else None,
     )
 
 

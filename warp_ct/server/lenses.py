@@ -21,6 +21,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from warp_ct.probe.analysis import shown_module_name, user_module_name
 from warp_ct.probe.findings import measured_key, read_lines
 from warp_ct.server.diagnostics import measured_diagnostic, measured_finding_diagnostic
 from warp_ct.server.folders import normalize_path
@@ -47,6 +48,9 @@ class KernelMark:
     lens: str  # e.g. "built 3× · 2.41 s cold"
     problems: list[str] = field(default_factory=list)  # measured problems, one sentence each
     data: dict[str, Any] = field(default_factory=dict)
+    # The other kernels the same problems are about: (normalized path, 0-based line, what);
+    # a problem is one diagnostic, at its first kernel, pointing at the others.
+    related: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -112,7 +116,7 @@ class MeasuredState:
         for mark in self.marks_for(path):
             if mark.problems and mark.line0 < len(conv.lines):
                 message = f"measured: {' '.join(mark.problems)}"
-                out.append(measured_diagnostic(mark.line0, message, conv, mark.data))
+                out.append(measured_diagnostic(mark.line0, message, conv, mark.data, mark.related))
         for found in self.findings_for(path):
             if skip and measured_key(found.item) in skip:
                 continue
@@ -153,7 +157,7 @@ def lens_title(module: Any) -> str:
     seconds = (module.ms or 0.0) / 1000.0
     title = f"built {_builds(module)}× · {seconds:.2f} s cold"
     if len(module.kernels) > 1:
-        title += f" · module {module.name} ({len(module.kernels)} kernels)"
+        title += f" · module {user_module_name(module)} ({len(module.kernels)} kernels)"
     return title
 
 
@@ -255,7 +259,7 @@ def build_marks(report: Any, explained: frozenset[tuple[str, str]] = frozenset()
         problems = list(problems_by_module.get(module.name, ()))
         if total_ms and module.ms >= EXPENSIVE_MS and module.ms >= EXPENSIVE_SHARE * total_ms and len(analysis.modules) > 1:
             problems.append(
-                f"Module `{module.name}` took {module.ms / 1000.0:.2f} s of {total_ms / 1000.0:.2f} s of cold module work "
+                f"Module {shown_module_name(module)} took {module.ms / 1000.0:.2f} s of {total_ms / 1000.0:.2f} s of cold module work "
                 f"({100.0 * module.ms / total_ms:.0f}%)."
             )
         data = {
@@ -280,4 +284,26 @@ def build_marks(report: Any, explained: frozenset[tuple[str, str]] = frozenset()
             bucket = marks.setdefault(normalize_path(file), [])
             if not any(m.line0 == mark.line0 and m.module == mark.module for m in bucket):
                 bucket.append(mark)
+    _one_mark_per_problem(marks, {m.name: m for m in analysis.modules})
     return marks
+
+
+def _one_mark_per_problem(marks: dict[str, list[KernelMark]], modules: dict[str, Any]) -> None:
+    """One problem, one diagnostic: a problem about several kernels (a module's kernels, "2
+    modules hold a single kernel") stays on its first kernel (by file and line), which points at
+    the others (``related``); the others keep their lens and drop the sentence."""
+    first: dict[str, KernelMark] = {}
+    for path in sorted(marks):
+        for mark in sorted(marks[path], key=lambda m: m.line0):
+            kept = []
+            for problem in mark.problems:
+                owner = first.get(problem)
+                if owner is None:
+                    first[problem] = mark
+                    kept.append(problem)
+                    continue
+                module = modules.get(mark.module)
+                what = f"module `{user_module_name(module) if module is not None else mark.module}`, kernel `{mark.kernel}`"
+                if (path, mark.line0, what) not in owner.related:
+                    owner.related.append((path, mark.line0, what))
+            mark.problems = kept
