@@ -641,6 +641,11 @@ class _Extractor:
             if known is not None:
                 return known
             callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
+            if not callee:
+                looked_up = self.table_get(node) or self.applied_kernel(node)  # type: ignore[arg-type]
+                if looked_up is not None:
+                    self._call_values[id(node)] = looked_up
+                    return looked_up
             # Valued again, not taken from ``call``'s: the values that are not shared (``sub``,
             # ``binop``, ``choice``) are new objects here, and the model's memos key by identity.
             value_of = self.value
@@ -677,6 +682,35 @@ class _Extractor:
             if isinstance(node.operand.value, (int, float)):  # type: ignore[attr-defined]
                 return self.shared("const", -node.operand.value)  # type: ignore[attr-defined]
         return UNKNOWN
+
+    def table_get(self, node: ast.Call) -> Value | None:
+        """``tables[dtype].get(order)`` / ``TABLE.get(dtype, {}).get(order)``: ``.get`` on an
+        expression that is no name (an entry of a table, what a lookup returns) reads an
+        entry of what it is called on, or its default (None without one). None for any other
+        call (a name's ``.get`` stays a call: the name may be an object with a ``get``)."""
+        func = node.func
+        if func.__class__ is not ast.Attribute or func.attr != "get" or node.keywords:  # type: ignore[attr-defined]
+            return None
+        base = func.value  # type: ignore[attr-defined]
+        if base.__class__ not in (ast.Subscript, ast.Call) or not 1 <= len(node.args) <= 2:
+            return None
+        if any(a.__class__ is ast.Starred for a in node.args):
+            return None
+        default = self.value(node.args[1]) if len(node.args) == 2 else self.shared("const", None)
+        return Value("choice", None, (Value("sub", None, (self.value(base), self.value(node.args[0]))), default))
+
+    def applied_kernel(self, node: ast.Call) -> Value | None:
+        """``wp.kernel(enable_backward=False, module="unique")(fn)``: the kernel ``fn`` makes,
+        valued as ``wp.kernel(fn, enable_backward=False, module="unique")`` is. None for any
+        other call."""
+        inner = node.func
+        if inner.__class__ is not ast.Call or inner.args or len(node.args) != 1 or node.keywords:  # type: ignore[attr-defined]
+            return None
+        if node.args[0].__class__ is ast.Starred or self.warp_name(inner.func) != "warp.kernel":  # type: ignore[attr-defined]
+            return None
+        shared = self.shared
+        keywords = [shared("kw", k.arg, (self.value(k.value),)) for k in inner.keywords if k.arg]  # type: ignore[attr-defined]
+        return shared("call", "warp.kernel", (self.value(node.args[0]), *keywords))
 
     # ------------------------------------------------------------------ walk
     def run(self, tree: ast.Module) -> None:
@@ -1072,9 +1106,13 @@ class _Extractor:
                     scope.container_writes.append(holder_node.id)
                 elif isinstance(holder_node, ast.Attribute):
                     scope.container_writes.append(None)
-                # ``_KERNELS[key] = kernel`` fills a cache: what the table can hold.
+                # ``_KERNELS[key] = kernel`` fills a cache: what the table can hold; a nested
+                # ``_KERNELS[dtype][order] = kernel`` fills the table of tables it names.
                 entry = Value("dict", None, (self.value(target.slice), value))
                 holder = target.value
+                while holder.__class__ is ast.Subscript:
+                    entry = Value("dict", None, (self.value(holder.slice), entry))  # type: ignore[attr-defined]
+                    holder = holder.value  # type: ignore[attr-defined]
                 if isinstance(holder, ast.Name) and scope.fact is not None and holder.id in scope.fact.locals:
                     # ``overloads = {}; for t in types: overloads[t] = wp.overload(k, ...)``:
                     # a later read of the local holds what was stored so far.
@@ -1251,6 +1289,8 @@ class _Extractor:
             if func.__class__ is ast.Attribute:
                 callee = "?." + func.attr  # type: ignore[attr-defined]
             else:
+                if self.applied_kernel(node) is not None:
+                    self.kernel_made(node, func)  # type: ignore[arg-type]
                 return
         if callee.rpartition(".")[2] in _OTHER_CALL_NAMES:
             self.other_call(callee, node)
@@ -1311,6 +1351,30 @@ class _Extractor:
         kernel = KernelFact(
             name="", decorator="kernel", span=span, decorator_span=span, function=scope.qualname,
             module=self.value(module) if module is not None else None, module_span=None, module_options=None,
+            enable_backward=backward, generic=False, captures=(), order=scope.next_order(), loop_depth=scope.loop_depth,
+            guarded=bool(scope.guards), cache_guarded=scope.cache_guards > 0, path=tuple(scope.path),
+            expects_error=scope.raises_depth > 0,
+        )  # fmt: skip
+        self.facts.kernel_objects.append((kernel, self.value(node)))
+
+    def kernel_made(self, node: ast.Call, options: ast.Call) -> None:
+        """``wp.kernel(fn, ...)`` / ``wp.kernel(...)(fn)`` called in code: a kernel object made
+        of the Python function ``fn`` where the call runs, as ``wp.Kernel(func=fn)`` is
+        (``FileFacts.kernel_objects``), with the options ``options`` (the call holding the
+        keywords) passes."""
+        scope = self.scopes[-1]
+        keywords = {k.arg: k.value for k in options.keywords}
+        spread = None in keywords  # ``**options``: the module and backward option are unknown
+        module = self.value(keywords["module"]) if "module" in keywords else UNKNOWN if spread else None
+        backward: Value | None = None
+        if "enable_backward" in keywords:
+            backward = self.value(keywords["enable_backward"])
+        elif spread or "module_options" in keywords:
+            backward = UNKNOWN
+        span = span_of(node, self._numbers)
+        kernel = KernelFact(
+            name="", decorator="kernel", span=span, decorator_span=span, function=scope.qualname,
+            module=module, module_span=None, module_options=None,
             enable_backward=backward, generic=False, captures=(), order=scope.next_order(), loop_depth=scope.loop_depth,
             guarded=bool(scope.guards), cache_guarded=scope.cache_guards > 0, path=tuple(scope.path),
             expects_error=scope.raises_depth > 0,
@@ -1401,6 +1465,8 @@ class _Extractor:
         if name == "warp.Kernel":
             self.kernel_object(node)
             return
+        if name == "warp.kernel" and not self.in_decorator and len(node.args) == 1 and node.args[0].__class__ is not ast.Starred:
+            self.kernel_made(node, node)  # ``wp.kernel(fn, module="unique")`` called, not applied as a decorator
         kind = _LOAD_KINDS.get(name)
         if kind is not None:
             kernel = call_argument(node, "kernel", 0) if kind in ("launch", "launch_tiled", "block_size_query") else None

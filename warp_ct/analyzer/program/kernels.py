@@ -51,6 +51,57 @@ _ITERATING = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed
 
 # How many calls a kernel handed to a factory is followed back through (``_bound_kernels``).
 _MAX_BINDINGS = 1
+# ... and how many a literal a call passes is followed in through, to the table lookup it keys
+# (``get(dtype, component="fill")`` -> ``_get(dtype, component=component)`` -> ``specs[(component, ...)]``).
+_MAX_KEY_BINDINGS = 2
+
+
+def _passes_literal(call: Value) -> bool:
+    """Whether a call passes a literal (``component="fill"``): a table lookup its callee keys
+    by that parameter picks fewer rows at this call."""
+    return any((item.items[0] if item.kind == "kw" and item.items else item).kind == "const" for item in call.items)
+
+
+def _mentions_param(value: Value, depth: int = 0) -> bool:
+    if value.kind == "param":
+        return True
+    if depth > 6 or value.kind not in ("tuple", "local", "choice", "call", "kw"):
+        return False
+    if value.kind == "call" and value.data not in ("bool", "int", "str"):
+        return False
+    return any(_mentions_param(item, depth + 1) for item in value.items)
+
+
+def _keys_param(value: Value, depth: int = 0) -> bool:
+    """Whether what ``value`` holds is picked from a table by a key made of parameters
+    (``specs[(component, batched)]``), or comes from a call handed parameters on."""
+    kind = value.kind
+    if depth > 8:
+        return False
+    if kind == "sub" and len(value.items) == 2:
+        return _mentions_param(value.items[1]) or _keys_param(value.items[0], depth + 1)
+    if kind in ("local", "choice", "tuple"):
+        return any(_keys_param(item, depth + 1) for item in value.items)
+    if kind == "call" and value.data == "warp.overload":
+        kernel = _argument_named(value, "kernel", 0)
+        return kernel is not None and _keys_param(kernel, depth + 1)
+    if kind == "call" and value.data not in _ITERATING:
+        return any((item.items[0] if item.kind == "kw" and item.items else item).kind == "param" for item in value.items)
+    return False
+
+
+def _may_equal(a: Any, b: Any) -> bool:
+    """Whether two resolved keys can be equal (UNRESOLVED, whole or in part, can be anything)."""
+    if a is UNRESOLVED or b is UNRESOLVED:
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_may_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a value whose comparison fails: it may be equal
+        return True
 
 
 def _is_empty_container(value: Value) -> bool:
@@ -59,6 +110,12 @@ def _is_empty_container(value: Value) -> bool:
     return value.kind == "call" and value.data in _EMPTY_CONTAINERS and all(
         item.kind == "kw" or value.data.endswith("defaultdict") for item in value.items
     )
+
+
+def _is_table(value: Value) -> bool:
+    """A binding that makes or fills a table: a dict or tuple, an empty container, an entry
+    a function stores into it."""
+    return value.kind in ("dict", "tuple", "stored") or _is_empty_container(value)
 
 
 def _reaches_param(value: Value, depth: int = 0) -> bool:
@@ -135,7 +192,8 @@ class Kernels:
                 self.modules[module] = replace(facts, kernels=[*facts.kernels, *added])
 
     def _add_kernel_objects(self) -> None:
-        """``wp.Kernel(func=f, ...)``: one kernel per Python function ``f`` can be (a function
+        """``wp.Kernel(func=f, ...)``, ``wp.kernel(f, ...)`` and ``wp.kernel(...)(f)`` called in
+        code: one kernel per Python function ``f`` can be (a function
         of the project, through locals, globals and what the callers of a parameter pass),
         defined where the call runs, in the Warp module of ``f``'s file unless the call names
         one. ``kernels_of_value`` answers the call with them (UNRESOLVED too where ``f`` may
@@ -143,7 +201,7 @@ class Kernels:
         for module, facts in list(self.modules.items()):
             added: list[KernelFact] = []
             for kernel, call in facts.kernel_objects:
-                func = _argument_named(call, "func", 0)
+                func = _argument_named(call, "func" if call.data == "warp.Kernel" else "f", 0)
                 functions = self._functions_of(module, kernel.function, func, 0) if func is not None else [None]
                 refs: list[Any] = []
                 for target in dict.fromkeys(functions):
@@ -392,10 +450,13 @@ class Kernels:
                 if kernel.name == value.data:
                     return [KernelRef(module, index)]
             return [UNRESOLVED]
+        # The parts of one expression (a local's assignments, a table's items, the arms of
+        # a choice) are as deep as the expression: the depth counts the steps that leave it
+        # (a name, a call's returns, an attribute), which are what can run on and on.
         if kind == "local":
             out = []
             for item in value.items:
-                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+                out.extend(self.kernels_of_value(module, function, item, depth))
             return out or [UNRESOLVED]
         if kind == "name":
             if value.data in facts.globals:
@@ -406,6 +467,9 @@ class Kernels:
             resolved = self.resolve_dotted(value.data)
             if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
                 return self.kernels_of_value(resolved[0], None, Value("name", resolved[1]), depth + 1)
+            source = self._star_name_source(facts, value.data) if "." not in value.data else None
+            if source is not None:  # ``from .kernels import *`` then ``wp.launch(hash_cells, ...)``
+                return self.kernels_of_value(source, None, value, depth + 1)
             head, _, field = value.data.partition(".")
             if field and "." not in field:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
                 return self._field_of_name(module, function, head, field, depth + 1)
@@ -414,7 +478,7 @@ class Kernels:
             built = self._built_holder(module, function, value, depth)
             if built is not None:  # ``Kernels(scale, shift)`` of a namedtuple: what it holds
                 return built
-            if value.data == "warp.Kernel":  # ``wp.Kernel(func=f)``: the kernels the model made of it
+            if value.data in ("warp.Kernel", "warp.kernel"):  # ``wp.Kernel(func=f)``, ``wp.kernel(f)``: the kernels made of it
                 return list(self._kernel_objects.get(id(value), _UNRESOLVED_ONLY))
             if value.data == "warp.overload":  # an overload of a generic kernel is that kernel
                 kernel = _argument_named(value, "kernel", 0)
@@ -423,6 +487,9 @@ class Kernels:
                 return []
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             if target is None:
+                looked_up = self._table_get(module, function, value, depth + 1)
+                if looked_up is not None:  # ``_KERNELS.get(dtype)`` of a table
+                    return looked_up
                 return self._wrapped_table(module, function, value, depth + 1)
             fact = self.function(target)
             out = []
@@ -437,6 +504,11 @@ class Kernels:
                     # ``register_overloads(kernel, ...)`` fills a table with what it was handed
                     found = self._bound_kernels(target.module, target.qualname, returned,
                                                 ((module, function, value, fact),), depth + 1)  # fmt: skip
+                elif UNRESOLVED not in found and fact is not None and _passes_literal(value) and _keys_param(returned):
+                    # ``get_kernel(dtype, component="fill")`` picks the rows of ``specs[(component, ...)]``
+                    # this call's literals can key: the kernels of those, of all the callee can return.
+                    found = self._narrowed(found, self._bound_kernels(
+                        target.module, target.qualname, returned, ((module, function, value, fact),), depth + 1))
                 out.extend(found)
             return out or [UNRESOLVED]
         if kind == "stored":  # an entry a function stored in a global table: from any of its calls
@@ -466,29 +538,84 @@ class Kernels:
                 for item_module, item_function, item in picked:
                     out.extend(self.kernels_of_value(item_module, item_function, item, depth + 1))
                 return out or [UNRESOLVED]
-            return self._kernels_in_container(module, function, value.items[0], depth + 1)
+            return self._kernels_in_container(module, function, value.items[0], depth)
         if kind == "const":
             return []  # a number beside a kernel in a table row: not a kernel
         if kind == "choice":  # ``_kernel_2d if ndim == 2 else _kernel_1d``
             out = []
             for item in value.items:
-                out.extend(self.kernels_of_value(module, function, item, depth + 1))
+                out.extend(self.kernels_of_value(module, function, item, depth))
             return out or [UNRESOLVED]
         if kind in ("tuple", "dict") and not value.items:
             return []  # an empty table (filled later: its other values hold what it gets)
+        # A table's items each answer: an item that answers nothing holds no kernel (a
+        # literal, an empty table), so a row of literals (``("f", "f64")``, a signature
+        # beside the kernel) holds none either.
         if kind == "tuple":
             out = []
             for item in value.items:
-                out.extend(self.kernels_of_value(module, function, item, depth + 1))
-            return out or [UNRESOLVED]
+                out.extend(self.kernels_of_value(module, function, item, depth))
+            return out
         if kind == "dict":
             half = len(value.items) // 2
             out = []
             for item in value.items[half:]:
-                out.extend(self.kernels_of_value(module, function, item, depth + 1))
-            return out or [UNRESOLVED]
+                out.extend(self.kernels_of_value(module, function, item, depth))
+            return out
         return [UNRESOLVED]
 
+
+    def _table_get(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
+        """``TABLE.get(key)`` / ``TABLE.get(key, default)`` where ``TABLE`` names a table (a
+        local or a global every binding of which is a dict or tuple, an empty container or
+        an entry stored into it): the kernels the table holds, and the default's. None when
+        the call is no such lookup (``registry.get(name)`` of an object)."""
+        if not value.data.endswith(".get") or not 1 <= len(value.items) <= 2 or any(item.kind == "kw" for item in value.items):
+            return None
+        name = value.data[: -len(".get")]
+        fact = self.function(FunctionRef(module, function)) if function else None
+        if fact is not None and name in fact.locals:
+            where, bindings = module, [(function, item) for item in fact.locals[name]]
+        elif fact is not None and (name in fact.params or name.split(".", 1)[0] in fact.params):
+            return None
+        else:
+            where, dotted = module, name
+            facts = self.modules[module]
+            if dotted not in facts.globals:
+                resolved = self.resolve_dotted(dotted)
+                if resolved is None or resolved[0] not in self.modules:
+                    return None
+                where, dotted = resolved
+                facts = self.modules[where]
+            bindings = [(None, item) for item in facts.globals.get(dotted, ())]
+        if not bindings or not all(_is_table(item) for _function, item in bindings):
+            return None
+        out: list[Any] = []
+        for binding_function, item in bindings:
+            out.extend(self.kernels_of_value(where, binding_function, item, depth))
+        if len(value.items) == 2:
+            out.extend(self.kernels_of_value(module, function, value.items[1], depth))
+        return out
+
+    def _star_name_source(self, facts: Any, name: str) -> str | None:
+        """The project module a name the file neither binds nor imports by name comes from
+        through its ``*`` imports: the last of them that binds it at its top (Python's order:
+        a later ``*`` import rebinds the name). None when a later ``*`` import is of a module
+        outside the project (it may bind the name too) or none binds it."""
+        if name in facts.globals or name in facts.aliases:
+            return None
+        star = (facts.exports or {}).get("*")
+        if star is None:
+            return None
+        for source in reversed(star.target.split(",")):
+            found = self.modules.get(source)
+            if found is None:
+                return None
+            if source == facts.module:
+                continue
+            if name in found.globals or name in found.aliases:
+                return source
+        return None
 
     def _wrapped_table(self, module: str, function: str | None, value: Value, depth: int) -> list[Any]:
         """``Kernels(table)`` where ``Kernels`` is a project class deriving from ``dict`` with
@@ -541,6 +668,13 @@ class Kernels:
             if len(sites) > 1:
                 return self._bound_kernels(site_module, site_function, argument, sites[1:], depth + 1)
             return self.kernels_of_value(site_module, site_function, argument, depth + 1)
+        if kind == "sub" and len(value.items) == 2:
+            rows = self._keyed_rows(module, function, value.items[0], value.items[1], sites)
+            if rows is not None:  # ``specs[(component, batched)]`` with the key this call passes
+                out = []
+                for row in rows:
+                    out.extend(self._bound_kernels(module, function, row, sites, depth))
+                return out or [UNRESOLVED]
         if kind in ("local", "choice", "tuple", "dict", "elem", "sub"):
             if not value.items:
                 return []
@@ -553,7 +687,7 @@ class Kernels:
             out = []
             for item in items:  # a part of the same expression: no deeper in the program
                 out.extend(self._bound_kernels(module, function, item, sites, depth))
-            return out or [UNRESOLVED]
+            return out if kind in ("tuple", "dict") else out or [UNRESOLVED]  # a row of literals holds no kernel
         if kind == "call" and value.data == "warp.overload":
             kernel = _argument_named(value, "kernel", 0)
             return self._bound_kernels(module, function, kernel, sites, depth) if kernel is not None else [UNRESOLVED]
@@ -564,16 +698,88 @@ class Kernels:
                     out.extend(self._bound_kernels(module, function, item, sites, depth))
             return out or [UNRESOLVED]
         found = self.kernels_of_value(module, function, value, depth + 1)
-        if kind == "call" and UNRESOLVED in found and len(sites) < _MAX_BINDINGS:
+        narrowing = kind == "call" and UNRESOLVED not in found and len(sites) < _MAX_KEY_BINDINGS
+        if kind == "call" and (UNRESOLVED in found and len(sites) < _MAX_BINDINGS or narrowing):
             target = self.resolve_call(module, self.function(FunctionRef(module, function)), value.data)
             fact = self.function(target) if target is not None else None
             if fact is not None and fact.returns and fact.params:
+                if narrowing and not any(_keys_param(returned) for returned in fact.returns):
+                    return found
                 out = []
                 for returned in fact.returns:
                     out.extend(self._bound_kernels(target.module, target.qualname, returned,  # type: ignore[union-attr]
                                                    ((module, function, value, fact), *sites), depth + 1))  # fmt: skip
-                return out
+                return self._narrowed(found, out) if narrowing else out
         return found
+
+    @staticmethod
+    def _narrowed(found: list[Any], bound: list[Any]) -> list[Any]:
+        """``found`` (all a call's callee can return) kept to ``bound`` (what this call's
+        arguments pick), when that is known and picks some of them."""
+        if not bound or UNRESOLVED in bound:
+            return found
+        picked = set(bound)
+        narrowed = [ref for ref in found if ref in picked]
+        return narrowed or found
+
+    def _keyed_rows(self, module: str, function: str, base: Value, key: Value, sites: tuple) -> list[Value] | None:
+        """The values of the dict literal ``base`` names whose keys can equal ``key`` as the
+        call ``sites[0]`` binds its parameters (``specs[(component, batched)]`` called with
+        ``component="fill"``). None when ``base`` is no dict literal, the key is unknown or no
+        row matches (then every row is possible)."""
+        if not sites:
+            return None
+        table, where = base, function
+        while table.kind == "local" and len(table.items) == 1:
+            table = table.items[0]
+        if table.kind == "name":
+            values = self.modules[module].globals.get(table.data, ())
+            if len(values) != 1:
+                return None
+            table, where = values[0], None
+        if table.kind != "dict" or not table.items:
+            return None
+        keys = self._bound_constants(module, function, key, sites)
+        if not keys or all(k is UNRESOLVED for k in keys):
+            return None
+        half = len(table.items) // 2
+        rows = [
+            row for entry, row in zip(table.items[:half], table.items[half:])
+            if any(_may_equal(a, b) for a in keys for b in self.resolve(module, where, entry))
+        ]  # fmt: skip
+        return rows or None
+
+    def _bound_constants(self, module: str, function: str, key: Value, sites: tuple) -> list[Any]:
+        """The values ``key``, written in ``function``, takes where the call ``sites[0]`` runs it:
+        its parameters are what that call passes (through the calls further out for a
+        parameter handed on), or their defaults."""
+        kind = key.kind
+        if kind == "const":
+            return [key.data]
+        if kind == "param" and sites:
+            site_module, site_function, call, fact = sites[0]
+            argument = _argument_for(fact, call, key.data)
+            if argument is None:
+                default = fact.defaults.get(key.data)
+                return self.resolve(module, None, default) if default is not None else [UNRESOLVED]
+            if argument.kind == "param" and len(sites) > 1 and site_function is not None:
+                return self._bound_constants(site_module, site_function, argument, sites[1:])
+            return self.resolve(site_module, site_function, argument)
+        if kind == "tuple":
+            parts = [self._bound_constants(module, function, item, sites) for item in key.items]
+            return [tuple(part[0] if len(part) == 1 else UNRESOLVED for part in parts)]
+        if kind == "local" and len(key.items) == 1:
+            return self._bound_constants(module, function, key.items[0], sites)
+        if kind == "call" and key.data in ("bool", "int", "str") and len(key.items) == 1:
+            convert = {"bool": bool, "int": int, "str": str}[key.data]
+            out: list[Any] = []
+            for item in self._bound_constants(module, function, key.items[0], sites):
+                try:
+                    out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
+                except (TypeError, ValueError):
+                    out.append(UNRESOLVED)
+            return out
+        return self.resolve(module, function, key)
 
     def _stored_kernels(self, where: FunctionRef, item: Value, depth: int) -> list[Any]:
         """The kernels a method stores on ``self`` as ``item``: a parameter of it
@@ -636,14 +842,14 @@ class Kernels:
             out: list[Any] = []
             for item in holder.items:
                 out.extend(self._field_kernels(module, function, item, field, depth + 1))
-            return out or [UNRESOLVED]
+            return out if holder.items else [UNRESOLVED]  # each part answered ([]: a field set to None)
         if holder.kind == "name":
             facts = self.modules[module]
             if holder.data in facts.globals:
                 out = []
                 for item in facts.globals[holder.data]:
                     out.extend(self._field_kernels(module, None, item, field, depth + 1))
-                return out or [UNRESOLVED]
+                return out if facts.globals[holder.data] else [UNRESOLVED]
             resolved = self.resolve_dotted(holder.data)
             if resolved is not None and resolved[0] in self.modules and resolved != (module, holder.data):
                 return self._field_kernels(resolved[0], None, Value("name", resolved[1]), field, depth + 1)
@@ -670,7 +876,12 @@ class Kernels:
                 if item.kind == "kw" and item.data == field:
                     return self.kernels_of_value(module, function, item.items[0], depth + 1)
             return [UNRESOLVED]
+        # The object's class when the call builds it (``Kernels(step=k)``); a factory that
+        # returns one (``def make(dtype) -> ...: return Kernels(...)``) is read through its
+        # returns, whose arguments are the constructor's, not the factory call's.
         cls = self._class_of_value(module, holder)
+        if cls is not None and self._class_returned(module, holder.data) is not None:
+            cls = None
         if cls is None:
             names = self._namedtuple_fields(module, holder.data)
             if names is not None:  # ``Kernels = namedtuple("Kernels", ["step", "fill"])``
@@ -742,7 +953,7 @@ class Kernels:
                            else [UNRESOLVED])  # fmt: skip
             else:
                 out.extend(self._field_kernels(target.module, target.qualname, returned, field, depth + 1))  # type: ignore[union-attr]
-        return out or [UNRESOLVED]
+        return out  # each return answered: [] when every one sets the field to None
 
 
     def _built_holder(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:

@@ -1,0 +1,414 @@
+"""Shapes of how real packages reach their kernels, and what the program model resolves for
+each launch (issue 36 item 2): the kernels a launch can run, by name, or None where the model
+does not follow it (unknown stays unknown: the rules stay silent there).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.analyzer.helpers import write_files
+from warp_ct.analyzer.engine import Linter, read_source
+from warp_ct.analyzer.program import KernelRef
+from warp_ct.analyzer.project import deactivate
+from warp_ct.config import load_config
+
+
+def launched(tmp_path: Path, files: dict[str, str]) -> dict[tuple[str, int], list[str] | None]:
+    """(file, line) of each launch -> the names of the kernels the model resolves it to
+    (sorted), or None where any of them is unknown."""
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    paths = sorted(str(tmp_path / name) for name in files if name.endswith(".py"))
+    linter.add_to_project([read_source(path) for path in paths])
+    project = linter.project
+    try:
+        project.freeze()
+        program = project.program()
+        out: dict[tuple[str, int], list[str] | None] = {}
+        for path in paths:
+            facts = project.facts(project.files.get(path))
+            for index, launch in enumerate(facts.launches):
+                if not launch.kind.startswith("launch"):
+                    continue
+                found = program.launch_kernels(facts.module, index)
+                key = (os.path.relpath(path, tmp_path), launch.span[0])
+                if found and all(isinstance(ref, KernelRef) for ref in found):
+                    out[key] = sorted({program.kernel(ref).name for ref in found})
+                else:
+                    out[key] = None
+        return out
+    finally:
+        deactivate(project)
+
+
+PYPROJECT = '[project]\nname = "pkg"\n'
+
+
+def test_a_table_row_holds_its_kernel_beside_a_signature_of_literals(tmp_path):
+    # ``kernel, signature = specs[(component, batched)]``: the rows' literal tuples hold no kernel.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def energy(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+def get_kernel(component, batched=False):
+    specs = {
+        ("fill", False): (fill, ("f", "f64")),
+        ("energy", False): (energy, ("f",)),
+    }
+    kernel, signature = specs[(component, batched)]
+    return wp.overload(kernel, [wp.array(dtype=float) for token in signature])
+
+
+def run(a):
+    wp.launch(get_kernel("fill"), dim=1, inputs=[a])
+""",
+    }
+    # ``get_kernel("fill")``: the rows keyed ("fill", False) only.
+    assert launched(tmp_path, files) == {("pkg/k.py", 24): ["fill"]}
+
+
+def test_a_long_chain_of_choices_and_tables_in_one_expression_is_followed(tmp_path):
+    # The parts of one expression do not use up the depth the model follows calls to.
+    choices = " else ".join(f"k{i} if mode == {i}" for i in range(8)) + " else k8"
+    kernels = "".join(
+        f"\n\n@wp.kernel\ndef k{i}(a: wp.array(dtype=float)):\n    a[wp.tid()] = {i}.0\n" for i in range(9)
+    )
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": f"""\
+import warp as wp
+{kernels}
+
+def pick(mode, component):
+    chosen = {choices}
+    table = {{"a": (chosen, ("f",)), "b": (k0, ("f",))}}
+    kernel, signature = table[component]
+    return wp.overload(kernel, [wp.array(dtype=float)])
+
+
+def outer(mode, component):
+    return pick(mode, component)
+
+
+def outermost(mode, component):
+    return outer(mode, component)
+
+
+def run(a, mode):
+    wp.launch(outermost(mode, "a"), dim=1, inputs=[a])
+""",
+    }
+    (names,) = launched(tmp_path, files).values()
+    assert names == [f"k{i}" for i in range(9)]
+
+
+FACTORY_TYPED = """\
+from typing import NamedTuple
+
+import warp as wp
+
+
+class Kernels(NamedTuple):
+    reduce: wp.Kernel
+    atom: wp.Kernel
+    virial: wp.Kernel
+
+
+def make_primary(dtype):
+    @wp.kernel
+    def reduce(a: wp.array(dtype=dtype)):
+        a[wp.tid()] = dtype(0.0)
+
+    @wp.kernel
+    def atom(a: wp.array(dtype=dtype)):
+        a[wp.tid()] = dtype(1.0)
+
+    return reduce, atom
+
+
+@wp.kernel
+def double_virial(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0
+
+
+def make_double(dtype) -> Kernels:
+    reduce, atom = make_primary(dtype)
+    return Kernels(reduce=reduce, atom=atom, virial=None)
+
+
+def get_kernels(dtype, order: str, cell_grad: bool) -> Kernels:
+    if order == "double":
+        return make_double(dtype)
+    reduce_kernel, atom_kernel = make_primary(dtype)
+    virial = double_virial if cell_grad else None
+    return Kernels(reduce=reduce_kernel, atom=atom_kernel, virial=virial)
+
+
+def run(a, dtype, order, cell_grad):
+    kernels = get_kernels(dtype, order, cell_grad)
+    wp.launch(kernels.reduce, dim=1, inputs=[a])
+    wp.launch(kernels.atom, dim=1, inputs=[a])
+    if cell_grad:
+        wp.launch(kernels.virial, dim=1, inputs=[a])
+"""
+
+
+def test_the_fields_of_an_object_a_typed_factory_returns_are_its_constructor_arguments(tmp_path):
+    # ``def get_kernels(dtype, order, cell_grad) -> Kernels``: the factory's own arguments are not
+    # the NamedTuple's fields; its ``return Kernels(reduce=..., ...)`` says what they hold, and a
+    # field one return sets to None holds no kernel there.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": FACTORY_TYPED}
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 44): ["reduce"],
+        ("pkg/k.py", 45): ["atom"],
+        ("pkg/k.py", 47): ["double_virial"],
+    }
+
+
+def test_a_typed_factory_whose_field_comes_from_its_own_argument_stays_unknown(tmp_path):
+    # The factory's argument is not the field: ``make(step)`` -> ``Kernels(fill=...)`` built
+    # from an unknown call stays unknown, never the argument at the field's position.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+from typing import NamedTuple
+
+import warp as wp
+
+from other import lookup
+
+
+class Kernels(NamedTuple):
+    fill: wp.Kernel
+
+
+@wp.kernel
+def step(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+def make(kernel) -> Kernels:
+    return Kernels(fill=lookup(kernel))
+
+
+def run(a):
+    wp.launch(make(step).fill, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 22): None}
+
+
+def test_a_lookup_with_get_in_a_table_of_tables_filled_entry_by_entry(tmp_path):
+    # ``_TABLES[dtype][order] = wp.overload(...)`` fills a table of tables; ``.get(dtype, {}).get(order)``
+    # and ``_FLAT.get(dtype)`` read an entry (or None: no kernel).
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def spread(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(1.0)
+
+
+@wp.kernel
+def gather(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(2.0)
+
+
+_TABLES = {wp.float32: {}, wp.float64: {}}
+for _order in (3, 4):
+    for _scalar in (wp.float32, wp.float64):
+        _TABLES[_scalar][_order] = wp.overload(spread, [wp.array(dtype=_scalar)])
+
+_FLAT = {wp.float32: gather, wp.float64: gather}
+
+
+def run(a, dtype, order):
+    per_order = _TABLES.get(dtype, {}).get(order)
+    if per_order is not None:
+        wp.launch(per_order, dim=1, inputs=[a])
+    wp.launch(_TABLES[dtype].get(order), dim=1, inputs=[a])
+    kernel = _FLAT.get(dtype)
+    wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 27): ["spread"],
+        ("pkg/k.py", 28): ["spread"],
+        ("pkg/k.py", 30): ["gather"],
+    }
+
+
+def test_get_on_an_object_that_is_no_table_stays_unknown(tmp_path):
+    # ``registry.get(name)`` of an object (not a dict the project builds) says nothing of
+    # what it returns; neither does ``.get`` on a parameter the model cannot see.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+from other import Registry
+
+REGISTRY = Registry()
+
+
+def run(a, name, table):
+    wp.launch(REGISTRY.get(name), dim=1, inputs=[a])
+    wp.launch(table.get(name), dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 9): None, ("pkg/k.py", 10): None}
+
+
+def test_a_kernel_made_by_calling_wp_kernel_on_a_function(tmp_path):
+    # ``wp.kernel(enable_backward=False, module="unique")(fn)`` and ``wp.kernel(fn)`` in a cached
+    # factory are kernels made where the call runs, as ``@wp.kernel`` makes them.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+_CACHE = {}
+
+
+def get_solver(n: int):
+    key = int(n)
+    if key in _CACHE:
+        return _CACHE[key]
+
+    def _solve(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(n)
+
+    kernel = wp.kernel(enable_backward=False, module="unique")(_solve)
+    _CACHE[key] = kernel
+    return kernel
+
+
+def get_plain():
+    def _plain(a: wp.array(dtype=float)):
+        a[wp.tid()] = 0.0
+
+    return wp.kernel(_plain)
+
+
+def run(a):
+    wp.launch(get_solver(4), dim=1, inputs=[a])
+    wp.launch(get_plain(), dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 27): ["_solve"], ("pkg/k.py", 28): ["_plain"]}
+
+
+def test_a_kernel_a_star_import_brings(tmp_path):
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/hashing.py": """\
+import warp as wp
+
+
+@wp.kernel
+def hash_cells(a: wp.array(dtype=int)):
+    a[wp.tid()] = 7
+""",
+        "pkg/build.py": """\
+import warp as wp
+
+from .hashing import *
+
+
+def build(a):
+    wp.launch(hash_cells, dim=1, inputs=[a])
+""",
+        "pkg/shadowed.py": """\
+import warp as wp
+
+from .hashing import *
+from numpy import *
+
+
+def build(a):
+    wp.launch(hash_cells, dim=1, inputs=[a])
+""",
+    }
+    # A later ``*`` import from outside the project may bind the name again: unknown.
+    assert launched(tmp_path, files) == {("pkg/build.py", 7): ["hash_cells"], ("pkg/shadowed.py", 8): None}
+
+
+def test_a_literal_a_call_passes_picks_the_rows_its_callee_keys_by_it(tmp_path):
+    # ``get(dtype, component="fill")`` -> ``_get(dtype, component=component)`` -> ``specs[(component,
+    # batched)]``: the launch runs a fill kernel, not every kernel of the table; a key the call
+    # does not fix (``name``) keeps every row.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def fill_batched(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.5
+
+
+@wp.kernel
+def energy(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+def _get(dtype, *, component, batched=False):
+    specs = {
+        ("fill", False): (fill, ("f",)),
+        ("fill", True): (fill_batched, ("f",)),
+        ("energy", False): (energy, ("f",)),
+    }
+    kernel, signature = specs[(component, batched)]
+    return wp.overload(kernel, [wp.array(dtype=dtype)])
+
+
+def get(dtype, *, component, batched=False):
+    return _get(dtype, component=component, batched=batched)
+
+
+def run(a, name, batched):
+    wp.launch(get(wp.float32, component="fill"), dim=1, inputs=[a])
+    wp.launch(_get(wp.float32, component="fill", batched=batched), dim=1, inputs=[a])
+    wp.launch(_get(wp.float32, component="energy"), dim=1, inputs=[a])
+    wp.launch(get(wp.float32, component=name), dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 34): ["fill"],
+        ("pkg/k.py", 35): ["fill", "fill_batched"],
+        ("pkg/k.py", 36): ["energy"],
+        ("pkg/k.py", 37): ["energy", "fill", "fill_batched"],
+    }

@@ -1,0 +1,1 @@
+"""Stencils looked up by name in kernel tables."""
