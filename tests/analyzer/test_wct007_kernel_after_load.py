@@ -376,3 +376,116 @@ def test_generic_kernels_overloaded_at_import_by_a_helper_that_receives_them(tmp
     late = ops + "\ndef step(x, out):\n    wp.launch(_total[x.dtype], dim=1, inputs=[x, out])\n    wp.launch(chain, dim=x.shape, inputs=[x])\n"
     found = [f for f in lint_files(tmp_path / "late", dict(files, **{"pkg/ops.py": late})) if f.rule == "WCT007"]
     assert [(f.path, f.line) for f in found] == [("pkg/ops.py", 14)] and "`chain`" in found[0].message
+
+
+# --- issue 36 item 3b: kernels added by a method, cached variants, struct types from a loop
+
+SOLVER = (
+    "import warp as wp\n\n\n@wp.kernel\ndef init(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+    "class Solver:\n    def __init__(self, x):\n        self.x = x\n        self.terms = []\n"
+    "        wp.launch(init, dim=x.shape, inputs=[x])\n\n"
+    "    def add_term(self, gain: float):\n        @wp.kernel\n        def apply(x: wp.array(dtype=float)):\n"
+    "            x[wp.tid()] = x[wp.tid()] * gain\n\n        self.terms.append(apply)\n\n"
+    "    def step(self):\n        for term in self.terms:\n            wp.launch(term, dim=self.x.shape, inputs=[self.x])\n"
+)
+
+
+def test_a_method_that_adds_a_kernel_after_the_first_launch(tmp_path):
+    # A solver whose constructor launches, then `add_term()` defines a kernel into the same
+    # module and keeps it (no return): measured (fixture method_adds_kernel_after_launch),
+    # the module is built twice.
+    files = {
+        "sim/__init__.py": "",
+        "sim/solver.py": SOLVER,
+        "sim/__main__.py": (
+            "import warp as wp\nfrom sim.solver import Solver\n\n\ndef main():\n"
+            "    solver = Solver(wp.zeros(8, dtype=float))\n    solver.add_term(2.0)\n    solver.step()\n"
+        ),
+    }
+    found = _wct007(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("sim/__main__.py", 7)]
+    assert "`Solver.add_term()` defines the kernel `apply`" in found[0].message and "`init`" in found[0].message
+
+
+def test_a_method_that_adds_a_kernel_before_any_launch_is_fine(tmp_path):
+    text = SOLVER.replace("        wp.launch(init, dim=x.shape, inputs=[x])\n", "")
+    files = {
+        "sim/__init__.py": "",
+        "sim/solver.py": text,
+        "sim/__main__.py": (
+            "import warp as wp\nfrom sim.solver import Solver\n\n\ndef main():\n"
+            "    solver = Solver(wp.zeros(8, dtype=float))\n    solver.add_term(2.0)\n    solver.step()\n"
+        ),
+    }
+    assert _wct007(lint_files(tmp_path, files)) == []
+
+
+CACHED = (
+    "import functools\n\nimport warp as wp\n\n\n@functools.cache\ndef sum_kernel(dtype, ndim):\n"
+    "    @wp.kernel\n    def total(x: wp.array(dtype=dtype, ndim=ndim), out: wp.array(dtype=dtype)):\n"
+    "        wp.atomic_add(out, 0, x[wp.tid()])\n\n    return total\n\n\n"
+    "def reduce(x):\n    out = wp.zeros(1, dtype=x.dtype)\n"
+    "    wp.launch(sum_kernel(x.dtype, x.ndim), dim=x.shape, inputs=[x, out])\n    return out\n"
+)
+
+
+def test_a_cached_factory_asked_for_another_dtype_after_the_first_launch(tmp_path):
+    # warp.utils-style cached reductions: one kernel per (dtype, ndim) in the factory's
+    # module. The float64 variant joins the module the float32 launch loaded: measured 2
+    # builds, 2 hashes (fixture cached_variants_after_launch).
+    main = (
+        "import warp as wp\nfrom red.kernels import reduce\n\n\ndef main():\n"
+        "    reduce(wp.zeros(8, dtype=float))\n    reduce(wp.zeros(8, dtype=wp.float64))\n"
+    )
+    files = {"red/__init__.py": "", "red/kernels.py": CACHED, "red/__main__.py": main}
+    found = _wct007(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("red/kernels.py", 17)]
+    assert "new variant of the kernel `total`" in found[0].message
+
+
+def test_a_cached_factory_asked_again_for_the_same_dtype_is_fine(tmp_path):
+    # The cache answers the second call: nothing joins the module.
+    main = (
+        "import warp as wp\nfrom red.kernels import reduce\n\n\ndef main():\n"
+        "    reduce(wp.zeros(8, dtype=float))\n    reduce(wp.zeros(16, dtype=float))\n"
+    )
+    files = {"red/__init__.py": "", "red/kernels.py": CACHED, "red/__main__.py": main}
+    assert _wct007(lint_files(tmp_path, files)) == []
+
+
+def test_a_cached_factory_called_at_two_sites_with_other_dtypes(tmp_path):
+    text = CACHED + (
+        "\n\ndef both(a, b):\n    out = wp.zeros(1, dtype=float)\n"
+        "    wp.launch(sum_kernel(wp.float32, 1), dim=a.shape, inputs=[a, out])\n"
+        "    wp.launch(sum_kernel(wp.float64, 1), dim=b.shape, inputs=[b, out])\n"
+    )
+    same = text.replace("sum_kernel(wp.float64, 1)", "sum_kernel(wp.float32, 1)")
+    found = _wct007(lint_files(tmp_path / "a", {"k.py": text}))
+    assert [f.line for f in found] == [24]
+    assert _wct007(lint_files(tmp_path / "b", {"k.py": same})) == []
+
+
+def test_struct_types_from_a_loop_over_the_struct_classes(tmp_path):
+    # `for cls in (Sphere, Box): measure(cls())`: one generic kernel launched with each struct type.
+    kernels_text = (
+        "from typing import Any\n\nimport warp as wp\n\n\n@wp.struct\nclass Sphere:\n    radius: float\n\n\n"
+        "@wp.struct\nclass Box:\n    half: float\n\n\n@wp.kernel\ndef size(shape: Any, out: wp.array(dtype=float)):\n"
+        "    out[0] = 1.0\n"
+    )
+    files = {
+        "shapes/__init__.py": "",
+        "shapes/kernels.py": kernels_text,
+        "shapes/measure.py": (
+            "import warp as wp\nfrom shapes import kernels\n\n\ndef measure(shape):\n"
+            "    out = wp.zeros(1, dtype=float)\n    wp.launch(kernels.size, dim=1, inputs=[shape, out])\n"
+        ),
+        "shapes/__main__.py": (
+            "from shapes import kernels\nfrom shapes.measure import measure\n\n\ndef main():\n"
+            "    for cls in (kernels.Sphere, kernels.Box):\n        measure(cls())\n"
+        ),
+    }
+    found = _wct007(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("shapes/kernels.py", 17)]
+    assert "`Box`, `Sphere`" in found[0].message
+    one = dict(files, **{"shapes/__main__.py": files["shapes/__main__.py"].replace("(kernels.Sphere, kernels.Box)", "(kernels.Sphere,)")})
+    assert _wct007(lint_files(tmp_path / "one", one)) == []

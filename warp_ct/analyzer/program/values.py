@@ -357,6 +357,9 @@ class Values:
             struct = self._struct_type(module, value.data)
             if struct is not None:  # ``Sphere()``: a value of a ``wp.struct`` is its own type
                 return {struct}
+            structs = self._looped_struct_types(module, function, value.data, depth)
+            if structs is not None:  # ``for cls in (Sphere, Box): cls()``: one type per pass
+                return structs
             index = _NUMPY_DTYPE_POSITION.get(value.data)
             if index is not None and len(positional) > index:  # ``np.zeros(n, np.float64)``
                 return self.array_dtypes(module, function, positional[index], depth + 1)
@@ -371,6 +374,26 @@ class Values:
                 return self._dispatched_dtypes(module, function, positional, target, fact.returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
+    def _looped_struct_types(self, module: str, function: str | None, callee: str, depth: int) -> set[str] | None:
+        """The ``wp.struct`` types a call of a loop variable makes (``for cls in (Sphere,
+        Box): cls()``), when every class the loop runs over is one; None otherwise."""
+        if function is None or not callee or "." in callee:
+            return None
+        fact = self.function(FunctionRef(module, function))
+        loop_value = fact.loop_tables.get(callee) if fact is not None else None
+        if loop_value is None:
+            return None
+        picked = self._picked(module, function, loop_value, depth + 1)
+        if not picked:
+            return None
+        found: set[str] = set()
+        for item_module, _item_function, item in picked:
+            struct = self._struct_type(item_module, item.data) if item.kind == "name" else None
+            if struct is None:
+                return None
+            found.add(struct)
+        return found
 
     def _struct_type(self, module: str, dotted: str) -> str | None:
         """``module.Name`` when ``dotted`` names a module-level ``@wp.struct`` class of the project."""

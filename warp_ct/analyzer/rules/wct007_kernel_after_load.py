@@ -344,6 +344,19 @@ class KernelAfterLoad(Rule):
             )
         for site, factory, define, load in _late_definitions_through_calls(program, facts):
             kernel = program.kernel(define.detail)
+            kind, index = load.detail
+            if kind.startswith("launch") and define.detail in program.launch_kernels(load.site_module, index):
+                # The same kernel made again with other captured values (a cached factory asked
+                # for another dtype): a new variant joins the module its first variant loaded.
+                ctx.report(
+                    ctx._range(*site),
+                    f"`{factory}()` defines a new variant of the kernel `{kernel.name}` "
+                    f"({where(define.site_module, define.span, ctx.module_name)}), with other captured values than "
+                    f"the one launched at {where(load.site_module, load.span, ctx.module_name)}, into the module that "
+                    "launch loaded: each new variant gets the module a new hash and builds it again, whole. Create "
+                    "every variant the program needs before the first launch.",
+                )
+                continue
             ctx.report(
                 ctx._range(*site),
                 f"`{factory}()` defines the kernel `{kernel.name}` "
@@ -654,18 +667,24 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
             if ref not in reaching:
                 continue  # calls no factory: defines nothing through a call
             history = LoadHistory()
+            defined: dict[KernelRef, list[tuple]] = {}  # kernel -> the calls that defined it so far
             for event in program.effects(ref, shallow=True):
                 if event.kind == "load":
                     history.add(event)
                     continue
                 if event.kind != "define" or event.first_link is None:
                     continue
-                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
-                if load is None:
-                    continue
                 asking = _asking_call(program, event)
                 if asking is None:
+                    asking = _adding_call(program, event)  # a method that adds the kernel, keeps it
+                earlier = defined.setdefault(event.detail, [])
+                if asking is not None:
+                    earlier.append(asking[1])
+                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
+                if load is None or asking is None:
                     continue
+                if len(earlier) > 1 and not _new_variant(program, earlier[:-1], asking[1]):
+                    continue  # defined again with the same values: the factory's cache, or the same hash
                 depth, (site_module, site, factory_name, _callee_module) = asking
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
@@ -696,6 +715,101 @@ def _factories_of_shared_modules(program: Program) -> list[FunctionRef]:
             if any(not key.startswith("unique:") for key in keys):  # as the scan's ``history.before`` filters them
                 found.setdefault(FunctionRef(module, kernel.function))
     return list(found)
+
+
+def _adding_call(program: Program, event: Event) -> tuple[int, tuple] | None:
+    """(depth, link) of the call that runs the function defining the kernel, when no call of
+    the chain hands it back: a method that adds a kernel to its object (``self.apply =
+    apply``) or to a table, run after the module was loaded. None on a property's read
+    (``_late_property_kernels``) and for a definition the flow makes itself."""
+    depth, chain, last = 0, event.via, None
+    while chain:
+        link, chain = chain
+        if program.is_property(FunctionRef(link[3], link[2])):
+            return None
+        last = (depth, link)
+        depth += 1
+    return last
+
+
+def _new_variant(program: Program, before: list[tuple], link: tuple) -> bool:
+    """Whether the call ``link`` can define the kernel with other captured values than the
+    calls ``before`` did in the same flow (a memoized factory asked for another dtype: a new
+    variant joins the module). The same call site again: when one of its arguments varies
+    between calls (a loop variable, a parameter given several values, arrays of several
+    dtypes). Another site: when an argument resolves to other values than the first site's.
+    Unknown stays silent."""
+    call = _call_at(program, link)
+    if call is None:
+        return False
+    site_module, _span, _callee, _callee_module = link
+    function = call[0]
+    for other in before:
+        if other[:2] == link[:2]:
+            if any(_argument_varies(program, site_module, function, arg) for arg in (*call[1].args, *call[1].kwargs.values())):
+                return True
+            continue
+        previous = _call_at(program, other)
+        if previous is None or len(previous[1].args) != len(call[1].args):
+            continue
+        for mine, theirs in zip(call[1].args, previous[1].args):
+            a = _known_values(program, site_module, function, mine)
+            b = _known_values(program, other[0], previous[0], theirs)
+            if a is not None and b is not None and a != b:
+                return True
+    return False
+
+
+def _known_values(program: Program, module: str, function: str | None, value: Any) -> frozenset[str] | None:
+    """What an argument can be, as text (a Warp name such as ``wp.float32`` as itself); None when unknown."""
+    if value.kind == "name" and isinstance(value.data, str) and value.data.startswith("warp."):
+        return frozenset({value.data})
+    resolved = program.resolve(module, function, value)
+    if not resolved or UNRESOLVED in resolved:
+        return None
+    return frozenset(repr(v) for v in resolved)
+
+
+def _call_at(program: Program, link: tuple):
+    """(calling function's qualname or None, CallFact) of a chain link's call."""
+    site_module, span, _callee, _callee_module = link
+    index = program.memo(f"WCT007.calls_at.{site_module}", lambda: _calls_by_span(program, site_module))
+    return index.get(span)
+
+
+def _calls_by_span(program: Program, module: str) -> dict:
+    facts = program.modules.get(module)
+    found: dict = {}
+    if facts is None:
+        return found
+    for qualname, fact in facts.functions.items():
+        for call in fact.calls:
+            found.setdefault(call.span, (qualname, call))
+    for call in (*facts.module_calls, *facts.main_calls):
+        found.setdefault(call.span, (None, call))
+    return found
+
+
+def _argument_varies(program: Program, module: str, function: str | None, argument: Any) -> bool:
+    """``program.varies``, and ``x.dtype`` of a parameter or local whose arrays have several
+    known dtypes."""
+    if program.varies(module, function, argument):
+        return True
+    data = argument.data if argument.kind == "name" and isinstance(argument.data, str) else ""
+    if function is None or not data.endswith(".dtype") or data.count(".") != 1:
+        return False
+    base = data[: -len(".dtype")]
+    fact = program.function(FunctionRef(module, function))
+    if fact is None:
+        return False
+    if base in fact.params:
+        values = [argument.__class__("param", base)]
+    else:
+        values = list(fact.locals.get(base, ()))
+    dtypes: set[str] = set()
+    for value in values:
+        dtypes |= program.array_dtypes(module, function, value)
+    return len(dtypes - {"?"}) > 1
 
 
 def _asking_call(program: Program, event: Event) -> tuple[int, tuple] | None:

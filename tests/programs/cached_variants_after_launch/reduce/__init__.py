@@ -1,0 +1,1 @@
+"""Sums of arrays of any dtype, one cached kernel per (dtype, ndim)."""

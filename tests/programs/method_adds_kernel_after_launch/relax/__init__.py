@@ -1,0 +1,1 @@
+"""A relaxation solver whose terms are added after construction."""
