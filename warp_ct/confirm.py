@@ -286,6 +286,8 @@ class ConfirmResult:
     missed: list[MeasuredFinding]  # measured in the linted paths, no static twin
     left_out: int  # measured findings in files outside the linted paths
     unexplained: list[str]  # measured problems (diagnoses) no finding explains
+    # measured findings (measured_key) a static finding in another file stands for
+    twinned_across_files: frozenset[tuple[str, str, int, str]] = frozenset()
 
     @property
     def findings(self) -> list[Finding]:
@@ -379,9 +381,11 @@ def measured_figures(twin: MeasuredFinding, report: ProbeReport, static_message:
         if twin.rule == "WCT008":
             text += f"rebuilt {builds}× in the warm run"
         else:
-            text += f"built {builds}×" + (f" with {hashes} hashes" if isinstance(hashes, int) and hashes > 1 else "")
+            several = isinstance(hashes, int) and hashes > 1
             if twin.rule in _BACKWARD_RULES:
-                text += " with backward code nothing used"
+                text += f"built {builds}×" + (f" ({hashes} hashes)" if several else "") + " with backward code nothing used"
+            else:
+                text += f"built {builds}×" + (f" with {hashes} hashes" if several else "")
     if isinstance(ms, (int, float)) and ms > 0:  # 0: its build was counted by another finding
         seconds = f"{ms / 1000.0:.2f} s"
         if data.get("upper_bound"):
@@ -453,12 +457,14 @@ def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] 
     exercised = exercised_files(report)
     joined: list[Joined] = []
     twinned: set[int] = set()
+    across: set[tuple[str, str, int, str]] = set()
     confirmed: set[tuple[str, str]] = set()  # (rule, module name)
     for finding in findings:
         path = _resolve(finding.path, report.cwd)
         source_line = _source_line(path, finding.range.start.line, lines_cache)
         twins = _twins(finding, path, _static_kernels(finding, report, path, source_line), measured)
         twinned.update(id(t) for t in twins)
+        across.update(t.key for t in twins if t.file != path)
         evidence = [_twin_evidence(t, report, finding.message) for t in twins]
         for twin in twins:
             if twin.module:
@@ -487,7 +493,7 @@ def join(findings: Sequence[Finding], report: ProbeReport, roots: Sequence[str] 
         joined.append(Joined(with_evidence, status, why, twins))
 
     missed = [m for m in measured if id(m) not in twinned]
-    return ConfirmResult(joined, missed, len(measured_all) - len(measured), _unexplained(report, confirmed))
+    return ConfirmResult(joined, missed, len(measured_all) - len(measured), _unexplained(report, confirmed), frozenset(across))
 
 
 def _unexplained(report: ProbeReport, confirmed: set[tuple[str, str]]) -> list[str]:

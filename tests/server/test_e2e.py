@@ -602,3 +602,69 @@ async def test_measure_real_warp_program(client: LanguageClient):
     diagnostics = await change_doc(client, uri, gone, version=3)
     assert not [d for d in diagnostics if d.code == "WCT006"]
     close_doc(client, uri)
+
+
+CROSS_LIB = '''import warp as wp
+
+
+def make_scale(s: float):
+    @wp.kernel
+    def scale(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = a[i] * s
+
+    return scale
+'''
+CROSS_APP = '''import warp as wp
+
+from lib import make_scale
+
+wp.config.quiet = True
+
+a = wp.ones(8, dtype=float, device="cpu")
+for step in range(2):
+    k = make_scale(float(step + 2))
+    wp.launch(k, dim=8, inputs=[a], device="cpu")
+'''
+
+
+@pytest.mark.warp
+async def test_a_pair_across_two_files_is_one_diagnostic(client: LanguageClient):
+    """A kernel made per call: the static WCT003 at the factory's kernel (lib.py) and the measured
+    WCT007 at the call that rebuilt the module (app.py) are one problem: the static diagnostic in
+    lib.py carries the figures and names the call; app.py shows no measured WCT007 of its own."""
+    workspace: Path = client.workspace  # type: ignore[attr-defined]
+    folder = workspace / "crossfile"
+    folder.mkdir()
+    (folder / "lib.py").write_text(CROSS_LIB)
+    (folder / "app.py").write_text(CROSS_APP)
+    app_uri, lib_uri = from_fs_path(str(folder / "app.py")), from_fs_path(str(folder / "lib.py"))
+    await open_doc(client, app_uri, CROSS_APP)
+    start = mark(client)
+    result = await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="warp-ct.measure", arguments=[[sys.executable, "app.py"], str(folder), 1])
+        ),
+        300,
+    )
+    assert result["ok"] is True, result
+    call_line = CROSS_APP.splitlines().index("    k = make_scale(float(step + 2))")
+
+    def closed_lib():
+        published = [p for _t, p in client.published[start:] if p.uri == lib_uri]  # type: ignore[attr-defined]
+        return published[-1] if published else None
+
+    lib = await wait_for(closed_lib, what="lib.py's diagnostics after the measurement")
+    (per_call,) = [d for d in lib.diagnostics if d.code == "WCT003"]
+    assert per_call.source == "warp-ct"
+    assert re.search(r"\(confirmed: measured at app\.py:9: module `lib` built 2× with 2 hashes, \d+\.\d\d s rebuilding\)$",
+                     per_call.message), per_call.message
+    assert not [d for d in lib.diagnostics if d.source == "warp-ct (measured)" and d.code in ("WCT003", "WCT007")]
+    # app.py (open): its re-lint after the measurement shows no measured WCT007 at the call
+    app = await wait_publish(client, app_uri, after=start)
+    await asyncio.sleep(0.5)  # a later publication for app.py, if any, would be the newest
+    newest = [p for _t, p in client.published[start:] if p.uri == app_uri][-1]  # type: ignore[attr-defined]
+    for published in (app, newest):
+        assert not [d for d in published.diagnostics if d.code == "WCT007"], published.diagnostics
+        assert not [d for d in published.diagnostics if d.range.start.line == call_line and d.source == "warp-ct (measured)"]
+    close_doc(client, app_uri)

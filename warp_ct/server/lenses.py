@@ -86,6 +86,10 @@ class MeasuredState:
     findings: dict[str, list[MeasuredFinding]] = field(default_factory=dict)  # normalized path -> findings
     summary_path: str | None = None
     html_path: str | None = None
+    # Measured findings (measured_key) that a static finding in another file stands for, as the
+    # join of the whole workspace found them after the measurement: not shown on their own
+    # (a pair within one file is joined again on every edit, see WarpCtServer.join_measured).
+    twinned_elsewhere: frozenset = frozenset()
 
     def marks_for(self, path: str) -> list[KernelMark]:
         return self.marks.get(normalize_path(path), [])

@@ -550,9 +550,10 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> tuple[
 
     unexplained: list[str] = []
     paired: dict = {}
+    ls.measured.twinned_elsewhere = frozenset()
     open_paths = {normalize_path(d.path) for d in list(ls.docs.values())}
     roots = [Path(normalize_path(str(r))) for r in ls.workspace_roots()]
-    all_findings = []
+    closed = []  # (path, text, static findings) of the measured files no editor has open
     for path in sorted(ls.measured.paths() | set(marks)):
         if path in open_paths or not os.path.isfile(path):
             continue
@@ -561,10 +562,8 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> tuple[
         source = read_source(path)
         folder = ls.folders.folder_for(path)
         folder.load_project()
-        result = folder.linter.lint_source_file(source)
-        _found, diagnostics = ls.file_diagnostics(path, source.text or "", result.findings)
-        all_findings.extend(result.findings)
-        ls.call_soon(ls._publish_closed, from_fs_path(path), diagnostics)
+        closed.append((path, source.text or "", folder.linter.lint_source_file(source).findings))
+    all_findings = [f for _path, _text, found in closed for f in found]
     try:
         from warp_ct.confirm import join, paired_lines
 
@@ -576,8 +575,14 @@ def _publish_evidence(ls: Server, report: Any, marks: dict[str, list]) -> tuple[
         joined = join(all_findings, report)
         unexplained = [str(u) for u in joined.unexplained]
         paired = paired_lines(joined)
+        # a pair across two files (a factory's def and the call that rebuilt it): the static
+        # finding carries the figures, the measured one in the other file is not shown again
+        ls.measured.twinned_elsewhere = joined.twinned_across_files
     except ImportError:
         ls.log("warp_ct.confirm is not available: findings are not marked confirmed", types.MessageType.Warning)
+    for path, text, found in closed:
+        _found, diagnostics = ls.file_diagnostics(path, text, found)
+        ls.call_soon(ls._publish_closed, from_fs_path(path), diagnostics)
     return unexplained, paired
 
 

@@ -639,7 +639,8 @@ class WarpCtServer(LanguageServer):
         """The static findings (carrying the measured figures of their twins) and the measured
         findings no static finding matched, each problem once."""
         conv = Converter(analysis.text, self.encoding)
-        return to_diagnostics(analysis.findings, conv) + self.measured.diagnostics_for(analysis.path, conv, analysis.twinned)
+        skip = analysis.twinned | self.measured.twinned_elsewhere
+        return to_diagnostics(analysis.findings, conv) + self.measured.diagnostics_for(analysis.path, conv, skip)
 
     def _process(self, job: Job) -> None:
         doc = self.docs.get(job.uri)
