@@ -412,3 +412,128 @@ def run(a, name, batched):
         ("pkg/k.py", 36): ["energy"],
         ("pkg/k.py", 37): ["energy", "fill", "fill_batched"],
     }
+
+
+def test_a_field_the_factorys_returns_set_to_different_kernels_stays_unknown(tmp_path):
+    # ``if order == "double": return make_double(...)`` beside ``return Kernels(fill=fill)``: which
+    # return a call gets is a branch the model does not follow, so ``.fill`` is unknown there;
+    # the field both returns agree on is followed.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+from typing import NamedTuple
+
+import warp as wp
+
+
+class Kernels(NamedTuple):
+    fill: wp.Kernel
+    compute: wp.Kernel
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def reduce(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@wp.kernel
+def compute(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0
+
+
+def make_double() -> Kernels:
+    return Kernels(fill=reduce, compute=compute)
+
+
+def make(order: str) -> Kernels:
+    if order == "double":
+        return make_double()
+    return Kernels(fill=fill, compute=compute)
+
+
+def run(a):
+    bundle = make("double")
+    wp.launch(bundle.fill, dim=1, inputs=[a])
+    wp.launch(bundle.compute, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 38): None, ("pkg/k.py", 39): ["compute"]}
+
+
+CACHED_ON_CONTEXT = """\
+from dataclasses import dataclass
+
+import warp as wp
+
+
+@dataclass
+class RenderContext:
+    width: int
+    _megakernel: wp.Kernel | None = None
+    _megakernel_key: tuple | None = None
+
+
+def build_shaded(width):
+    @wp.kernel
+    def shaded(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(width)
+
+    return shaded
+
+
+def build_flat(width):
+    @wp.kernel
+    def flat(a: wp.array(dtype=float)):
+        a[wp.tid()] = 0.0
+
+    return flat
+
+
+def cached_kernel(rc, build):
+    key = (rc.width,)
+    if rc._megakernel is None or rc._megakernel_key != key:
+        rc._megakernel = build(rc.width)
+        rc._megakernel_key = key
+    return rc._megakernel
+
+
+def render(rc, a):
+    kernel = cached_kernel(rc, build_shaded)
+    wp.launch(kernel, dim=1, inputs=[a])
+
+
+def render_flat(rc, a):
+    if rc._megakernel is None:
+        rc._megakernel = build_flat(rc.width)
+    wp.launch(rc._megakernel, dim=1, inputs=[a])
+"""
+
+
+def test_a_kernel_cached_in_a_private_attribute_of_a_context_object(tmp_path):
+    # ``rc._megakernel = build(...)``: a private attribute holds what the package writes there
+    # (the builders callers hand to ``cached_kernel``, ``build_flat``), or None.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": CACHED_ON_CONTEXT}
+    assert launched(tmp_path, files) == {("pkg/k.py", 39): ["flat", "shaded"], ("pkg/k.py", 45): ["flat", "shaded"]}
+
+
+def test_a_private_attribute_also_written_with_an_unknown_value_stays_unknown(tmp_path):
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": CACHED_ON_CONTEXT,
+        "pkg/other.py": """\
+import warp as wp
+from plugins import make_kernel
+
+
+def install(rc):
+    rc._megakernel = make_kernel(wp.float32)
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 39): None, ("pkg/k.py", 45): None}

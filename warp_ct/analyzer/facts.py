@@ -304,6 +304,11 @@ class FileFacts:
     # ``wp.Kernel(func=f, ...)`` calls: the kernel each makes where it runs (``name`` empty: the
     # model names it after the function ``f`` is), and the call's value (its ``func`` argument).
     kernel_objects: list[tuple[KernelFact, Value]] = field(default_factory=list)
+    # Writes of a private attribute (``_name``, by convention written only by its package) on
+    # an object other than ``self`` (``rc._megakernel = build(m, rc)``), and keywords of that
+    # name in calls (``Context(_megakernel=None)``, ``replace(rc, _megakernel=k)``): attribute ->
+    # (the function writing it or None, the value).
+    private_attrs: dict[str, list[tuple[str | None, Value]]] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -492,6 +497,8 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.decorated = ()  # type: ignore[assignment]
     if not facts.kernel_objects:
         facts.kernel_objects = ()  # type: ignore[assignment]
+    if not facts.private_attrs:
+        facts.private_attrs = _EMPTY_TABLE  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -1097,6 +1104,8 @@ class _Extractor:
                     self.facts.patches.append((name, value))
                 if isinstance(target.value, ast.Name) and target.value.id == "self" and scope.fact is not None:
                     scope.fact.self_attrs.setdefault(target.attr, []).append(value)
+                elif _is_private(target.attr):
+                    self.facts.private_attrs.setdefault(target.attr, []).append((scope.qualname, value))
                 self.expr(target.value)
             elif isinstance(target, ast.Subscript):
                 self.expr(target)
@@ -1274,6 +1283,9 @@ class _Extractor:
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
+        for keyword in node.keywords:
+            if keyword.arg is not None and _is_private(keyword.arg):  # ``Context(_megakernel=None)``
+                self.facts.private_attrs.setdefault(keyword.arg, []).append((scope.qualname, self.value(keyword.value)))
         if scope.fact is not None and node.keywords and not scope.fact.asks_grad:
             for keyword in node.keywords:
                 if keyword.arg == "requires_grad":
@@ -1825,6 +1837,11 @@ def _text(node: ast.AST) -> str:
         return ast.unparse(node)
     except Exception:  # noqa: BLE001 - odd trees from fuzzed input
         return "?"
+
+
+def _is_private(attr: str) -> bool:
+    """``_name``: private by convention (not ``__name``, which Python mangles, nor ``__x__``)."""
+    return attr.startswith("_") and not attr.startswith("__") and len(attr) > 1
 
 
 def _stored(entry: Value, function: str | None) -> Value:

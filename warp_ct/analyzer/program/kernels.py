@@ -472,6 +472,9 @@ class Kernels:
                 return self.kernels_of_value(source, None, value, depth + 1)
             head, _, field = value.data.partition(".")
             if field and "." not in field:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
+                written = self._private_attr_kernels(module, function, head, field, depth + 1)
+                if written is not None:  # ``rc._megakernel``, cached on the object by a function
+                    return written
                 return self._field_of_name(module, function, head, field, depth + 1)
             return [UNRESOLVED]
         if kind == "call":
@@ -487,6 +490,9 @@ class Kernels:
                 return []
             target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
             if target is None:
+                handed = self._param_call_kernels(module, function, value, depth + 1)
+                if handed is not None:  # ``build(m, rc)`` of a ``build`` the callers pass
+                    return handed
                 looked_up = self._table_get(module, function, value, depth + 1)
                 if looked_up is not None:  # ``_KERNELS.get(dtype)`` of a table
                     return looked_up
@@ -595,6 +601,71 @@ class Kernels:
             out.extend(self.kernels_of_value(where, binding_function, item, depth))
         if len(value.items) == 2:
             out.extend(self.kernels_of_value(module, function, value.items[1], depth))
+        return out
+
+    def _param_call_kernels(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
+        """A call of a function the caller receives (``def cached(m, rc, build): ...
+        build(m, rc)``): what the functions every call site passes for it return. None when
+        the callee is no parameter."""
+        callee = value.data
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        if fact is None or "." in callee or callee not in fact.params:
+            return None
+        passed = self.passed_values(FunctionRef(module, function), callee)
+        if not passed:
+            return [UNRESOLVED]
+        out: list[Any] = []
+        for passed_module, passed_function, argument in passed:
+            for target in dict.fromkeys(self._functions_of(passed_module, passed_function, argument, 0)):
+                called = self.function(target) if target is not None else None
+                if called is None or called.is_kernel or not called.returns:
+                    return [UNRESOLVED]
+                for returned in called.returns:
+                    if returned.kind == "param":  # hands back what this call passes: not followed
+                        return [UNRESOLVED]
+                    out.extend(self.kernels_of_value(target.module, target.qualname, returned, depth))  # type: ignore[union-attr]
+        return out or [UNRESOLVED]
+
+    def _private_attr_kernels(self, module: str, function: str | None, head: str, attr: str, depth: int) -> list[Any] | None:
+        """``obj._attr`` read through a parameter or a local, where functions store a private
+        attribute on objects they are handed (``rc._megakernel = build(m, rc)``: a kernel
+        cached on a context object): every value the project gives an attribute of that name
+        (those writes, ``self._attr = ...`` in methods, class fields and ``_attr=`` keywords).
+        A private name is written by its package only, so these are all it can hold. None when
+        no function writes it on another object (then the object's own fields say)."""
+        if not attr.startswith("_") or attr.startswith("__"):
+            return None
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        if fact is None or head not in fact.params and head not in fact.locals or head in ("self", "cls"):
+            return None
+        writes = self.memo("program.private_attrs", self._private_attr_writes).get(attr)
+        if not writes:
+            return None
+        out: list[Any] = []
+        for where, writer, written in writes:
+            if written.kind == "unset":
+                continue
+            out.extend(self.kernels_of_value(where, writer, written, depth) if written.kind != "unknown" else [UNRESOLVED])
+        return out
+
+    def _private_attr_writes(self) -> dict[str, list[tuple[str, str | None, Value]]]:
+        """Private attribute -> (module, function or None, value) of every write of it, for
+        the attributes some function writes on an object other than ``self``."""
+        out: dict[str, list[tuple[str, str | None, Value]]] = {}
+        for module, facts in self.modules.items():
+            for attr, writes in facts.private_attrs.items():
+                out.setdefault(attr, []).extend((module, writer, value) for writer, value in writes)
+        if not out:
+            return out
+        for module, facts in self.modules.items():
+            for qualname, fact in facts.functions.items():
+                for attr, values in fact.self_attrs.items():
+                    if attr in out:
+                        out[attr].extend((module, qualname, value) for value in values)
+            for fields in facts.class_fields.values():
+                for attr, value in fields:
+                    if attr in out:
+                        out[attr].append((module, None, value))
         return out
 
     def _star_name_source(self, facts: Any, name: str) -> str | None:
@@ -940,20 +1011,25 @@ class Kernels:
 
     def _returned_field(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
         """``field`` of what a project function returns (``kernels = get_kernels(dtype);
-        kernels.step``)."""
+        kernels.step``). Returns that give the field different kernels are branches this call
+        may or may not take (``if order == "double": return make_double(...)``): unknown, as
+        a field set to None on some of them is not (it holds no kernel there)."""
         target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, holder.data)
         fact = self.function(target) if target is not None else None
         if fact is None or not fact.returns:
             return [UNRESOLVED]
-        out: list[Any] = []
+        answers: list[list[Any]] = []
         for returned in fact.returns:
             if returned.kind == "param":  # handed back: the call's own argument
                 argument = _argument_for(fact, holder, returned.data)
-                out.extend(self._field_kernels(module, function, argument, field, depth + 1) if argument is not None
-                           else [UNRESOLVED])  # fmt: skip
+                answers.append(self._field_kernels(module, function, argument, field, depth + 1) if argument is not None
+                               else [UNRESOLVED])  # fmt: skip
             else:
-                out.extend(self._field_kernels(target.module, target.qualname, returned, field, depth + 1))  # type: ignore[union-attr]
-        return out  # each return answered: [] when every one sets the field to None
+                answers.append(self._field_kernels(target.module, target.qualname, returned, field, depth + 1))  # type: ignore[union-attr]
+        held = {frozenset(answer) for answer in answers if answer}
+        if len(held) > 1:
+            return [UNRESOLVED]
+        return [ref for answer in answers for ref in answer]  # [] when every return sets the field to None
 
 
     def _built_holder(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
