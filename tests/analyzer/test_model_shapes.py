@@ -537,3 +537,56 @@ def install(rc):
 """,
     }
     assert launched(tmp_path, files) == {("pkg/k.py", 39): None, ("pkg/k.py", 45): None}
+
+
+def test_a_get_or_build_cache_on_self_and_a_lookup_in_a_looked_up_table(tmp_path):
+    # ``k = self._cache.get(key); if k is None: k = build(); self._cache[key] = k``: the cache
+    # holds what is built (the entry stored back adds nothing else); ``rows = T.get(dtype)``
+    # then ``rows.get(rank)`` reads an entry of an entry.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+
+def create_kernel(width):
+    @wp.kernel
+    def render(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(width)
+
+    return render
+
+
+@wp.kernel
+def gather1(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def gather2(a: wp.array2d(dtype=float)):
+    a[0, 0] = 2.0
+
+
+_BY_DTYPE_AND_RANK = {wp.float32: {1: gather1, 2: gather2}}
+
+
+class Renderer:
+    def __init__(self):
+        self._cache = {}
+
+    def render(self, a, width):
+        kernel = self._cache.get(width)
+        if kernel is None:
+            kernel = create_kernel(width)
+            self._cache[width] = kernel
+        wp.launch(kernel, dim=1, inputs=[a])
+
+
+def read(a):
+    by_rank = _BY_DTYPE_AND_RANK.get(a.dtype)
+    kernel = by_rank.get(a.ndim) if by_rank is not None else None
+    wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 34): ["render"], ("pkg/k.py", 40): ["gather1", "gather2"]}

@@ -573,35 +573,88 @@ class Kernels:
 
     def _table_get(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
         """``TABLE.get(key)`` / ``TABLE.get(key, default)`` where ``TABLE`` names a table (a
-        local or a global every binding of which is a dict or tuple, an empty container or
-        an entry stored into it): the kernels the table holds, and the default's. None when
-        the call is no such lookup (``registry.get(name)`` of an object)."""
+        local, ``self.attr`` or a global every binding of which is a dict or tuple, an empty
+        container, an entry stored into it, or an entry looked up in such a table): the
+        kernels the table holds, and the default's. None when the call is no such lookup
+        (``registry.get(name)`` of an object)."""
         if not value.data.endswith(".get") or not 1 <= len(value.items) <= 2 or any(item.kind == "kw" for item in value.items):
             return None
-        name = value.data[: -len(".get")]
-        fact = self.function(FunctionRef(module, function)) if function else None
-        if fact is not None and name in fact.locals:
-            where, bindings = module, [(function, item) for item in fact.locals[name]]
-        elif fact is not None and (name in fact.params or name.split(".", 1)[0] in fact.params):
-            return None
-        else:
-            where, dotted = module, name
-            facts = self.modules[module]
-            if dotted not in facts.globals:
-                resolved = self.resolve_dotted(dotted)
-                if resolved is None or resolved[0] not in self.modules:
-                    return None
-                where, dotted = resolved
-                facts = self.modules[where]
-            bindings = [(None, item) for item in facts.globals.get(dotted, ())]
-        if not bindings or not all(_is_table(item) for _function, item in bindings):
+        bindings = self._table_bindings(module, function, value.data[: -len(".get")])
+        if not bindings or not all(self._holds_table(where, binder, item, 0) for where, binder, item in bindings):
             return None
         out: list[Any] = []
-        for binding_function, item in bindings:
-            out.extend(self.kernels_of_value(where, binding_function, item, depth))
+        for where, binder, item in bindings:
+            out.extend(self._table_kernels(where, binder, item, value, depth))
         if len(value.items) == 2:
             out.extend(self.kernels_of_value(module, function, value.items[1], depth))
         return out
+
+    def _table_kernels(self, module: str, function: str | None, binding: Value, lookup: Value, depth: int) -> list[Any]:
+        """The kernels a table binding holds, where an entry stored back into the table may be
+        what ``lookup`` itself found (``k = cache.get(key); if k is None: k = build(); cache[key]
+        = k``): that part adds nothing the table does not already hold."""
+        if binding.kind == "stored" and binding.items and binding.items[0].kind == "dict":
+            entry = binding.items[0]
+            half = len(entry.items) // 2
+            if any(item.kind == "local" and any(part is lookup for part in item.items) for item in entry.items[half:]):
+                out: list[Any] = []
+                for item in entry.items[half:]:
+                    parts = [part for part in item.items if part is not lookup] if item.kind == "local" else [item]
+                    for part in parts:
+                        out.extend(self._bound_kernels(module, binding.data, part, (), depth) if part.kind == "param"
+                                   else self.kernels_of_value(module, binding.data, part, depth))  # fmt: skip
+                return out
+        if binding.kind == "dict":
+            half = len(binding.items) // 2
+            if any(item.kind == "local" and any(part is lookup for part in item.items) for item in binding.items[half:]):
+                out = []
+                for item in binding.items[half:]:
+                    parts = [part for part in item.items if part is not lookup] if item.kind == "local" else [item]
+                    for part in parts:
+                        out.extend(self.kernels_of_value(module, function, part, depth))
+                return out
+        return self.kernels_of_value(module, function, binding, depth)
+
+    def _table_bindings(self, module: str, function: str | None, name: str) -> list[tuple[str, str | None, Value]] | None:
+        """What the name a ``.get`` is called on is bound to: a local's assignments, what the
+        class's methods store in ``self.attr``, a global's bindings (also imported)."""
+        fact = self.function(FunctionRef(module, function)) if function else None
+        if fact is not None and name in fact.locals:
+            return [(module, function, item) for item in fact.locals[name]]
+        head, _, attr = name.partition(".")
+        if fact is not None and head == "self" and attr and "." not in attr:
+            class_name = self.class_of(FunctionRef(module, function))  # type: ignore[arg-type]
+            if class_name is None:
+                return None
+            return [(where.module, where.qualname, item) for where, item in self.self_attr_values(module, class_name, attr)]
+        if fact is not None and (name in fact.params or head in fact.params):
+            return None
+        where, dotted = module, name
+        facts = self.modules[module]
+        if dotted not in facts.globals:
+            resolved = self.resolve_dotted(dotted)
+            if resolved is None or resolved[0] not in self.modules:
+                return None
+            where, dotted = resolved
+            facts = self.modules[where]
+        return [(where, None, item) for item in facts.globals.get(dotted, ())]
+
+    def _holds_table(self, module: str, function: str | None, value: Value, depth: int) -> bool:
+        """A binding that makes or fills a table, or looks one up in a table (``rows =
+        TABLE.get(dtype)``, ``TABLE[dtype]``)."""
+        if _is_table(value):
+            return True
+        if depth > 4:
+            return False
+        if value.kind == "call" and value.data.endswith(".get") and 1 <= len(value.items) <= 2:
+            bindings = self._table_bindings(module, function, value.data[: -len(".get")])
+            return bool(bindings) and all(self._holds_table(where, binder, item, depth + 1) for where, binder, item in bindings)
+        if value.kind == "sub" and value.items:
+            return self._holds_table(module, function, value.items[0], depth + 1)
+        if value.kind == "name":
+            bindings = self._table_bindings(module, None, value.data)
+            return bool(bindings) and all(self._holds_table(where, binder, item, depth + 1) for where, binder, item in bindings)
+        return False
 
     def _param_call_kernels(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
         """A call of a function the caller receives (``def cached(m, rc, build): ...
