@@ -472,3 +472,28 @@ def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path, monke
     # A run over the package builds no tree for it.
     batch.run_lint([str(tmp_path / "sim" / "render.py")], load_config(tmp_path))
     assert batch.last_stats.trees == 0
+
+
+def test_backward_facts_come_from_the_file_facts_not_from_matching_parentheses():
+    # Issue 36 item 4: the rule reads tapes, adjoint launches and backward options from the
+    # facts (no parentheses of its own): a string with a ")" inside a launch, a tape over a
+    # call, options by name and for the file itself.
+    from warp_ct.analyzer.facts import extract
+    from warp_ct.analyzer.rules.wct010_unused_backward import _model_facts, file_facts
+
+    text = (
+        "import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n"
+        "wp.get_module('pkg.render').options.update({'enable_backward': False})\n"
+        "wp.set_module_options({'enable_backward': True}, module='pkg.train')\n\n"
+        "def fit(x, loss):\n    tape = wp.Tape()\n    with tape:\n"
+        "        wp.launch(step, dim=x.shape, inputs=[x], device=') not the end')\n"
+        "    wp.launch(grad_k, dim=1, inputs=[x], adjoint=True)\n    tape.backward(loss)\n\n"
+        "def other(self, x):\n    with wp.Tape():\n        self.model(x)\n"
+    )
+    facts = _model_facts(file_facts(text), extract("m.py", text, "pkg.m", False))
+    assert facts.differentiated == {"step", "grad_k"}
+    assert facts.opaque  # a tape over `self.model(x)`: a call the rule cannot follow
+    assert facts.self_backward is False and not facts.self_backward_unknown
+    assert facts.by_name == {"pkg.render": False, "pkg.train": True}
+    computed = "import warp as wp\n\nwp.set_module_options(OPTIONS)\n"
+    assert _model_facts(file_facts(computed), extract("c.py", computed, "c", False)).self_backward_unknown

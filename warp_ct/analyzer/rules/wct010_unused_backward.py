@@ -11,7 +11,6 @@ import ast
 import operator
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate, count
 from typing import TYPE_CHECKING, Any, Iterable
 
 from warp_ct.analyzer import textscan
@@ -22,7 +21,6 @@ from warp_ct.analyzer.context import (
     KernelDecorator,
 )
 from warp_ct.analyzer.facts import FemCallFact, FileFacts, KernelFact, const
-from warp_ct.analyzer.flows import launch_calls
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
 from warp_ct.analyzer.program import (
     Freq,
@@ -49,7 +47,6 @@ if TYPE_CHECKING:
 # through ``textscan`` / ``_mentions`` with the literal every match starts with, so only
 # the places where that literal occurs are tried (same matches, a fraction of the time).
 _LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
-_FIRST_ARG_RE = re.compile(r"\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)\s*(?:,|\)|$)")
 _TAPE_WORD = (re.compile(r"\bTape\b"), "Tape")
 _REQUIRES_GRAD = (re.compile(r"requires_grad\s*=\s*True"), "requires_grad")
 # ``tape.backward(loss)``; a torch ``loss.backward()`` does not run Warp adjoints by itself.
@@ -75,12 +72,7 @@ _OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
 # Hints that gradients are wanted somewhere (a tape may live in a caller):
 # \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
 _WANTS_GRAD: tuple[tuple[re.Pattern[str] | None, str], ...] = (_TAPE_WORD, _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS)
-_TAPE_ASSIGN_RE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]*Tape[ \t]*\(", re.MULTILINE)
-_WITH_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?with[ \t]+(.+?):[ \t]*(?:#.*)?$", re.MULTILINE)
-_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(")
 _GLOBAL_OFF_RE = re.compile(r"config\.enable_backward\s*=\s*False\b")
-_SET_OPTIONS_RE = re.compile(r"\bset_module_options\s*\(")
-_GET_MODULE_UPDATE_RE = re.compile(r"\bget_module\s*\((?P<name>[^()]*)\)\s*\.options\.update\s*\(")
 # Calls inside a ``with wp.Tape():`` body that cannot launch project kernels.
 _HARMLESS_CALLS = {
     "print", "len", "range", "float", "int", "zip", "enumerate", "min", "max", "abs", "sum", "list", "tuple",
@@ -110,11 +102,12 @@ class LazyFacts:
     """Stored in the project summary; computed when the file is summarised (regular
     expressions over its text), or on first use where a summary came without them."""
 
-    __slots__ = ("summary", "_facts")
+    __slots__ = ("summary", "_facts", "model")
 
     def __init__(self, summary: "FileSummary") -> None:
         self.summary = summary  # not its text: a batch keeps texts packed (FileSummary.pack_text)
         self._facts: BackwardFacts | None = None
+        self.model: BackwardFacts | None = None  # completed from the file's facts (``_facts``)
 
     def get(self) -> BackwardFacts:
         if self._facts is None:
@@ -136,196 +129,98 @@ def _mentions(text: str, alternatives: tuple[tuple[re.Pattern[str] | None, str],
     return False
 
 
-_BRACKET_OR_QUOTE_RE = re.compile(r"[\"'()\[\]{}]")
-_QUOTE_END_RE = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
-
-
-def _balanced(text: str, open_index: int, limit: int = 4000) -> str | None:
-    """The text between the parenthesis at ``open_index`` and its match (None if unbalanced).
-
-    Strings are skipped (a backslash escapes the next character), within ``limit``
-    characters; jumps from one bracket or quote to the next."""
-    depth = 0
-    end = min(len(text), open_index + limit)
-    i = open_index
-    while True:
-        found = _BRACKET_OR_QUOTE_RE.search(text, i, end)
-        if found is None:
-            return None
-        i = found.start()
-        ch = text[i]
-        if ch in "\"'":
-            quote_end = _QUOTE_END_RE[ch]
-            i += 1
-            while True:
-                found = quote_end.search(text, i, end)
-                if found is None:
-                    return None
-                i = found.start()
-                if text[i] != "\\":
-                    break
-                i += 2
-        elif ch in "([{":
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return text[open_index + 1 : i]
-        i += 1
-
-
-def _parse_args(args: str) -> ast.Call | None:
-    try:
-        expr = ast.parse(f"f({args})", mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return expr if isinstance(expr, ast.Call) else None
-
-
 def file_facts(text: str) -> BackwardFacts:
-    """Cheap, syntax-free facts: regular expressions plus tiny parses of call arguments."""
+    """What the text alone says (no syntax): the names it launches, machinery the program
+    model does not follow (JAX, ``wp.autograd``, ``vjp``), and whether it asks for gradients
+    at all. What tapes record, adjoint launches and backward options come from the file's
+    facts (``_model_facts``): the rule matches no parentheses of its own."""
     facts = BackwardFacts()
     facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in textscan.finditer_at(_LAUNCH_RE, "launch", text)}
     if not _mentions(text, _DIFF_HINT):
         return facts
     facts.global_off = bool(_GLOBAL_OFF_RE.search(text))
-    if "enable_backward" in text:
-        _options(text, facts)
     if _mentions(text, _OPAQUE):
         facts.opaque = True
         facts.opaque_text = True
-    tape_blocks = _tape_blocks(text)
-    for block in tape_blocks:
-        _tape_body(block, facts)
-    if "adjoint" in text:
-        for _start, end, _label in launch_calls(text):
-            if text.find("adjoint", end, end + 4000) < 0:
-                continue  # the arguments (``_balanced`` reads at most 4000 characters) cannot say adjoint=
-            args = _balanced(text, end - 1)
-            if args is not None and re.search(r"\badjoint\s*=\s*(?!False\b)", args):
-                _differentiate(args, facts)
-    if not tape_blocks and not facts.differentiated and not facts.opaque and _mentions(text, _WANTS_GRAD):
+    facts.wants_grad = _mentions(text, _WANTS_GRAD)  # kept only without a tape of its own (``_model_facts``)
+    return facts
+
+
+def _model_facts(text_facts: BackwardFacts, ff: FileFacts) -> BackwardFacts:
+    """The text's facts completed from the file's facts: kernels launched on a tape or with
+    ``adjoint=True`` (by name; a kernel the facts cannot name — ``self.kernel``, a table
+    entry — makes the file opaque, as a tape over a call the rule cannot follow does), and the
+    ``enable_backward`` options the file sets for itself, for other modules by name, or for
+    the whole program."""
+    facts = BackwardFacts(
+        launched=set(text_facts.launched), opaque=text_facts.opaque, opaque_text=text_facts.opaque_text,
+        global_off=text_facts.global_off,
+    )
+    taped_anything = False
+    for launch in ff.launches:
+        if not launch.kind.startswith("launch"):
+            continue
+        adjoint = launch.adjoint is not None and not _is_false(launch.adjoint)
+        if not (launch.taped or adjoint):
+            continue
+        taped_anything = True
+        name = _launched_name(launch.kernel)
+        if name is None:
+            facts.opaque = True
+        else:
+            facts.differentiated.add(name)
+    scopes = [fact.calls for fact in ff.functions.values()]
+    scopes.append([*ff.module_calls, *ff.main_calls])
+    for calls in scopes:
+        for call in calls:
+            if not call.taped:
+                continue
+            taped_anything = True
+            if not _harmless_call(call.callee):
+                facts.opaque = True
+    for option in ff.options:
+        value = option.options.get("enable_backward")
+        if option.kind == "config":
+            if value is not None and _is_false(value):
+                facts.global_off = True
+            continue
+        if option.kind != "module_options" or option.restores:
+            continue
+        target = option.target
+        own = target is None or (target.kind == "const" and target.data is None) or (
+            target.kind == "name" and target.data == "__name__")  # fmt: skip
+        literal = "*" not in option.options and not option.spread
+        if own:
+            if not literal or (value is not None and value.kind != "const"):
+                facts.self_backward_unknown = True
+            elif value is not None and isinstance(value.data, bool):
+                facts.self_backward = value.data
+        elif target.kind == "const" and isinstance(target.data, str) and (not literal or value is not None):
+            facts.by_name[target.data] = value.data if value is not None and value.kind == "const" and isinstance(value.data, bool) else None
+    if text_facts.wants_grad and not taped_anything and not facts.differentiated and not facts.opaque:
         facts.wants_grad = True  # gradients are requested, maybe by a tape in code we do not see
     return facts
 
 
-def _tape_blocks(text: str) -> list[str]:
-    tapes = {m.group(1) for m in textscan.finditer_lines(_TAPE_ASSIGN_RE, "Tape", text)}
-    lines: list[str] = []
-    starts: dict[int, int] | None = None
-    blocks = []
-    for match in textscan.finditer_lines(_WITH_RE, "with", text):
-        items = match.group(2)
-        names = {part.strip().split(" as ")[0].strip() for part in items.split(",")}
-        if not ("Tape(" in items or names & tapes or "tape" in items.lower()):
-            continue
-        if starts is None:
-            # Offsets as ``len(line) + 1`` per ``splitlines()`` line (kept as they were:
-            # they drift after ``\r\n`` or form feeds, and such with-lines are skipped).
-            lines = text.splitlines()
-            offsets = map(operator.add, accumulate(map(len, lines), initial=0), count())
-            starts = dict(zip(offsets, range(len(lines))))
-        first = starts.get(match.start())
-        if first is None:
-            continue
-        indent = len(match.group(1).expandtabs())
-        body = []
-        for line in lines[first + 1 :]:
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            if len(line) - len(line.lstrip()) <= indent:
-                break
-            body.append(line)
-        blocks.append("\n".join(body))
-    return blocks
+def _launched_name(kernel: Any) -> str | None:
+    """The name a launch's kernel goes by (``step``, ``kernels.step``, a parameter ``k``),
+    None where the facts cannot name it (``self.kernel``, ``KERNELS[i]``, a call)."""
+    if kernel is None or kernel.kind not in ("name", "param", "local") or not isinstance(kernel.data, str):
+        return None
+    if kernel.data.split(".", 1)[0] in ("self", "cls"):
+        return None
+    return kernel.data.rsplit(".", 1)[-1]
 
 
-def _tape_body(body: str, facts: BackwardFacts) -> None:
-    for match in _CALL_RE.finditer(body):
-        callee = match.group(1)
-        last = callee.rsplit(".", 1)[-1]
-        if last in ("launch", "launch_tiled"):
-            args = _balanced(body, match.end() - 1)
-            _differentiate(args, facts)
-            continue
-        root = callee.split(".", 1)[0]
-        if last in _HARMLESS_CALLS or root in _HARMLESS_ROOTS or last.startswith("assert") or last[:1].isupper() and "." not in callee:
-            continue  # builtins, Warp/NumPy API, asserts, constructors of value types
-        facts.opaque = True
-
-
-def _differentiate(args: str | None, facts: BackwardFacts) -> None:
-    match = _FIRST_ARG_RE.match(args or "")
-    if match is None or match.group(1).split(".")[0] in ("self", "cls"):
-        facts.opaque = True  # ``kernels[i]``, ``self.kernel``: cannot tell which
-        return
-    facts.differentiated.add(match.group(1).rsplit(".", 1)[-1])
-
-
-def _const_bool(node: ast.AST | None) -> bool | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        return node.value
-    return None
-
-
-def _kw(call: ast.Call, name: str, pos: int | None = None) -> ast.AST | None:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    if pos is not None and len(call.args) > pos:
-        return call.args[pos]
-    return None
-
-
-def _dict_bool(node: ast.AST | None, key: str) -> tuple[bool, bool | None, bool]:
-    """(is a literal dict, value of ``key`` if a bool literal, ``key`` present)."""
-    if not isinstance(node, ast.Dict) or any(k is None for k in node.keys):
-        return False, None, False
-    for k, v in zip(node.keys, node.values):
-        if isinstance(k, ast.Constant) and k.value == key:
-            return True, _const_bool(v), True
-    return True, None, False
-
-
-def _options(text: str, facts: BackwardFacts) -> None:
-    for match in textscan.finditer_at(_SET_OPTIONS_RE, "set_module_options", text):
-        args = _balanced(text, match.end() - 1)
-        call = _parse_args(args) if args is not None else None
-        if call is None:
-            continue
-        options = _kw(call, "options", 0)
-        target = _kw(call, "module", 1)
-        is_dict, value, present = _dict_bool(options, "enable_backward")
-        if target is None or (isinstance(target, ast.Constant) and target.value is None) or (
-            isinstance(target, ast.Name) and target.id == "__name__"
-        ):
-            if not is_dict or (present and value is None):
-                facts.self_backward_unknown = True
-            elif value is not None:
-                facts.self_backward = value
-        else:
-            name = _module_target(target)
-            if name is not None and (not is_dict or present):
-                facts.by_name[name] = value
-    for match in textscan.finditer_at(_GET_MODULE_UPDATE_RE, "get_module", text):
-        target = _parse_args(match.group("name"))
-        args = _balanced(text, match.end() - 1)
-        call = _parse_args(args) if args is not None else None
-        if target is None or call is None or not target.args:
-            continue
-        name = _module_target(target.args[0])
-        is_dict, value, present = _dict_bool(call.args[0] if call.args else None, "enable_backward")
-        if name is not None and (not is_dict or present):
-            facts.by_name[name] = value
-
-
-def _module_target(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Call) and node.args and getattr(node.func, "attr", getattr(node.func, "id", "")) == "get_module":
-        return _module_target(node.args[0])
-    return None
+def _harmless_call(callee: str) -> bool:
+    """A call inside a tape block that cannot launch project kernels: builtins, Warp, NumPy,
+    asserts, constructors of value types."""
+    last = callee.rsplit(".", 1)[-1]
+    root = callee.split(".", 1)[0]
+    if callee.endswith(".__get__"):
+        return True  # a property read: the launch that uses it is the fact
+    return (last in _HARMLESS_CALLS or root in _HARMLESS_ROOTS or root in ("numpy", "warp") or last.startswith("assert")
+            or (last[:1].isupper() and "." not in callee))  # fmt: skip
 
 
 # ---------------------------------------------------------------------- project decision
@@ -365,12 +260,22 @@ class _Verdict:
     text_differentiated: set[str] = field(default_factory=set)
 
 
-def _facts(summary: "FileSummary") -> BackwardFacts:
+def _lazy(summary: "FileSummary") -> LazyFacts:
     lazy = summary.extra.get(UnusedBackward.code)
     if not isinstance(lazy, LazyFacts) or lazy.summary is not summary:
         lazy = LazyFacts(summary)
         summary.extra[UnusedBackward.code] = lazy
-    return lazy.get()
+    return lazy
+
+
+def _facts(project: "Project", summary: "FileSummary") -> BackwardFacts:
+    """The file's backward facts: its text's, completed from its facts (``_model_facts``),
+    once per file text (kept beside the text's, which alone decide whether an edit changed
+    the project view)."""
+    lazy = _lazy(summary)
+    if lazy.model is None:
+        lazy.model = _model_facts(lazy.get(), project.facts(summary))
+    return lazy.model
 
 
 def _reachable(
@@ -420,7 +325,7 @@ def project_verdict(project: "Project") -> _Verdict:
     maybe: set[str] = set()
     text_differentiated: set[str] = set()
     for summary in project.files.values():
-        facts = _facts(summary)
+        facts = _facts(project, summary)
         for name in facts.launched:
             launchers.setdefault(name, []).append(summary)
         if facts.global_off:
@@ -488,7 +393,7 @@ def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, Ba
     verdict = project_verdict(project)
     if _is_differentiated(project.program(), verdict, summary.module_name):
         return None
-    facts = _facts(summary)
+    facts = _facts(project, summary)
     if facts.self_backward_unknown:
         return None
     return verdict, facts
@@ -612,7 +517,7 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
     program, module = ctx.program, ctx.module_name
     if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
         return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
-    facts = _facts(ctx.project.files[ctx.path])
+    facts = _facts(ctx.project, ctx.project.files[ctx.path])
     if facts.opaque_text or module in verdict.text_differentiated or facts.self_backward is False:
         return None  # JAX / gradcheck / vjp around it, or this module's integrands are built without backward
     if verdict.configured.get(module, "unset") in (None, False) or _backward_off_in_every_run(program, verdict, module):
@@ -820,13 +725,18 @@ class UnusedBackward(Rule):
             ops.apply(x, y)
         tape.backward(loss)
     ```
-    A library whose documentation promises gradients to its callers (docstrings or
-    parameters that speak of `requires_grad`, tapes, differentiable operators; the word
-    "gradient" alone only in a project whose code differentiates somewhere, since an SPH
-    kernel's gradient is calculus) gets information pointing to the application's entry
-    point instead: turning backward code off in the library would change every caller. An
-    application in view that records tapes itself and runs the module's kernels outside
-    them gets the warning: it chose what to differentiate.
+    A module whose kernels run from the library's public API (a function or a method of a
+    class without a leading underscore, or an object the library hands out, outside tests
+    and examples), where the code asks for gradients (a `requires_grad` or `*_grad`
+    parameter on the way, arrays made with `requires_grad=x.requires_grad`) or the project
+    records Warp tapes itself, gets information pointing to the application instead:
+    callers may record it on a tape of their own, and turning backward code off in the
+    library would change every caller. What docstrings say decides nothing. The advice is
+    `wp.config.enable_backward = False` at the entry point only where nothing in the
+    project records tapes (elsewhere that switch would zero their gradients too), else the
+    module's own option set by the application before its first launch. An application
+    in view that records tapes itself and runs the module's kernels outside them gets the
+    warning: it chose what to differentiate.
 
     If the module's kernels are differentiated by code outside the project, keep the
     default and suppress with `# noqa: WCT010`.
