@@ -238,8 +238,6 @@ class FunctionFact:
     returns: list[Value] = field(default_factory=list)
     loops: list[tuple[int, int]] = field(default_factory=list)  # (first, last line) of each for/while in its body
     differentiates: bool = False  # Tape / .backward() / requires_grad=True / adjoint launches
-    speaks_of_gradients: bool = False  # docstring or parameters mention gradients (any word)
-    speaks_of_autodiff: bool = False  # ... in words only autodiff uses (not "gradient": also calculus)
     # The keywords its decorators are called with (``@unique_kernel(enable_backward=False)``;
     # "**" for a spread): what a project's own kernel decorator passes on to ``wp.kernel``.
     decorator_keywords: tuple[str, ...] = ()
@@ -266,7 +264,6 @@ class FileFacts:
     module_calls: list[CallFact]  # calls at module level (run at import)
     main_calls: list[CallFact]  # calls under ``if __name__ == "__main__":``
     differentiates: bool
-    speaks_of_gradients: bool
     has_main_guard: bool
     atexit_targets: list[tuple[str, Span]] = field(default_factory=list)  # atexit.register(f): f
     cache_dir_names: list[str] = field(default_factory=list)  # names/attrs assigned to kernel_cache_dir
@@ -277,7 +274,6 @@ class FileFacts:
     structs: list[tuple[str, str | None, int]] = field(default_factory=list)
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
-    speaks_of_autodiff: bool = False  # some docstring or parameter uses autodiff's own words
     method_aliases: dict[str, str] = field(default_factory=dict)  # "C.__call__" -> "C.forward" (``__call__ = forward``)
     # Class qualname -> its fields in order, as a NamedTuple or a dataclass declares them
     # (``step: wp.Kernel = integrate``): (name, default; UNKNOWN unless a name).
@@ -316,7 +312,6 @@ class FileFacts:
 
 WARP_DECORATORS = {"kernel", "func", "func_native", "func_grad", "func_replay", "struct", "overload"}
 CONFIG_PREFIX = "warp.config."
-_AUTODIFF_WORDS = ("requires_grad", "differentiable", "backprop", "adjoint", "autodiff", "tape")  # see _gradient_talk
 _MEMO_DECORATORS = {
     "functools.cache", "functools.lru_cache", "functools.cached_property", "cachetools.cached",
     "cachetools.func.lru_cache", "cachetools.func.ttl_cache", "methodtools.lru_cache",
@@ -468,7 +463,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     """The facts of one file (a file that does not parse gets empty facts and its error).
     ``tree``/``problem``: what ``parse_source`` (or ``parse_for_facts``, with ``blanked``)
     gave for ``text``, when the caller parsed it."""
-    facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False, False)
+    facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False)
     if tree is None and problem is None:
         tree, problem = parse_source(text, path)
     if tree is None:
@@ -606,6 +601,11 @@ class _Extractor:
                         return fact.loop_tables[name]
                     if name in fact.locals:
                         return scope.local_value(name)
+                    if fact.parent is not None:
+                        # A nested function's free name may be a local of a function around it
+                        # (``_bd = 256`` read by a closure): keep it there for the model.
+                        for outer in self.scopes:
+                            outer.names_read_later.add(name)
                 name = self.facts.aliases.get(name, name)
                 key = ("name", str, name)
             try:
@@ -721,7 +721,6 @@ class _Extractor:
 
     # ------------------------------------------------------------------ walk
     def run(self, tree: ast.Module) -> None:
-        self._speaks(_gradient_talk(_docstring(tree)))
         self.block(tree.body)
 
     def block(self, body: list[ast.stmt]) -> None:
@@ -876,8 +875,6 @@ class _Extractor:
             qualname = f"{scope.qualname}.<locals>.{node.name}"
         decorators = tuple(self.dotted(_decorator_target(d)) or "" for d in node.decorator_list)
         defaults = _defaults(node)
-        # The docstring and the parameters read as one text: the words hold no line break.
-        talk = _gradient_talk("\n".join((_docstring(node), *params)))
         fact = FunctionFact(
             qualname=qualname,
             name=node.name,
@@ -890,8 +887,6 @@ class _Extractor:
             decorators=decorators,
             memoizes=any(d in _MEMO_DECORATORS for d in decorators),
             is_kernel=False,
-            speaks_of_gradients=talk > 0,
-            speaks_of_autodiff=talk == _AUTODIFF_TALK,
             decorator_keywords=tuple(k.arg or "**" for d in node.decorator_list if isinstance(d, ast.Call) for k in d.keywords),
         )
         self.facts.functions[qualname] = fact
@@ -923,7 +918,6 @@ class _Extractor:
         _share_empty_containers(fact)
         if fact.differentiates:
             self.facts.differentiates = True
-        self._speaks(_AUTODIFF_TALK if fact.speaks_of_autodiff else int(fact.speaks_of_gradients))
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
@@ -942,7 +936,6 @@ class _Extractor:
         qualname = ".".join([*self.class_stack, node.name])
         self.facts.classes[qualname] = tuple(self.dotted(b) or "" for b in node.bases)
         self.facts.globals.setdefault(node.name, []).append(Value("class", qualname))
-        self._speaks(_gradient_talk(_docstring(node)))
         self.class_stack.append(node.name)
         try:
             self.block(node.body)
@@ -1662,13 +1655,6 @@ class _Extractor:
         scope = self.scopes[-1]
         self.facts.caches.append(CacheFact(kind, target, span_of(node, self._numbers), scope.qualname, scope.next_order(), bool(scope.guards)))
 
-    def _speaks(self, talk: int) -> None:
-        """Note what a docstring or parameter of the file says about gradients (``_gradient_talk``)."""
-        if talk:
-            self.facts.speaks_of_gradients = True
-        if talk == _AUTODIFF_TALK:
-            self.facts.speaks_of_autodiff = True
-
     def mark_differentiates(self) -> None:
         self.facts.differentiates = True
         scope = self.scopes[-1]
@@ -2057,36 +2043,6 @@ def _names_any(node: ast.AST, extractor: _Extractor) -> bool:
     if isinstance(node, ast.BinOp):  # ``int | Any``
         return _names_any(node.left, extractor) or _names_any(node.right, extractor)
     return False
-
-
-_AUTODIFF_TALK = 2
-
-
-def _docstring(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
-    """The docstring as written ("" without one): what ``_gradient_talk`` reads. Not
-    ``ast.get_docstring``, whose ``inspect.cleandoc`` (a sixteenth of the facts walk) only
-    moves whitespace, and none of the words looked for holds any."""
-    body = node.body
-    if body:
-        first = body[0]
-        if first.__class__ is ast.Expr:
-            value = first.value  # type: ignore[attr-defined]
-            if value.__class__ is ast.Constant and isinstance(value.value, str):
-                return value.value
-    return ""
-
-
-def _gradient_talk(text: str) -> int:
-    """2: words only automatic differentiation uses ("requires_grad", "differentiable",
-    "tape"...); 1: "gradient" alone (also a spatial operator, a colour ramp); 0: neither."""
-    if not text:
-        return 0
-    lowered = text.lower()
-    # ``_AUTODIFF_WORDS`` written out (a generator per docstring and parameter cost more).
-    if ("tape" in lowered or "adjoint" in lowered or "requires_grad" in lowered or "differentiable" in lowered
-            or "backprop" in lowered or "autodiff" in lowered):  # fmt: skip
-        return _AUTODIFF_TALK
-    return 1 if "gradient" in lowered else 0
 
 
 __all__ = [

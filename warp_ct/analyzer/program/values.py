@@ -107,6 +107,10 @@ class Values:
             named = value.data.removesuffix(".__name__")
             if named != value.data and named in self.modules:
                 return [named]  # ``diagnostics.__name__`` of an imported module
+            if function is not None and "." not in value.data:
+                captured = self._captured_values(module, function, value.data, depth)
+                if captured is not None:
+                    return captured
             return self._global_values(module, value.data, depth)
         if kind == "attr" and value.items and value.items[0].kind == "self" and function:
             class_name = self.class_of(FunctionRef(module, function))
@@ -182,6 +186,37 @@ class Values:
                         return [UNRESOLVED]
             return [UNRESOLVED]
         return [UNRESOLVED]
+
+
+    def _captured_values(self, module: str, function: str, name: str, depth: int) -> list[Any] | None:
+        """A nested function's free ``name`` bound in a function around it (``_bd = 256``
+        read by a closure; Python looks there before the module's globals): every value that
+        function assigns to it (the closure may run after any of them), or what its callers
+        pass for a parameter of that name. None when no enclosing function binds it."""
+        fact = self.function(FunctionRef(module, function))
+        if fact is None or fact.parent is None or name in fact.params or name in fact.locals:
+            return None
+        parent: str | None = fact.parent
+        while parent is not None:
+            outer = self.function(FunctionRef(module, parent))
+            if outer is None:
+                return None
+            if name in outer.params:
+                if name in outer.locals:  # rebound in the body: the caller's value or the body's
+                    out = self.param_values(FunctionRef(module, parent), name, depth)
+                    for item in outer.locals[name]:
+                        out.extend(self.resolve(module, parent, item, depth))
+                    return out
+                return self.param_values(FunctionRef(module, parent), name, depth)
+            if name in outer.locals:
+                out = []
+                for item in outer.locals[name]:
+                    out.extend(self.resolve(module, parent, item, depth))
+                return out or [UNRESOLVED]
+            if name in outer.loop_tables:
+                return self.resolve(module, parent, outer.loop_tables[name], depth)
+            parent = outer.parent
+        return None
 
 
     def _global_values(self, module: str, dotted: str, depth: int) -> list[Any]:

@@ -180,6 +180,23 @@ class LateGlobalOption(Rule):
     wp.config.lineinfo = False
     wp.config.enable_backward = True
     ```
+    Nor is a setting that the same function also writes into the options of every module
+    it loops over (a library switching a mode for all its kernels): the modules that exist
+    get the value there, and later ones copy it from `wp.config`:
+    ```python
+    import warp as wp
+
+    @wp.kernel
+    def step(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    def set_deterministic(mode, modules):
+        wp.config.deterministic = mode
+        for module in modules:
+            module.options["deterministic"] = mode
+            module.mark_modified()
+    ```
     Importing a third-party library that defines kernels is not reported (warp-ct cannot
     see its files); the same deadline applies to it. The automatic fix moves the
     assignment above the first import or kernel that comes before it; it is unsafe
@@ -236,6 +253,8 @@ class LateGlobalOption(Rule):
             return
         if option is not None and _assigns_the_default(option, node.args[2], node.lineno, ctx):
             return  # the value Warp has already: nothing arrives late
+        if option is not None and _reapplied_to_modules(stmt, option):
+            return  # also written into every existing module's options
         if option is not None:
             ctx.report(node, f"`wp.config.{option}` is set too late: modules copy it when their first kernel is "
                              f"defined, and {late}, so those kernels keep the old value.")  # fmt: skip
@@ -266,6 +285,8 @@ class LateGlobalOption(Rule):
             return
         if _saves_old_value(stmt, option, ctx):
             return  # a temporary change, restored later: it targets modules created meanwhile
+        if _reapplied_to_modules(stmt, option):
+            return  # also written into every existing module's options: none keeps the old value
         events = self._events_before(stmt, ctx)
         if not events:
             late = _late_elsewhere(stmt, ctx)
@@ -528,6 +549,34 @@ def _saves_old_value(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
         if ctx.warp_name(attr.value) == "warp.config":
             return True
     return False
+
+
+def _reapplied_to_modules(stmt: ast.stmt, option: str) -> bool:
+    """The same function also writes the option into the options of each module of a loop
+    (``for module in modules.values(): module.options["deterministic"] = mode;
+    module.mark_modified()``, or ``module.options.update({...})``): the modules that already
+    exist get the new value too, and new ones copy it from ``wp.config``."""
+    scope = syntax.scope_of(stmt)
+    for loop in syntax.nodes_of_class(scope, (ast.For, ast.AsyncFor), skip=(*_DEF_TYPES, ast.ClassDef, ast.Lambda)):
+        names = {n.id for n in syntax.nodes_of_class(loop.target, ast.Name)}
+        for node in syntax.nodes_of_class(loop, (ast.Subscript, ast.Call), skip=(*_DEF_TYPES, ast.ClassDef, ast.Lambda)):
+            if isinstance(node, ast.Subscript):
+                # ``<loop variable>.options["<option>"] = ...``
+                if (isinstance(node.ctx, ast.Store) and _is_options_of(node.value, names)
+                        and isinstance(node.slice, ast.Constant) and node.slice.value == option):
+                    return True
+            elif (isinstance(node.func, ast.Attribute) and node.func.attr == "update"
+                  and _is_options_of(node.func.value, names) and node.args
+                  and isinstance(node.args[0], ast.Dict)
+                  and any(isinstance(k, ast.Constant) and k.value == option for k in node.args[0].keys)):
+                return True  # ``<loop variable>.options.update({"<option>": ...})``
+    return False
+
+
+def _is_options_of(node: ast.expr, names: set[str]) -> bool:
+    """``<name>.options`` for one of ``names``."""
+    return (isinstance(node, ast.Attribute) and node.attr == "options"
+            and isinstance(node.value, ast.Name) and node.value.id in names)
 
 
 def _sets_the_default(stmt: ast.stmt, option: str, ctx: FileContext) -> bool:
