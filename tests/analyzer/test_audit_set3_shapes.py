@@ -200,3 +200,48 @@ def test_a_config_option_with_a_loop_over_modules_that_writes_another_option_is_
     text = SWITCH.replace('module.options["enable_backward"]', 'module.options["lineinfo"]')
     found = _wct001(lint_files(tmp_path, {"lib/__init__.py": text, "lib/kernels.py": KERNELS, "app.py": APP}))
     assert [(f.path, f.line) for f in found] == [("lib/__init__.py", 20)]
+
+
+_wct010 = rule_filter("WCT010")
+
+# isaaclab programs.py:240-266 (run_program: `wp.config.enable_backward = False`, then the
+# example runs by path) and its examples importing the library directly: the application
+# entry point turns backward code off for its whole run; only a script started on its own
+# builds backward code.
+LAB = {
+    "lab/__init__.py": "",
+    "lab/kernels.py": (
+        "import warp as wp\n\n\n@wp.kernel\ndef fill(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+        "def fill_all(x):\n    wp.launch(fill, dim=x.shape, inputs=[x])\n"
+    ),
+    "lab/__main__.py": (
+        "import runpy\nimport sys\n\nimport warp as wp\n\n\ndef run_program(path):\n"
+        "    wp.config.enable_backward = False\n    runpy.run_path(path, run_name='__main__')\n\n\n"
+        "if __name__ == '__main__':\n    run_program(sys.argv[1])\n"
+    ),
+    "lab/examples/demo.py": (
+        "import warp as wp\n\nfrom lab.kernels import fill_all\n\n\n"
+        "if __name__ == '__main__':\n    fill_all(wp.zeros(8, dtype=float))\n"
+    ),
+}
+
+
+def test_backward_turned_off_at_the_applications_entry_point_is_information(tmp_path):
+    # Measured (probe, CPU): `python -m lab lab/examples/demo.py` builds lab.kernels without
+    # backward code; `python lab/examples/demo.py` on its own builds it with.
+    found = _wct010(lint_files(tmp_path / "off", LAB))
+    assert [(f.path, f.severity.name.lower()) for f in found] == [("lab/kernels.py", "info")]
+    assert "lab/__main__.py:8" in found[0].message and "only a run that starts elsewhere" in found[0].message
+    keep = dict(LAB, **{"lab/__main__.py": LAB["lab/__main__.py"].replace("    wp.config.enable_backward = False\n", "")})
+    found = _wct010(lint_files(tmp_path / "on", keep))
+    assert [(f.path, f.severity.name.lower()) for f in found] == [("lab/kernels.py", "warning")]
+
+
+def test_backward_turned_off_only_by_an_example_or_a_test_changes_nothing(tmp_path):
+    files = dict(LAB, **{
+        "lab/__main__.py": LAB["lab/__main__.py"].replace("    wp.config.enable_backward = False\n", ""),
+        "lab/examples/other.py": "import warp as wp\n\nwp.config.enable_backward = False\n\nimport lab.kernels\n",
+        "tests/conftest.py": "import warp as wp\n\nwp.config.enable_backward = False\n",
+    })
+    found = _wct010(lint_files(tmp_path, files))
+    assert [(f.path, f.severity.name.lower()) for f in found] == [("lab/kernels.py", "warning")]

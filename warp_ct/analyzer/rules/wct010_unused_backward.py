@@ -424,6 +424,19 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
     # Another run turns backward code off: say which runs still build it.
     named = ", ".join(runs[:3]) + (", ..." if len(runs) > 3 else "")
     when = f"when {named} run{'s' if len(runs) == 1 else ''}, " if runs else ""
+    shipped = _backward_off_at_applications(program, verdict)
+    if shipped:
+        # The project turns backward code off where its own applications start: runs through
+        # them build none, so only a run started elsewhere (a user's script importing this
+        # code, a script the model does not link to those entry points) pays for it.
+        places = ", ".join(shipped[:3]) + (", ..." if len(shipped) > 3 else "")
+        return (
+            f"{when}module `{module}` compiles backward (adjoint) code for its {live} kernel(s) and nothing in "
+            f"this project differentiates them (launched from {where}), but the project turns backward code off "
+            f"where its applications start (`wp.config.enable_backward = False` at {places}): only a run that "
+            "starts elsewhere builds it. Such a script can set it too, before its imports, or turn it off for "
+            "this module with `wp.set_module_options({\"enable_backward\": False})`"
+        ), Severity.INFO
     return (
         f"{when}module `{module}` compiles backward (adjoint) code for its {live} kernel(s), but "
         f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
@@ -738,6 +751,14 @@ class UnusedBackward(Rule):
     in view that records tapes itself and runs the module's kernels outside them gets the
     warning: it chose what to differentiate.
 
+    When the project's own application entry points (not tests, examples or benchmarks)
+    turn backward code off for their whole run (`wp.config.enable_backward = False` before
+    the imports, at import of a module they load, or in a function their run calls), runs
+    through them build none: a module is then reported as information only, naming those
+    settings, since only a run that starts elsewhere (a user's script importing the code,
+    a script shipped beside it) still builds backward code for it. When every run in view
+    turns it off, nothing is reported.
+
     If the module's kernels are differentiated by code outside the project, keep the
     default and suppress with `# noqa: WCT010`.
     '''
@@ -984,6 +1005,44 @@ def _runs_with_backward(program: Program, verdict: _Verdict, module: str) -> lis
     if len(keeping) == len(runs):
         return []
     return [run_label(entry) for entry in sorted(keeping)]
+
+
+def _backward_off_at_applications(program: Program, verdict: _Verdict) -> list[str]:
+    """Where the project's own application entry points (not tests, examples or benchmarks)
+    turn backward code off for their whole run (``wp.config.enable_backward = False`` at the
+    entry's import, in a module it imports, a package above it that ``python -m`` runs first,
+    or a function its run calls), as ``path:line``: [] when none does."""
+
+    def compute() -> list[str]:
+        sources = program.memo("WCT010.backward_off_sources", lambda: _backward_off_sources(program, verdict))
+        if not sources:
+            return []
+        used: set[tuple[str, str | None]] = set()
+        for entry in program.entry_modules():
+            facts = program.modules.get(entry)
+            if facts is None or is_demo_path(facts.path):
+                continue
+            parts = entry.split(".")
+            loaded = program.imported_closure(entry) | {".".join(parts[:cut]) for cut in range(1, len(parts))}
+            reached = None
+            for source, function in sources:
+                if source not in loaded or is_test_path(program.modules[source].path):
+                    continue
+                if function is not None:
+                    reached = program.reached_from(entry) if reached is None else reached
+                    if FunctionRef(source, function) not in reached:
+                        continue
+                used.add((source, function))
+        places: dict[str, None] = {}
+        for source, function in sorted(used, key=lambda s: (s[0], s[1] or "")):
+            facts = program.modules[source]
+            for option in facts.options:
+                if _turns_backward_off(option) and (function is None or option.function == function):
+                    name = source.replace(".", "/") + ("/__init__.py" if facts.is_package else ".py")
+                    places.setdefault(f"{name}:{option.span[0]}")
+        return list(places)
+
+    return program.memo("WCT010.backward_off_at_applications", compute)
 
 
 def run_label(entry: str) -> str:
