@@ -590,3 +590,56 @@ def read(a):
 """,
     }
     assert launched(tmp_path, files) == {("pkg/k.py", 34): ["render"], ("pkg/k.py", 40): ["gather1", "gather2"]}
+
+
+def test_a_kernel_of_the_enclosing_function_and_a_local_holding_one_of_two_factories(tmp_path):
+    # A nested launcher reads the kernel its enclosing function defined (or a local of it); a
+    # local bound to one of two factory functions is called: what either returns.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+
+def get_plain(n):
+    @wp.kernel
+    def plain(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(n)
+
+    return plain
+
+
+def get_masked(n):
+    @wp.kernel
+    def masked(a: wp.array(dtype=float)):
+        a[wp.tid()] = -float(n)
+
+    return masked
+
+
+def model(n):
+    @wp.kernel
+    def count(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    chosen = get_plain(n)
+
+    def launch(a):
+        wp.launch(count, dim=1, inputs=[a])
+        wp.launch(chosen, dim=1, inputs=[a])
+
+    return launch
+
+
+def probe(a, mask):
+    kernel_fn = get_masked if mask else get_plain
+    kernel = kernel_fn(3)
+    wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 28): ["count"],
+        ("pkg/k.py", 29): ["plain"],
+        ("pkg/k.py", 37): ["masked", "plain"],
+    }

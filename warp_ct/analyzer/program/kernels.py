@@ -470,6 +470,9 @@ class Kernels:
             source = self._star_name_source(facts, value.data) if "." not in value.data else None
             if source is not None:  # ``from .kernels import *`` then ``wp.launch(hash_cells, ...)``
                 return self.kernels_of_value(source, None, value, depth + 1)
+            enclosed = self._closure_kernels(module, function, value.data, depth + 1) if "." not in value.data else None
+            if enclosed is not None:  # a kernel of the function around this one
+                return enclosed
             head, _, field = value.data.partition(".")
             if field and "." not in field:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
                 written = self._private_attr_kernels(module, function, head, field, depth + 1)
@@ -658,13 +661,17 @@ class Kernels:
 
     def _param_call_kernels(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
         """A call of a function the caller receives (``def cached(m, rc, build): ...
-        build(m, rc)``): what the functions every call site passes for it return. None when
-        the callee is no parameter."""
+        build(m, rc)``) or holds in a local (``kernel_fn = get_masked if mask else get_plain``):
+        what the functions every call site passes for it (the local is bound to) return. None
+        when the callee is neither."""
         callee = value.data
         fact = self.function(FunctionRef(module, function)) if function is not None else None
-        if fact is None or "." in callee or callee not in fact.params:
+        if fact is None or "." in callee or callee not in fact.params and callee not in fact.locals:
             return None
-        passed = self.passed_values(FunctionRef(module, function), callee)
+        if callee in fact.locals:  # ``kernel_fn = get_masked if mask else get_plain; kernel_fn(...)``
+            passed: Any = [(module, function, item) for item in fact.locals[callee]]
+        else:
+            passed = self.passed_values(FunctionRef(module, function), callee)
         if not passed:
             return [UNRESOLVED]
         out: list[Any] = []
@@ -720,6 +727,38 @@ class Kernels:
                     if attr in out:
                         out[attr].append((module, None, value))
         return out
+
+    def _closure_kernels(self, module: str, function: str | None, name: str, depth: int) -> list[Any] | None:
+        """A free name of a nested function bound in a function around it (``def run(): @wp.kernel
+        def count(...): ...; def launch(): wp.launch(count, ...)``): the kernel defined there,
+        or what the outer function's local, loop variable or parameter holds. None when no
+        enclosing function binds it."""
+        fact = self.function(FunctionRef(module, function)) if function else None
+        if fact is None or fact.parent is None or name in fact.params or name in fact.locals:
+            return None
+        kernels = self.modules[module].kernels
+        parent: str | None = fact.parent
+        while parent is not None:
+            outer = self.function(FunctionRef(module, parent))
+            if outer is None:
+                return None
+            for index, kernel in enumerate(kernels):
+                if kernel.name == name and kernel.function == parent and kernel.owner is None:
+                    return [KernelRef(module, index)]
+            if name in outer.params:
+                return self._bound_kernels(module, parent, Value("param", name), (), depth)
+            if name in outer.locals:
+                out: list[Any] = []
+                for item in outer.locals[name]:
+                    out.extend(self.kernels_of_value(module, parent, item, depth))
+                return out or [UNRESOLVED]
+            if name in outer.loop_tables:
+                return self.kernels_of_value(module, parent, outer.loop_tables[name], depth)
+            decorated = self.decorated_kernel(module, f"{parent}.<locals>.{name}")
+            if decorated is not None:
+                return [decorated]
+            parent = outer.parent
+        return None
 
     def _star_name_source(self, facts: Any, name: str) -> str | None:
         """The project module a name the file neither binds nor imports by name comes from
