@@ -161,7 +161,8 @@ def test_no_entry_point_switch_where_the_project_records_tapes(tmp_path):
     # the gradients of the module the project's own tape records; say the module's option.
     files = {
         "lib/__init__.py": "",
-        "lib/ops.py": kernels("square") + "\ndef apply(x):\n    wp.launch(square, dim=x.shape, inputs=[x])\n",
+        "lib/ops.py": kernels("square") + (
+            "\ndef apply(x, requires_grad=False):\n    wp.launch(square, dim=x.shape, inputs=[x])\n"),
         "lib/fit.py": kernels("loss") + (
             "\ndef fit(x):\n    tape = wp.Tape()\n    with tape:\n        wp.launch(loss, dim=x.shape, inputs=[x])\n"
             "    tape.backward()\n"),
@@ -173,9 +174,13 @@ def test_no_entry_point_switch_where_the_project_records_tapes(tmp_path):
     assert "not `wp.config.enable_backward = False`" in found[0].message
 
 
-def test_the_word_gradient_promises_callers_nothing_in_a_project_that_never_differentiates(tmp_path):
-    # SPH code speaks of "the pressure gradient": calculus, not autodiff. Only where some code
-    # of the project differentiates (a tape) may the word mean gradients callers take.
+def test_the_word_gradient_promises_callers_nothing_and_a_followed_tape_elsewhere_neither(tmp_path):
+    # SPH code speaks of "the pressure gradient": calculus, not autodiff, and words decide
+    # nothing anyway. A tape of the project's own that the model follows (over `sph.fit`) does
+    # not reach `sph.pressure`: the project differentiates what it chose, so still a warning
+    # (warpsphcore's neighbour search beside its taped operators). A tape whose reach the model
+    # cannot tell (a generic wrapper replaying Warp tapes: nvalchemiops.torch.autograd) may
+    # record any API module: information.
     lib = {
         "sph/__init__.py": "",
         "sph/pressure.py": '"""Least-squares pressure gradient of the neighbours."""\n' + kernels("grad_p")
@@ -188,7 +193,12 @@ def test_the_word_gradient_promises_callers_nothing_in_a_project_that_never_diff
         "\ndef fit(x):\n    tape = wp.Tape()\n    with tape:\n        wp.launch(loss, dim=x.shape, inputs=[x])\n"
         "    tape.backward()\n")})  # fmt: skip
     found = [f for f in lint_files(tmp_path / "b", taping) if f.rule == "WCT010"]
+    assert [(f.path, f.severity) for f in found] == [("sph/pressure.py", Severity.WARNING)]
+    replaying = dict(lib, **{"sph/autograd.py": (
+        "import warp as wp\n\n\ndef record(state):\n    state.tape = wp.Tape()\n    return state.tape\n")})  # fmt: skip
+    found = [f for f in lint_files(tmp_path / "c", replaying) if f.rule == "WCT010"]
     assert [(f.path, f.severity) for f in found] == [("sph/pressure.py", Severity.INFO)]
+    assert "not `wp.config.enable_backward = False`" in found[0].message
 
 
 def test_torch_autograd_function_with_hand_written_backward_does_not_differentiate(tmp_path):

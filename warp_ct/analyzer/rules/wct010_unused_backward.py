@@ -1154,7 +1154,7 @@ def _gradient_api(program: Program, module: str) -> bool:
     underscore) runs a launch of them, and the code says gradients are wanted of it — a
     function on that path (or in the module) takes ``requires_grad`` or a ``*_grad``
     parameter or makes arrays with ``requires_grad=x.requires_grad``, or the project records
-    Warp tapes itself (it is a library meant to be
+    Warp tapes whose reach the model cannot tell (``_unfollowed_tapes``) (it is a library meant to be
     differentiated). Facts of the code only: words in docstrings decide nothing."""
     return program.memo(f"WCT010.gradient_api.{module}", lambda: _compute_gradient_api(program, module))
 
@@ -1178,8 +1178,8 @@ def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]
     open_ = program.open_functions()  # handed out as values, ``__call__`` of objects handed out
     if not any(_public(program, ref) or (ref in open_ and _library(program, ref.module)) for ref in reach):
         return False  # only the project's own runs, tests or private helpers get there
-    if _project_tapes(program):
-        return True
+    if _unfollowed_tapes(program):
+        return True  # the project records tapes where the model cannot tell what they record
     # The module, the modules that launch its kernels, and the functions on the way there.
     modules = {module, *(ref.module for ref in launching)}
     own = [fact for name in modules if (facts := program.modules.get(name)) is not None for fact in facts.functions.values()]
@@ -1232,6 +1232,29 @@ def _project_tapes(program: Program) -> bool:
         )  # fmt: skip
 
     return program.memo("WCT010.project_tapes", compute)
+
+
+def _unfollowed_tapes(program: Program) -> bool:
+    """A library module (not a test or example) that imports Warp records a tape or asks for
+    adjoints where the model sees no taped launch or call: what it records cannot be bounded
+    (a generic custom-op wrapper replaying Warp tapes), so any API module may be on it. Tapes
+    the model follows are answered module by module (``_is_differentiated``): a module they
+    do not reach is not differentiated by the project."""
+
+    def compute() -> bool:
+        for facts in program.modules.values():
+            if not facts.differentiates or facts.warp_import_name is None:
+                continue
+            if is_test_path(facts.path) or is_demo_path(facts.path):
+                continue
+            followed = any(launch.taped for launch in facts.launches) or any(
+                call.taped for calls in (*(f.calls for f in facts.functions.values()), facts.module_calls,
+                                         facts.main_calls) for call in calls)  # fmt: skip
+            if not followed:
+                return True
+        return False
+
+    return program.memo("WCT010.unfollowed_tapes", compute)
 
 
 def _entry_point_advice(program: Program, module: str) -> str:
