@@ -19,7 +19,19 @@ Programs: every `tests/programs/*/fixture.toml` with `probe = true` (its `comman
 its folder), the runnable `examples/probe/*.py`, and a handful of warp-lang's own examples
 that run on CPU without USD, windows, or torch (small sizes and step counts).
 
+With ``--warp-examples`` it runs instead Warp's own examples (``warp/examples/{core,optim,
+fem,tile}``) that run on the CPU without a GPU, a USD stage or a viewer, each *copied out of the
+package* into a folder of its own (so its code is user code, as a user's script would be):
+``warp-ct probe measure`` on the copy, then ``warp-ct confirm --format json`` (which lints the
+copy and joins), and counts per example: measured findings at user lines (and those outside
+the copy: in site-packages, ``<string>`` or elsewhere, which must be 0), agreements (measured
+findings with a static twin: same rule or a twin rule, same place or kernel), static misses
+(measured in the copy, no static twin), and contradicted claims (static findings on code the run
+exercised whose predicted cost the run did not show: confirm's ``not-observed``). Examples that
+cannot run here are listed with the reason (``--list``).
+
     python benchmarks/differential.py                  # everything (CPU: ~15-25 min)
+    python benchmarks/differential.py --warp-examples --json /tmp/warp-examples.json   # ~1 h on 2 cores
     python benchmarks/differential.py --only wave --only clean
     python benchmarks/differential.py --json /tmp/differential.json --timeout 180
 
@@ -133,7 +145,11 @@ def _abs(path: str, base: Path) -> str:
 
 
 def _line(f: dict[str, Any]) -> int:
-    return int(f["location"]["line"])
+    """1-based line of a finding: lint JSON and measured findings (``location``), or a
+    finding as ``confirm --format json`` writes it (``range``, 0-based)."""
+    if "location" in f:
+        return int(f["location"]["line"])
+    return int(f["range"]["start"]["line"]) + 1
 
 
 def _places(report: dict[str, Any], finding: dict[str, Any], cwd: Path) -> set[tuple[str, int]]:
@@ -245,6 +261,289 @@ def run_program(program: Program, samples: int, timeout: float, tmp: Path) -> Re
     return result
 
 
+# --warp-examples: Warp's own examples copied out of the package. Arguments keep each run short
+# on one CPU core (small resolutions, few frames/iterations, no window, no USD stage).
+_CPU = ["--device", "cpu"]
+COPIED_EXAMPLES: list[tuple[str, str, list[str]]] = [
+    ("core", "example_wave", [*_CPU, "--stage-path", "None", "--num-frames", "3"]),
+    ("core", "example_fluid", [*_CPU, "--headless", "--num-frames", "2"]),
+    ("core", "example_sph", [*_CPU, "--stage-path", "None", "--num-frames", "2"]),
+    ("core", "example_dem", [*_CPU, "--stage-path", "None", "--num-frames", "2"]),
+    ("core", "example_fdtd_3d", [*_CPU, "--headless", "--resolution", "48", "--num-steps", "4", "--steps-per-frame", "2"]),
+    ("core", "example_fft_poisson_navier_stokes_2d", [*_CPU, "--headless", "--num-steps", "2"]),
+    ("core", "example_graph_capture", [*_CPU, "--headless", "--num-frames", "2"]),
+    ("core", "example_nvdb", [*_CPU, "--stage-path", "None", "--num-frames", "2"]),
+    ("core", "example_raymarch", [*_CPU, "--headless", "--width", "64", "--height", "32"]),
+    ("core", "example_sample_mesh", [*_CPU, "--stage-path", "None", "--num-frames", "2"]),
+    ("optim", "example_fluid_checkpoint", [*_CPU, "--headless", "--num-frames", "4", "--segment-size", "2", "--train-iters", "1"]),
+    ("optim", "example_fluid_checkpoint_custom_backward",
+     [*_CPU, "--headless", "--num-frames", "4", "--segment-size", "2", "--train-iters", "1"]),
+    ("optim", "example_navier_stokes_perturbation",
+     [*_CPU, "--headless", "--spin-up-steps", "2", "--lead-steps", "2", "--train-iters", "1"]),
+    ("optim", "example_particle_repulsion", [*_CPU, "--headless", "--num-frames", "2"]),
+    ("fem", "example_adaptive_grid", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--level-count", "2"]),
+    ("fem", "example_apic_fluid", [*_CPU, "--quiet", "--stage-path", "None", "--num-frames", "2", "--voxel-size", "0.25"]),
+    ("fem", "example_burgers", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_convection_diffusion", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_convection_diffusion_dg", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_darcy_ls_optimization", [*_CPU, "--headless", "--resolution", "8", "--num-iters", "2"]),
+    ("fem", "example_deformed_geometry", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_diffusion", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_diffusion_3d", [*_CPU, "--headless", "--quiet", "--resolution", "4"]),
+    ("fem", "example_distortion_energy", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_elastic_shape_optimization", [*_CPU, "--headless", "--resolution", "8", "--num-iters", "2"]),
+    ("fem", "example_kelvin_helmholtz", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_magnetostatics", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_mixed_elasticity", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_navier_stokes", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_nonconforming_contact", [*_CPU, "--headless", "--resolution", "4", "--num-steps", "2"]),
+    ("fem", "example_shallow_water", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("fem", "example_stokes", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_stokes_transfer", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_streamlines", [*_CPU, "--headless", "--quiet", "--resolution", "8"]),
+    ("fem", "example_taylor_green", [*_CPU, "--headless", "--quiet", "--resolution", "8", "--num-frames", "2"]),
+    ("tile", "example_tile_block_cholesky", [*_CPU, "--headless"]),
+    ("tile", "example_tile_cholesky", [*_CPU, "--headless"]),
+    ("tile", "example_tile_matmul", [*_CPU, "--headless"]),
+    ("tile", "example_tile_mcgp", [*_CPU, "--headless", "--height", "16", "--slices", "2", "--sphere-resolution", "8"]),
+]  # fmt: skip
+# Examples of those folders left out, and why (read from the example, or what a run on a
+# CPU-only machine raised).
+COPIED_SKIPS: dict[tuple[str, str], str] = {
+    ("core", "example_alloc_tracker"): "allocates pinned host memory: fails without CUDA (RuntimeError: Failed to allocate)",
+    ("core", "example_custom_allocator"): "custom allocators are only supported on CUDA devices (RuntimeError)",
+    ("core", "example_cupy"): "needs CuPy (not installed) and a CUDA device",
+    ("core", "example_torch"): "needs PyTorch (not installed)",
+    ("core", "example_mesh"): "loads its mesh from a USD asset (needs pxr / usd-core)",
+    ("core", "example_mesh_intersect"): "loads its meshes from USD assets (needs pxr / usd-core)",
+    ("core", "example_raycast"): "loads its mesh from a USD asset (needs pxr / usd-core)",
+    ("core", "example_render_opengl"): "an OpenGL viewer (needs pyglet and a display)",
+    ("core", "example_spin_lock"): 'runs on device="cuda" (hard-coded)',
+    ("core", "example_work_queue"): 'runs on device="cuda" (hard-coded)',
+    ("optim", "example_diffray"): "loads its mesh from a USD asset (needs pxr / usd-core)",
+    ("fem", "example_cantilever_topology_optimization"): "needs nlopt (not installed)",
+    ("fem", "example_apic_fluid_multi_env"): "raises without a CUDA device (its own check)",
+    ("fem", "example_diffusion_mgpu"): "splits the problem over CUDA devices (wp.get_cuda_devices())",
+    ("tile", "example_tile_convolution"): 'runs under wp.ScopedDevice("cuda:0") (hard-coded)',
+    ("tile", "example_tile_fft"): 'runs under wp.ScopedDevice("cuda:0") (hard-coded)',
+    ("tile", "example_tile_filtering"): 'runs under wp.ScopedDevice("cuda:0") (hard-coded)',
+    ("tile", "example_tile_nbody"): 'prints "This example only runs on CUDA devices." and exits on the CPU',
+    ("tile", "example_tile_stream_compaction"): 'prints "This example only runs on CUDA devices." and exits on the CPU',
+    ("tile", "example_tile_mlp"): 'needs PyTorch and runs under wp.ScopedDevice("cuda:0")',
+}
+
+
+def _warp_examples_dir() -> Path | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("warp")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "examples"
+    return folder if folder.is_dir() else None
+
+
+@dataclass
+class CopiedExample:
+    group: str
+    name: str
+    args: list[str]
+    source: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.group}/{self.name.removeprefix('example_')}"
+
+    def command(self) -> list[str]:
+        return ["python", f"{self.name}.py", *self.args]
+
+
+@dataclass
+class CopiedResult:
+    example: CopiedExample
+    ok: bool = False
+    error: str = ""
+    seconds: float = 0.0
+    compile_cpu_s: float | None = None
+    measured: list[dict[str, Any]] = field(default_factory=list)  # at lines of the copy
+    outside: list[dict[str, Any]] = field(default_factory=list)  # site-packages, <string>, elsewhere
+    static: list[dict[str, Any]] = field(default_factory=list)  # confirm's joined findings
+    agreements: list[dict[str, Any]] = field(default_factory=list)  # measured with a static twin
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    contradicted: list[dict[str, Any]] = field(default_factory=list)  # static, not-observed
+    notes: list[str] = field(default_factory=list)  # the report's notes (package builds, ...)
+
+    def row(self) -> dict[str, int]:
+        statuses = [f.get("status") for f in self.static]
+        return {"measured_user": len(self.measured), "measured_outside": len(self.outside), "static": len(self.static),
+                "agreements": len(self.agreements), "static_misses": len(self.misses),
+                "contradicted": len(self.contradicted), "not_exercised": statuses.count("not-exercised"),
+                "not_measurable": statuses.count("not-measurable"),
+                "confirmed_static": statuses.count("confirmed")}  # fmt: skip
+
+
+COPIED_COLUMNS = ("measured_user", "measured_outside", "static", "agreements", "static_misses", "contradicted")
+COPIED_EXTRA = ("confirmed_static", "not_measurable", "not_exercised")
+
+
+def discover_copied() -> tuple[list[CopiedExample], list[tuple[str, str]]]:
+    """(examples to run, (label, reason) of those left out) of the installed warp-lang."""
+    root = _warp_examples_dir()
+    if root is None:
+        return [], [("*", "warp-lang is not installed")]
+    chosen = {(g, n): a for g, n, a in COPIED_EXAMPLES}
+    runs, skipped = [], []
+    for group in ("core", "optim", "fem", "tile"):
+        for source in sorted((root / group).glob("example_*.py")):
+            key = (group, source.stem)
+            if key in chosen:
+                runs.append(CopiedExample(group, source.stem, chosen[key], source))
+            else:
+                reason = COPIED_SKIPS.get(key, "not in the benchmark's list (new in this Warp version?)")
+                skipped.append((f"{group}/{source.stem.removeprefix('example_')}", reason))
+    return runs, skipped
+
+
+def _classify_place(path: str, copy_dir: Path) -> str:
+    if path.startswith("<") or "site-packages" in path or "dist-packages" in path:
+        return "package"
+    resolved = Path(path).resolve()
+    return "user" if resolved == copy_dir or copy_dir in resolved.parents else "elsewhere"
+
+
+def run_copied(example: CopiedExample, samples: int, timeout: float, tmp: Path) -> CopiedResult:
+    result = CopiedResult(example)
+    start = time.perf_counter()
+    copy_dir = Path(tempfile.mkdtemp(prefix=f"{example.group}-{example.name}-", dir=tmp)).resolve()
+    script = copy_dir / example.source.name
+    shutil.copy2(example.source, script)
+    report_path = copy_dir.parent / f"{copy_dir.name}.report.json"
+    try:
+        argv = [sys.executable if a == "python" else a for a in example.command()]
+        probe = _cli(["probe", "measure", "--samples", str(samples), "--quiet", "--timeout", str(timeout),
+                      "--json", str(report_path), "--cwd", str(copy_dir), "--", *argv],
+                     cwd=copy_dir, timeout=timeout * 2 * samples + 120)  # fmt: skip
+        if probe.returncode != 0 or not report_path.is_file():
+            result.error = f"probe exit {probe.returncode}: {(probe.stderr or probe.stdout).strip()[-600:]}"
+            return result
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        if not report.get("modules"):
+            # Nothing to compare: an example that exits early on this device (a static claim on
+            # its code would read "not observed" only because that code never ran).
+            result.error = "the run loaded no Warp module (the example exits early on this device?)"
+            return result
+        base = Path(report.get("cwd") or copy_dir)
+        for f in report.get("findings", []):
+            place = _classify_place(_abs(f["path"], base), copy_dir)
+            (result.measured if place == "user" else result.outside).append(f)
+        result.notes = [str(n) for n in report.get("notes", [])]
+        compile_cpu = (report.get("summary") or {}).get("compile_cpu_s") or {}
+        if isinstance(compile_cpu, dict) and compile_cpu.get("median") is not None:
+            result.compile_cpu_s = float(compile_cpu["median"])
+        confirm = _cli(["confirm", "--json", str(report_path), "--format", "json", str(script)], cwd=copy_dir, timeout=600)
+        if confirm.returncode not in (0, 1):
+            result.error = f"confirm exit {confirm.returncode}: {confirm.stderr.strip()[-600:]}"
+            return result
+        joined = json.loads(confirm.stdout)
+        result.static = list(joined.get("findings", []))
+        missed = list(joined.get("missed", []))
+        result.misses = missed
+        # Measured findings of the copy with a static twin: confirm lists a twin's place on each
+        # static finding it joined; every measured finding of the copy that confirm did not
+        # list as missed had one.
+        missed_keys = {(m["code"], _abs(m["path"], base), _line(m)) for m in missed}
+        result.agreements = [m for m in result.measured if (m["code"], _abs(m["path"], base), _line(m)) not in missed_keys]
+        result.contradicted = [f for f in result.static if f.get("status") == "not-observed"]
+        result.ok = True
+    except subprocess.TimeoutExpired as exc:
+        result.error = f"timed out after {exc.timeout:.0f} s"
+    except (OSError, ValueError, KeyError) as exc:
+        result.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        result.seconds = time.perf_counter() - start
+        shutil.rmtree(copy_dir, ignore_errors=True)
+        report_path.unlink(missing_ok=True)
+    return result
+
+
+def print_copied_table(results: list[CopiedResult], skipped: list[tuple[str, str]], details: bool) -> dict[str, int]:
+    columns = (*COPIED_COLUMNS, *COPIED_EXTRA)
+    heads = {"measured_user": "measured@user", "measured_outside": "outside(=0)", "static": "static",
+             "agreements": "agreements", "static_misses": "misses", "contradicted": "contradicted",
+             "confirmed_static": "confirmed", "not_measurable": "not-measurable", "not_exercised": "not-exercised"}  # fmt: skip
+    width = max([len(r.example.label) for r in results] + [7])
+    head = f"{'example':<{width}}  " + "  ".join(f"{heads[c]:>{max(len(heads[c]), 6)}}" for c in columns) + "  compile-CPU  seconds"
+    print(head)
+    print("-" * len(head))
+    totals = dict.fromkeys(columns, 0)
+    for r in results:
+        print(f"  $ {' '.join(r.example.command())}")
+        if not r.ok:
+            print(f"{r.example.label:<{width}}  error: {r.error}")
+            continue
+        row = r.row()
+        for key in totals:
+            totals[key] += row[key]
+        cpu = f"{r.compile_cpu_s:9.1f} s" if r.compile_cpu_s is not None else f"{'':>11}"
+        print(f"{r.example.label:<{width}}  " + "  ".join(f"{row[c]:>{max(len(heads[c]), 6)}}" for c in columns)
+              + f"  {cpu}  {r.seconds:7.1f}")  # fmt: skip
+        if details:
+            for m in r.agreements:
+                print(f"    = {_short(m)}")
+            for m in r.misses:
+                print(f"    ! miss {_short(m)}")
+            for m in r.outside:
+                print(f"    !! outside the copy {_short(m)}")
+            for s in r.contradicted:
+                print(f"    ? contradicted {_short(s)}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
+            for n in r.notes:
+                print(f"    note: {n if len(n) <= 150 else n[:149] + '…'}")
+    print("-" * len(head))
+    print(f"{'total':<{width}}  " + "  ".join(f"{totals[c]:>{max(len(heads[c]), 6)}}" for c in columns))
+    ok = sum(r.ok for r in results)
+    print(f"{ok} of {len(results)} examples measured; {len(skipped)} left out:")
+    for label, reason in skipped:
+        print(f"  - {label}: {reason}")
+    return totals
+
+
+def main_copied(args: argparse.Namespace) -> int:
+    examples, skipped = discover_copied()
+    if args.only:
+        examples = [e for e in examples if any(o in e.label for o in args.only)]
+    if args.list or not examples:
+        for e in examples:
+            print(f"{e.label:<45} {' '.join(e.command())}")
+        for label, reason in skipped:
+            print(f"{label:<45} skipped: {reason}")
+        return 0 if examples else 2
+    results: list[CopiedResult] = []
+    with tempfile.TemporaryDirectory(prefix="warp-ct-differential-") as tmp:
+        for i, example in enumerate(examples, 1):
+            print(f"[{i}/{len(examples)}] {example.label}: {' '.join(example.command())}", file=sys.stderr, flush=True)
+            results.append(run_copied(example, args.samples, args.timeout, Path(tmp)))
+            r = results[-1]
+            print(f"    {'ok' if r.ok else 'error: ' + r.error[-200:]} ({r.seconds:.0f} s)", file=sys.stderr, flush=True)
+    columns = (*COPIED_COLUMNS, *COPIED_EXTRA)
+    totals = {c: sum(r.row()[c] for r in results if r.ok) for c in columns}
+    if args.json:
+        out = {
+            "mode": "warp-examples",
+            "totals": totals,
+            "skipped": [{"example": label, "reason": reason} for label, reason in skipped],
+            "examples": [
+                {"name": r.example.label, "command": r.example.command(), "ok": r.ok, "error": r.error,
+                 "seconds": round(r.seconds, 1), "compile_cpu_s": r.compile_cpu_s, **(r.row() if r.ok else {}),
+                 "details": {"agreements": r.agreements, "static_misses": r.misses, "measured_outside": r.outside,
+                             "contradicted": r.contradicted, "static": r.static, "notes": r.notes}}  # fmt: skip
+                for r in results
+            ],
+        }
+        Path(args.json).write_text(json.dumps(out, indent=2), encoding="utf-8")
+    print_copied_table(results, skipped, details=not args.quiet)
+    return 0 if all(r.ok for r in results) else 1
+
+
 def _short(f: dict[str, Any], width: int = 150) -> str:
     text = f"{f['code']} {f['path']}:{_line(f)}: {f['message']}"
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -296,7 +595,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds allowed per probe run (cold or warm)")
     parser.add_argument("--list", action="store_true", help="list the programs and exit")
     parser.add_argument("--quiet", action="store_true", help="no per-finding details")
+    parser.add_argument("--warp-examples", action="store_true",
+                        help="run Warp's own CPU examples (core, optim, fem, tile) copied out of the package instead")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.warp_examples:
+        return main_copied(args)
     programs = discover()
     if args.only:
         programs = [p for p in programs if any(o in p.name for o in args.only)]
