@@ -643,3 +643,37 @@ def probe(a, mask):
         ("pkg/k.py", 29): ["plain"],
         ("pkg/k.py", 37): ["masked", "plain"],
     }
+
+
+def test_a_private_kernel_set_on_a_subclass_made_at_run_time_read_through_self(tmp_path):
+    # ``_Specialized._step = staticmethod(step)`` on a class a method builds; the base class's
+    # methods launch ``self._step``.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+import warp as wp
+
+
+class Optimizer:
+    def __new__(cls, n):
+        return object.__new__(cls._build_specialized(n))
+
+    @classmethod
+    def _build_specialized(cls, n):
+        def _step_template(a: wp.array(dtype=float)):
+            a[wp.tid()] = float(n)
+
+        _step = wp.kernel(enable_backward=False, module="unique")(_step_template)
+
+        class _Specialized(cls):
+            pass
+
+        _Specialized._step = staticmethod(_step)
+        return _Specialized
+
+    def solve(self, a):
+        wp.launch(self._step, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 22): ["_step_template"]}

@@ -486,6 +486,8 @@ class Kernels:
                 return built
             if value.data in ("warp.Kernel", "warp.kernel"):  # ``wp.Kernel(func=f)``, ``wp.kernel(f)``: the kernels made of it
                 return list(self._kernel_objects.get(id(value), _UNRESOLVED_ONLY))
+            if value.data in ("staticmethod", "classmethod") and len(value.items) == 1:  # the function it wraps
+                return self.kernels_of_value(module, function, value.items[0], depth + 1)
             if value.data == "warp.overload":  # an overload of a generic kernel is that kernel
                 kernel = _argument_named(value, "kernel", 0)
                 return self.kernels_of_value(module, function, kernel, depth + 1) if kernel is not None else [UNRESOLVED]
@@ -537,6 +539,12 @@ class Kernels:
                         out.extend(self.kernels_of_value(getter.module, getter.qualname, returned, depth + 1))
                 # A class attribute, read through the instance until a method assigns it.
                 out.extend(self.class_attribute_kernels(module, class_name, value.data, depth + 1) or ())
+            # A private attribute the package also sets from outside the class's methods
+            # (``_Specialized._step = staticmethod(step)`` on a subclass made at run time):
+            # every value the package writes to that name.
+            written = self._private_writes_kernels(value.data, depth + 1)
+            if written is not None:
+                out.extend(written)
             return out or [UNRESOLVED]
         if kind == "attr" and value.items and value.items[0].kind != "self":  # ``get_kernels(dtype).shift``
             return self._field_kernels(module, function, value.items[0], value.data, depth + 1)
@@ -697,6 +705,13 @@ class Kernels:
             return None
         fact = self.function(FunctionRef(module, function)) if function is not None else None
         if fact is None or head not in fact.params and head not in fact.locals or head in ("self", "cls"):
+            return None
+        return self._private_writes_kernels(attr, depth)
+
+    def _private_writes_kernels(self, attr: str, depth: int) -> list[Any] | None:
+        """The kernels of every write of the private attribute ``attr`` in the package, when
+        some function writes it on an object other than ``self``; None otherwise."""
+        if not attr.startswith("_") or attr.startswith("__"):
             return None
         writes = self.memo("program.private_attrs", self._private_attr_writes).get(attr)
         if not writes:
