@@ -677,3 +677,35 @@ class Optimizer:
 """,
     }
     assert launched(tmp_path, files) == {("pkg/k.py", 22): ["_step_template"]}
+
+
+def test_a_field_of_a_local_that_is_none_until_a_factory_fills_it(tmp_path):
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": """\
+from typing import NamedTuple
+
+import warp as wp
+
+
+class Kernels(NamedTuple):
+    count: wp.Kernel
+
+
+def get_kernels(n) -> Kernels:
+    @wp.kernel
+    def count(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(n)
+
+    return Kernels(count=count)
+
+
+def contour(a, n):
+    kernels = None
+    if n:
+        kernels = get_kernels(n)
+        wp.launch(kernels.count, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 22): ["count"]}

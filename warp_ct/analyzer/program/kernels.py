@@ -1016,6 +1016,8 @@ class Kernels:
 
 
     def _field_kernels_of(self, module: str, function: str | None, holder: Value, field: str, depth: int) -> list[Any]:
+        if holder.kind == "const" and holder.data is None:
+            return []  # ``kernels = None`` before ``if n: kernels = get_kernels(...)``: no object, no field
         if holder.kind == "local":
             out: list[Any] = []
             for item in holder.items:
