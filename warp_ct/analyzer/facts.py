@@ -182,6 +182,11 @@ class FemCallFact:
     empty_options: bool = False
     grad_argument: bool = False  # an argument makes an array with ``requires_grad=True``
     integrand: str | None = None  # the integrand as written (dotted, import-resolved): the first argument
+    # ``fields={...}``: the (key, value) items of its dict literal (key None: not a string
+    # constant; None: no dict literal, or ``**`` in it); a test field (``fem.make_test(...)``)
+    # among them makes warp.fem's dispatch kernel too.
+    fields: tuple[tuple[str | None, Value], ...] | None = None
+    assembly: Value | None = None  # ``assembly=`` (None: not passed)
 
 
 @dataclass(slots=True)
@@ -1452,9 +1457,17 @@ class _Extractor:
             for sub in ast.walk(argument) if sub.__class__ is ast.Call
             for k in sub.keywords  # type: ignore[attr-defined]
         )
+        kind = name.rsplit(".", 1)[1]
+        fields_node = call_argument(node, "fields", 3 if kind == "integrate" else None)
+        fields = (tuple(  # type: ignore[attr-defined]
+            (k.value if k.__class__ is ast.Constant and isinstance(k.value, str) else None, self.value(v))  # type: ignore[attr-defined]
+            for k, v in zip(fields_node.keys, fields_node.values)  # type: ignore[attr-defined]
+        ) if fields_node.__class__ is ast.Dict and None not in fields_node.keys else None)  # type: ignore[attr-defined]  # fmt: skip
+        assembly = call_argument(node, "assembly", 11 if kind == "integrate" else None)
         self.facts.fem_calls.append(FemCallFact(
-            name.rsplit(".", 1)[1], span_of(node.func, self._numbers), scope.qualname, scope.tape_depth > 0, state, insert,
-            empty, grad, self.dotted(call_argument(node, "integrand", 0)),
+            kind, span_of(node.func, self._numbers), scope.qualname, scope.tape_depth > 0, state, insert,
+            empty, grad, self.dotted(call_argument(node, "integrand", 0)), fields,
+            self.value(assembly) if assembly is not None else None,
         ))  # fmt: skip
 
     def warp_call(self, name: str, node: ast.Call) -> None:

@@ -57,8 +57,8 @@ class Tapes:
                     target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
                     targets = [target] if target is not None else []
                     if target is None:
-                        if _harmless_in_tape(call.callee):
-                            continue
+                        if _harmless_in_tape(call.callee) or self.on_fem_object(module, fact, call.callee):
+                            continue  # (``field.trace()`` on a warp.fem field: warp's own code)
                         opaque.add(module)
                         # ``self.policy.act(x)`` on an object of unknown type may run any
                         # project method of that name: what those launch is differentiated.

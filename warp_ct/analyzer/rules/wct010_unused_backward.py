@@ -528,23 +528,33 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
     warp.fem builds with backward code that nothing differentiates; None when something may
     (or the call says what it wants)."""
     program, module = ctx.program, ctx.module_name
+    if call.integrand is None:
+        return None  # ``fem.interpolate(fem.ImplicitField(...))``: warp.fem wraps it in a kernel of its own module
     if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
         return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
     facts = _facts(ctx.project, ctx.project.files[ctx.path])
-    if facts.opaque_text or module in verdict.text_differentiated or facts.self_backward is False:
-        return None  # JAX / gradcheck / vjp around it, or this module's integrands are built without backward
+    if facts.opaque_text or module in verdict.text_differentiated:
+        return None  # JAX / gradcheck / vjp around it
+    dispatch = program.fem_call_dispatches(module, call)
+    only_dispatch = facts.self_backward is False
+    if only_dispatch and not dispatch:
+        return None  # this module's integrands are built without backward, and no other kernel of the call's
     if verdict.configured.get(module, "unset") in (None, False) or _backward_off_in_every_run(program, verdict, module):
         return None  # backward code turned off for the program (WCT001 says where that comes too late)
     application = _fem_application(program, module, call)
     if module in verdict.wants_grad and application is None:
         return None  # asks for gradients without a tape of its own: a caller's tape may record this call
     name = f"`fem.{call.kind}`"
+    builds = _fem_builds(program, module, call, dispatch, only_dispatch)
     integrand = (call.integrand or "").rsplit(".", 1)[-1]
-    if integrand and integrand in program.taped_fem_integrands():
+    key = program.fem_integrand_key(module, call)
+    if not only_dispatch and key is not None and key in program.taped_fem_integrands():
+        if not dispatch and program.fem_call_shares_taped_kernel(module, call):
+            return None  # the same fields as a taped call: one kernel, whose adjoint the tape runs
         # warp.fem keys an integrand's kernel by its fields and options: with the same fields
         # as a taped call this one reuses that kernel, and the option would build one more.
         return (
-            f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing "
+            f"{name} {builds} and nothing "
             f"differentiates this call, but `{integrand}` is also integrated where a tape records it: where both "
             "calls pass the same kind of fields they share one kernel, and "
             f"`kernel_options={FEM_KERNEL_OPTIONS}` here would build a second one; where the fields differ "
@@ -554,15 +564,35 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
         program, module, {FunctionRef(module, call.function)}
     ):
         return (
-            f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default) and nothing in "
+            f"{name} {builds} and nothing in "
             "the linted code differentiates it, but it runs from the library's public API, which callers may record "
             "on a tape of their own. " + _entry_point_advice(program, module)
         ), Severity.INFO, False
     return (
-        f"{name} builds its integrand's kernel with backward (adjoint) code (warp.fem's default), but nothing "
+        f"{name} {builds}, but nothing "
         "in this project differentiates this call (it runs outside every wp.Tape and passes no requires_grad "
         f"array): pass `kernel_options={FEM_KERNEL_OPTIONS}` to it"
     ), None, True
+
+
+def _fem_builds(program: Program, module: str, call: FemCallFact, dispatch: bool, only_dispatch: bool) -> str:
+    """What the call builds with backward code, for the message: the integrand's kernel, and
+    warp.fem's dispatch kernel where the call passes a test field (``fem_call_dispatches``);
+    only the latter where this module turns backward code off for its integrands."""
+    if not dispatch:
+        return "builds its integrand's kernel with backward (adjoint) code (warp.fem's default)"
+    kind = "bilinear" if program.fem_call_bilinear(module, call) else "*"
+    module_name = f"`warp._src.fem.field.virtual.dyn.dispatch_{kind}_kernel_fn_*`"
+    if only_dispatch:
+        return (
+            "passes a test field, so warp.fem also builds its dispatch kernel for it, a module of warp.fem's own "
+            f"({module_name}) that this module's `set_module_options` does not reach: it is built with backward "
+            "(adjoint) code (warp.fem's default, plus the call's kernel_options)"
+        )
+    return (
+        "builds its integrand's kernel, and warp.fem's dispatch kernel for its test field "
+        f"({module_name}), with backward (adjoint) code (warp.fem's default)"
+    )
 
 
 def _fem_application(program: Program, module: str, call: FemCallFact) -> str | None:

@@ -3,6 +3,7 @@
 import warp as wp
 import warp.fem as fem
 
+from heat import rhs
 from heat.forms import diffusion_form, energy_form, initial_temperature
 
 
@@ -26,6 +27,8 @@ def main():
         kernel_options={"max_unroll": 4},
     )
     print(matrix.nnz)
+    source, nodal = rhs.assemble(space, domain)
+    print(source.shape, nodal.shape)
 
     temperature.dof_values.requires_grad = True
     energy = wp.zeros(1, dtype=float, requires_grad=True)
