@@ -226,3 +226,23 @@ def test_an_untaped_call_with_the_same_fields_as_a_taped_one_shares_its_kernel_a
     other = shared.replace("fields={'u': field})", "fields={'u': fem.make_trial(space)})")
     findings = _wct010(lint_files(tmp_path / "other", {"examples/example_a.py": other}))
     assert [(f.line, f.severity) for f in findings] == [(16, Severity.INFO)]
+
+
+def test_the_integrand_s_kernel_takes_the_options_of_the_module_that_defines_it(tmp_path):
+    forms = (
+        "import warp as wp\nimport warp.fem as fem\n\nwp.set_module_options({'enable_backward': False})\n\n\n"
+        "@fem.integrand\ndef energy(s: fem.Sample, u: fem.Field):\n    return u(s) * u(s)\n\n\n"
+        "@fem.integrand\ndef source(s: fem.Sample, v: fem.Field):\n    return v(s)\n"
+    )
+    script = (
+        "import warp as wp\nimport warp.fem as fem\n\nfrom forms import energy, source\n\n\n"
+        "def main(field, space):\n"
+        "    total = fem.integrate(energy, fields={'u': field})\n"
+        "    rhs = fem.integrate(source, fields={'v': fem.make_test(space)})\n"
+        "    return total, rhs\n"
+        "\n\nif __name__ == '__main__':\n    main(None, None)\n"
+    )
+    findings = _wct010(lint_files(tmp_path, {"examples/forms.py": forms, "examples/example_heat.py": script}))
+    # forms.py builds the integrands' kernels without backward code: only the dispatch kernel is left
+    assert [(f.path, f.line) for f in findings] == [("examples/example_heat.py", 9)]
+    assert "integrand's kernel" not in findings[0].message and "dispatch kernel" in findings[0].message

@@ -274,7 +274,9 @@ def _facts(project: "Project", summary: "FileSummary") -> BackwardFacts:
     the project view)."""
     lazy = _lazy(summary)
     if lazy.model is None:
-        lazy.model = _model_facts(lazy.get(), project.facts(summary))
+        # A file that touches no Warp (not even through a project module re-exporting it)
+        # launches, tapes and configures nothing: its facts are not extracted for this.
+        lazy.model = _model_facts(lazy.get(), project.facts(summary)) if project.uses_warp(summary) else lazy.get()
     return lazy.model
 
 
@@ -536,9 +538,13 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
     if facts.opaque_text or module in verdict.text_differentiated:
         return None  # JAX / gradcheck / vjp around it
     dispatch = program.fem_call_dispatches(module, call)
-    only_dispatch = facts.self_backward is False
+    # The integrand's kernel takes the options of the module that defines the integrand.
+    integrand_ref = program.fem_integrand(module, call)
+    home = ctx.project.module(integrand_ref.module) if integrand_ref is not None else None
+    home_facts = _facts(ctx.project, home) if home is not None else facts
+    only_dispatch = home_facts.self_backward is False or home_facts.self_backward_unknown
     if only_dispatch and not dispatch:
-        return None  # this module's integrands are built without backward, and no other kernel of the call's
+        return None  # the integrand's module builds its kernels without backward (or may), and the call no other
     if verdict.configured.get(module, "unset") in (None, False) or _backward_off_in_every_run(program, verdict, module):
         return None  # backward code turned off for the program (WCT001 says where that comes too late)
     application = _fem_application(program, module, call)
@@ -578,7 +584,7 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
 def _fem_builds(program: Program, module: str, call: FemCallFact, dispatch: bool, only_dispatch: bool) -> str:
     """What the call builds with backward code, for the message: the integrand's kernel, and
     warp.fem's dispatch kernel where the call passes a test field (``fem_call_dispatches``);
-    only the latter where this module turns backward code off for its integrands."""
+    only the latter where the integrand's module turns backward code off (or may)."""
     if not dispatch:
         return "builds its integrand's kernel with backward (adjoint) code (warp.fem's default)"
     kind = "bilinear" if program.fem_call_bilinear(module, call) else "*"
@@ -586,7 +592,7 @@ def _fem_builds(program: Program, module: str, call: FemCallFact, dispatch: bool
     if only_dispatch:
         return (
             "passes a test field, so warp.fem also builds its dispatch kernel for it, a module of warp.fem's own "
-            f"({module_name}) that this module's `set_module_options` does not reach: it is built with backward "
+            f"({module_name}) that the integrands' `set_module_options` never reaches: it is built with backward "
             "(adjoint) code (warp.fem's default, plus the call's kernel_options)"
         )
     return (
@@ -670,6 +676,18 @@ class UnusedBackward(Rule):
     A tape over one module says nothing about another: a training script that records
     `physics.py` on a tape but only renders with `render.py` differentiates the first,
     not the second.
+
+    warp.fem: each `fem.integrate` / `fem.interpolate` call that no tape records is
+    reported at the call, with the `kernel_options={"enable_backward": False}` fix:
+    warp.fem builds the integrand's kernel into a module of its own, with the options of
+    the integrand's module plus the call's `kernel_options`. An `fem.integrate` passing a
+    test field (`fem.make_test`) with the "dispatch" assembly (the default, unless the
+    integrand applies a node operator such as `fem.at_node`; not `assembly="nodal"`)
+    also builds warp.fem's dispatch kernel, a module of warp.fem's own
+    (`warp._src.fem.field.virtual.dyn.dispatch_*_kernel_fn_*`) that no
+    `wp.set_module_options` of the project reaches: where the integrand's module turns
+    backward code off, that kernel alone is reported. Methods called on warp.fem objects
+    inside a tape (`field.trace()`) are warp's own code and hide no project kernel.
 
     Launches are followed to the kernels they run: picked from a dict or a list
     (`KERNELS[order]`), handed to a helper that launches its `kernel` argument, or
