@@ -219,9 +219,14 @@ class Kernels:
                 self.modules[module] = replace(facts, kernels=[*facts.kernels, *added])
 
     def _functions_of(self, module: str, function: str | None, value: Value, depth: int) -> list[FunctionRef | None]:
-        """The project functions ``value`` can be (None among them where unknown)."""
+        """The project functions ``value`` can be (None among them where unknown). Memoized:
+        a parameter fans out over every call site, and helpers hand functions on."""
         if depth > 6:
-            return [None]
+            return list(self._queries.cut((None,)))
+        return list(self._queries.ask(("functions", module, function, id(value)), value,
+                                      lambda: tuple(self._functions_of_value(module, function, value, depth)), (None,)))
+
+    def _functions_of_value(self, module: str, function: str | None, value: Value, depth: int) -> list[FunctionRef | None]:
         kind = value.kind
         if kind == "function":
             return [FunctionRef(module, value.data)]
