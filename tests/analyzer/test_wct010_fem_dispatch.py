@@ -246,3 +246,49 @@ def test_the_integrand_s_kernel_takes_the_options_of_the_module_that_defines_it(
     # forms.py builds the integrands' kernels without backward code: only the dispatch kernel is left
     assert [(f.path, f.line) for f in findings] == [("examples/example_heat.py", 9)]
     assert "integrand's kernel" not in findings[0].message and "dispatch kernel" in findings[0].message
+
+
+HELPERS = '''\
+import warp as wp
+import warp.fem as fem
+
+from helpers import unknown_helper
+
+
+@wp.func
+def velocity(pos: wp.vec2, ang_vel: float):
+    return wp.vec2(-pos[1], pos[0]) * ang_vel
+
+
+@fem.integrand
+def transported_form(s: fem.Sample, domain: fem.Domain, phi: fem.Field, psi: fem.Field, dt: float):
+    pos = domain(s)
+    phi_cell = fem.cells(phi)
+    return phi_cell(fem.lookup(domain, pos - velocity(pos, 1.0) * dt, s)) * psi(s)
+
+
+@fem.integrand
+def opaque_form(s: fem.Sample, psi: fem.Field):
+    return unknown_helper(psi, s)
+
+
+def main(space, phi):
+    test = fem.make_test(space)
+    rhs = fem.integrate(transported_form, fields={"phi": phi, "psi": test}, values={"dt": 0.1})
+    other = fem.integrate(opaque_form, fields={"psi": test})
+    return rhs, other
+
+
+if __name__ == "__main__":
+    wp.set_module_options({"enable_backward": False})
+    main(None, None)
+'''
+
+
+def test_integrand_helpers_that_cannot_apply_node_operators_keep_the_dispatch_claim(tmp_path):
+    # example_convection_diffusion.py / example_kelvin_helmholtz.py: a @wp.func helper, a cell
+    # field made by fem.cells evaluated; an integrand calling what the model cannot follow (which
+    # may apply fem.at_node, making the assembly "generic") stays silent
+    findings = _wct010(lint_files(tmp_path, {"examples/example_transport.py": HELPERS}))
+    assert [(f.line, f.severity) for f in findings] == [(26, Severity.WARNING)]
+    assert "dispatch kernel" in findings[0].message

@@ -199,10 +199,21 @@ class FemCalls:
                 continue
             if call.callee in fact.params:
                 continue  # ``u(s)``: a field evaluated
+            if self._warp_function(ref.module, call.callee):
+                continue  # a ``@wp.func``: takes no warp.fem field, so applies no node operator
+            if "." not in call.callee and self._fem_made(ref.module, fact, call.callee, 0):
+                continue  # ``U_cell = fem.cells(U); U_cell(s)``: a field warp.fem made, evaluated
             target = self.resolve_call(ref.module, fact, call.callee)
             if target is None or not self._free_of_node_operators(target, seen):
                 return False
         return True
+
+    def _warp_function(self, module: str, callee: str) -> bool:
+        """``callee`` names a Warp function (``@wp.func``) of the project: one of ``module``'s, or
+        one of the module its dotted prefix names (``from helpers import velocity``)."""
+        where, _, name = callee.rpartition(".")
+        facts = self.modules.get(where or module)
+        return facts is not None and any(kernel.name == name and kernel.function is None for kernel in facts.kernels)
 
     def on_fem_object(self, module: str, caller: FunctionFact | None, callee: str) -> bool:
         """``callee`` is a method called on a warp.fem object for sure (``field.trace()``,
