@@ -709,3 +709,79 @@ def contour(a, n):
 """,
     }
     assert launched(tmp_path, files) == {("pkg/k.py", 22): ["count"]}
+
+
+DISPATCHER = """\
+import functools
+from typing import Any
+
+import warp as wp
+
+from other import lookup
+
+
+class Dispatcher:
+    def __init__(self, kernel, names):
+        self._names = names
+        self._overloads = {}
+        for dt in (wp.int32, wp.int64):
+            self._overloads[dt] = wp.overload(kernel, {n: wp.array(dtype=dt) for n in names})
+
+    def select_dtypes(self, *dts):
+        return self._overloads[dts[0]]
+
+    def select(self, ids):
+        return self.select_dtypes(ids.dtype)
+
+
+@wp.kernel
+def scatter(ids: wp.array(dtype=Any), out: wp.array(dtype=float)):
+    out[ids[wp.tid()]] = 1.0
+
+
+@wp.kernel
+def gather(ids: wp.array(dtype=Any), out: wp.array(dtype=float)):
+    out[wp.tid()] = float(ids[wp.tid()])
+
+
+_SCATTER = Dispatcher(scatter, ("ids",))
+_GATHER = Dispatcher(gather, ("ids",))
+_UNKNOWN = Dispatcher(lookup("k"), ("ids",))
+
+
+def scatter_kernel(ids):
+    return _SCATTER.select(ids)
+
+
+@functools.cache
+def gather_dispatcher():
+    return Dispatcher(gather, ("ids",))
+
+
+def run(ids, out, n, dispatcher):
+    wp.launch(scatter_kernel(ids), dim=n, inputs=[ids, out])
+    wp.launch(_GATHER.select(ids), dim=n, inputs=[ids, out])
+    local = Dispatcher(gather, ("ids",))
+    wp.launch(local.select(ids), dim=n, inputs=[ids, out])
+    made = gather_dispatcher()
+    wp.launch(made.select(ids), dim=n, inputs=[ids, out])
+    wp.launch(_UNKNOWN.select(ids), dim=n, inputs=[ids, out])
+    wp.launch(dispatcher.select(ids), dim=n, inputs=[ids, out])
+"""
+
+
+def test_a_dispatcher_object_returns_the_overloads_its_constructor_built_of_the_kernel_it_was_handed(tmp_path):
+    # ``Dispatcher(kernel, names)`` fills ``self._overloads`` with ``wp.overload(kernel, ...)`` in
+    # ``__init__``; ``select`` -> ``select_dtypes`` -> ``self._overloads[...]``. Each object holds
+    # the kernel of its own constructor call (never the other objects'); an object the model
+    # cannot see built (a parameter) or built of an unknown kernel stays unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": DISPATCHER}
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 48): ["scatter"],
+        ("pkg/k.py", 49): ["gather"],
+        ("pkg/k.py", 51): ["gather"],
+        ("pkg/k.py", 53): ["gather"],
+        ("pkg/k.py", 54): None,
+        ("pkg/k.py", 55): None,
+    }
+

@@ -526,6 +526,13 @@ class Kernels:
                     found = self._narrowed(found, self._bound_kernels(
                         target.module, target.qualname, returned, ((module, function, value, fact),), depth + 1))
                 out.extend(found)
+            if UNRESOLVED in out and fact is not None and fact.class_name is not None:
+                # ``_SCATTER.select(ids)`` of an object built at a known constructor call: what
+                # the method returns with ``self`` that object (its ``__init__``'s parameters
+                # bound to that call's arguments).
+                bound = self._receiver_kernels(module, function, value.data, target, depth + 1)
+                if bound is not None and UNRESOLVED not in bound:
+                    return bound
             return out or [UNRESOLVED]
         if kind == "stored":  # an entry a function stored in a global table: from any of its calls
             return self._bound_kernels(module, value.data, value.items[0], (), depth)
@@ -586,6 +593,113 @@ class Kernels:
             return out
         return [UNRESOLVED]
 
+
+    def _receiver_kernels(self, module: str, function: str | None, callee: str, target: FunctionRef,
+                          depth: int) -> list[Any] | None:  # fmt: skip
+        """``head.method(...)`` where every binding of ``head`` (a local, a global, imported) is an
+        object built by a constructor call the model sees (``_X = Dispatcher(kernel, ...)``, or a
+        factory's ``return Dispatcher(...)``): the kernels ``method`` returns for those objects.
+        None when ``head`` is anything else."""
+        head, _, name = callee.rpartition(".")
+        if not head or "." in head or head in ("self", "cls"):
+            return None
+        receivers = self._receivers(module, function, head)
+        if not receivers:
+            return None
+        out: list[Any] = []
+        for receiver in receivers:
+            if self.method(receiver[3][0], receiver[3][1], name) != target:
+                return None
+            out.extend(self._method_kernels_for(target, receiver, depth, 0))
+        return out
+
+    def _receivers(self, module: str, function: str | None, head: str) -> list[tuple[str, str | None, Value, tuple[str, str]]] | None:
+        """(module, function, constructor call, class) of each object ``head`` can name."""
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        if fact is not None and (head in fact.params or head in fact.loop_tables):
+            return None
+        if fact is not None and head in fact.locals:
+            bindings = [(module, function, item) for item in fact.locals[head]]
+        elif head in self.modules[module].globals:
+            bindings = [(module, None, item) for item in self.modules[module].globals[head]]
+        else:
+            resolved = self.resolve_dotted(head)
+            if resolved is None or resolved[0] not in self.modules or resolved[1] not in self.modules[resolved[0]].globals:
+                return None
+            bindings = [(resolved[0], None, item) for item in self.modules[resolved[0]].globals[resolved[1]]]
+        out: list[tuple[str, str | None, Value, tuple[str, str]]] = []
+        for where, binder, item in bindings:
+            built = self._constructions(where, binder, item, 0)
+            if not built:
+                return None
+            out.extend(built)
+        return out
+
+    def _constructions(self, module: str, function: str | None, value: Value,
+                       depth: int) -> list[tuple[str, str | None, Value, tuple[str, str]]] | None:  # fmt: skip
+        """The constructor calls ``value`` is: ``Class(...)`` itself, or every ``return`` of the
+        project function it calls (``@cache def make(): return Class(...)``). None otherwise."""
+        if depth > 3 or value.kind != "call" or not value.data:
+            return None
+        facts = self.modules[module]
+        where = (module, value.data) if value.data in facts.classes else self.resolve_dotted(value.data)
+        if where is not None and where[0] in self.modules and where[1] in self.modules[where[0]].classes:
+            return [(module, function, value, where)]
+        caller = self.function(FunctionRef(module, function)) if function is not None else None
+        target = self.resolve_call(module, caller, value.data)
+        fact = self.function(target) if target is not None else None
+        if fact is None or fact.class_name is not None or not fact.returns:
+            return None
+        out: list[tuple[str, str | None, Value, tuple[str, str]]] = []
+        for returned in fact.returns:
+            built = self._constructions(target.module, target.qualname, returned, depth + 1)  # type: ignore[union-attr]
+            if not built:
+                return None
+            out.extend(built)
+        return out
+
+    def _method_kernels_for(self, method: FunctionRef, receiver: tuple[str, str | None, Value, tuple[str, str]],
+                            depth: int, calls: int) -> list[Any]:  # fmt: skip
+        """The kernels ``method`` returns on the object ``receiver`` built: ``self.other(...)``
+        (another method, a few deep), ``self.attr`` / ``self.attr[key]`` (what the methods store
+        there, ``__init__``'s parameters bound to the constructor call's arguments), anything
+        else as written."""
+        if depth > MAX_DEPTH or calls > 4:
+            return list(self._queries.cut(_UNRESOLVED_ONLY))
+        key = ("receiver", method, id(receiver[2]))
+        return list(self._queries.ask(key, receiver[2],
+                                      lambda: tuple(dict.fromkeys(self._method_kernels_on(method, receiver, depth, calls))),
+                                      _UNRESOLVED_ONLY))  # fmt: skip
+
+    def _method_kernels_on(self, method: FunctionRef, receiver: tuple[str, str | None, Value, tuple[str, str]],
+                           depth: int, calls: int) -> list[Any]:  # fmt: skip
+        fact = self.function(method)
+        if fact is None or not fact.returns:
+            return [UNRESOLVED]
+        cls = receiver[3]
+        init = self.method(cls[0], cls[1], "__init__")
+        init_fact = self.function(init) if init is not None else None
+        out: list[Any] = []
+        for returned in fact.returns:
+            holder = returned
+            while holder.kind == "sub" and holder.items:
+                holder = holder.items[0]
+            parts = returned.data.split(".") if returned.kind == "call" and returned.data else []
+            if len(parts) == 2 and parts[0] == "self":
+                other = self.method(cls[0], cls[1], parts[1])
+                out.extend(self._method_kernels_for(other, receiver, depth + 1, calls + 1) if other is not None
+                           else [UNRESOLVED])  # fmt: skip
+            elif holder.kind == "attr" and holder.items and holder.items[0].kind == "self":
+                site = ((receiver[0], receiver[1], receiver[2], init_fact),)
+                stored = self.self_attr_values(cls[0], cls[1], holder.data)
+                for where, item in stored:
+                    out.extend(self._bound_kernels(where.module, where.qualname, item, site, depth + 1)
+                               if where == init and init_fact is not None else self._stored_kernels(where, item, depth + 1))
+                if not stored:
+                    out.append(UNRESOLVED)
+            else:
+                out.extend(self.kernels_of_value(method.module, method.qualname, returned, depth + 1))
+        return out
 
     def _table_get(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
         """``TABLE.get(key)`` / ``TABLE.get(key, default)`` where ``TABLE`` names a table (a
