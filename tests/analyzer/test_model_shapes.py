@@ -785,3 +785,54 @@ def test_a_dispatcher_object_returns_the_overloads_its_constructor_built_of_the_
         ("pkg/k.py", 55): None,
     }
 
+
+KEYED_FACTORY = """\
+import functools
+
+import warp as wp
+
+
+@functools.cache
+def fft_kernels(n):
+    block_dim = max(2, n // 2)
+
+    @wp.kernel(module=f"dft_{n}")
+    def fft_tiled(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(n)
+
+    @wp.kernel(module=f"dft_{n}")
+    def ifft_tiled(a: wp.array(dtype=float)):
+        a[wp.tid()] = -float(n)
+
+    return {"fft_tiled": fft_tiled, "ifft_tiled": ifft_tiled, "block_dim": block_dim}
+
+
+def stage(kernels, a, n, fwd):
+    kernel = kernels["fft_tiled"] if fwd else kernels["ifft_tiled"]
+    wp.launch_tiled(kernel, dim=[n, 1], inputs=[a], block_dim=kernels["block_dim"])
+
+
+def run(a, n, table):
+    kernels = fft_kernels(n)
+    wp.launch_tiled(kernels["fft_tiled"], dim=[n, 1], inputs=[a], block_dim=kernels["block_dim"])
+    stage(kernels, a, n, True)
+    wp.launch_tiled(fft_kernels(n)["ifft_tiled"], dim=[n, 1], inputs=[a], block_dim=kernels["block_dim"])
+    wp.launch_tiled(kernels["missing"], dim=[n, 1], inputs=[a], block_dim=kernels["block_dim"])
+    wp.launch_tiled(table["fft_tiled"], dim=[n, 1], inputs=[a], block_dim=64)
+"""
+
+
+def test_a_constant_key_of_a_dict_a_cached_factory_returns_picks_that_entry(tmp_path):
+    # ``kernels = fft_kernels(n); kernels["fft_tiled"]``: the factory's dict literal holds a
+    # number beside its kernels (``"block_dim": max(2, n // 2)``, unknown as a kernel); the
+    # constant key picks the kernel, also through a parameter every caller passes the dict to.
+    # A key no literal has, or a table the model does not see built, stays unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": KEYED_FACTORY}
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 23): ["fft_tiled", "ifft_tiled"],
+        ("pkg/k.py", 28): ["fft_tiled"],
+        ("pkg/k.py", 30): ["ifft_tiled"],
+        ("pkg/k.py", 31): None,
+        ("pkg/k.py", 32): None,
+    }
+

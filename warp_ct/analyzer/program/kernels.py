@@ -567,6 +567,12 @@ class Kernels:
                 for item_module, item_function, item in picked:
                     out.extend(self.kernels_of_value(item_module, item_function, item, depth + 1))
                 return out or [UNRESOLVED]
+            keyed = self._keyed_values(module, function, value, depth + 1) if kind == "sub" else None
+            if keyed is not None:  # ``kernels["fft_tiled"]`` of ``kernels = make(n)`` returning a dict literal
+                out = []
+                for item_module, item_function, item in keyed:
+                    out.extend(self.kernels_of_value(item_module, item_function, item, depth + 1))
+                return out or [UNRESOLVED]
             return self._kernels_in_container(module, function, value.items[0], depth)
         if kind == "const":
             return []  # a number beside a kernel in a table row: not a kernel
@@ -593,6 +599,65 @@ class Kernels:
             return out
         return [UNRESOLVED]
 
+
+    def _keyed_values(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
+        """``table["name"]`` with a string key, where ``table`` can only be dict literals (a local,
+        a parameter every caller passes one to, a global, what a project function returns:
+        ``@cache def make(n): ...; return {"fft": fft, "block_dim": bd}``): the value each
+        literal gives that key. None when any of them is something else, or lacks the key or
+        has a key the model cannot read (``**rest``)."""
+        if len(value.items) != 2 or value.items[1].kind != "const" or not isinstance(value.items[1].data, str):
+            return None
+        if depth > MAX_DEPTH:
+            return self._queries.cut(None)
+        found = self._queries.ask(("keyed", module, function, id(value)), value,
+                                  lambda: self._keyed_of(module, function, value.items[0], value.items[1].data, depth, 0), None)
+        return list(found) if found is not None else None
+
+    def _keyed_of(self, module: str, function: str | None, table: Value, key: str, depth: int,
+                  steps: int) -> tuple[tuple[str, str | None, Value], ...] | None:  # fmt: skip
+        if steps > 6:
+            return None
+        kind = table.kind
+        if kind == "dict":
+            half = len(table.items) // 2
+            if not table.items or len(table.items) % 2:
+                return None
+            picked = None
+            for entry, item in zip(table.items[:half], table.items[half:]):
+                if entry.kind != "const":
+                    return None  # a computed key or ``**rest``: the literal may hold ``key`` there
+                if entry.data == key:
+                    picked = item
+            return ((module, function, picked),) if picked is not None else None
+        alternatives: list[tuple[str, str | None, Value]] | None
+        if kind == "local":
+            alternatives = [(module, function, item) for item in table.items]
+        elif kind == "name":
+            facts = self.modules[module]
+            if "." in table.data or table.data not in facts.globals:
+                return None
+            alternatives = [(module, None, item) for item in facts.globals[table.data]]
+        elif kind == "param" and function is not None:
+            alternatives = self.passed_values(FunctionRef(module, function), table.data)
+        elif kind == "call" and table.data:
+            caller = self.function(FunctionRef(module, function)) if function is not None else None
+            target = self.resolve_call(module, caller, table.data)
+            fact = self.function(target) if target is not None else None
+            if fact is None or fact.class_name is not None or fact.is_kernel:
+                return None
+            alternatives = [(target.module, target.qualname, item) for item in fact.returns]  # type: ignore[union-attr]
+        else:
+            return None
+        if not alternatives:
+            return None
+        out: list[tuple[str, str | None, Value]] = []
+        for where, binder, item in alternatives:
+            found = self._keyed_of(where, binder, item, key, depth, steps + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return tuple(out)
 
     def _receiver_kernels(self, module: str, function: str | None, callee: str, target: FunctionRef,
                           depth: int) -> list[Any] | None:  # fmt: skip
