@@ -836,3 +836,60 @@ def test_a_constant_key_of_a_dict_a_cached_factory_returns_picks_that_entry(tmp_
         ("pkg/k.py", 32): None,
     }
 
+
+DTYPE_TABLE = """\
+from typing import NamedTuple
+
+import torch
+import warp as wp
+
+
+@wp.kernel
+def forward_f32(a: wp.array(dtype=wp.float32)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def forward_f64(a: wp.array(dtype=wp.float64)):
+    a[wp.tid()] = wp.float64(1.0)
+
+
+class _KernelSet(NamedTuple):
+    warp_dtype: object
+    forward: object
+
+
+_KERNELS = {
+    torch.float32: _KernelSet(wp.float32, forward_f32),
+    torch.float64: _KernelSet(wp.float64, forward_f64),
+}
+_NAMED = {"single": _KernelSet(wp.float32, forward_f32), "double": _KernelSet(wp.float64, forward_f64)}
+
+
+def _kernels(dtype):
+    try:
+        return _KERNELS[dtype]
+    except KeyError:
+        raise TypeError(dtype) from None
+
+
+def run(a, lookup):
+    ks = _kernels(a.dtype)
+    wp.launch(ks.forward, dim=1, inputs=[a])
+    wp.launch(_KERNELS[a.dtype].forward, dim=1, inputs=[a])
+    wp.launch(_NAMED["double"].forward, dim=1, inputs=[a])
+    wp.launch(lookup[a.dtype].forward, dim=1, inputs=[a])
+"""
+
+
+def test_a_field_of_a_namedtuple_row_of_a_dtype_table(tmp_path):
+    # ``_kernels(dtype)`` returns ``_KERNELS[dtype]`` (a KeyError turned into a TypeError): the
+    # field of every row the table holds, positional fields of the NamedTuple; a constant key
+    # picks its row; a table the model does not see built stays unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": DTYPE_TABLE}
+    assert launched(tmp_path, files) == {
+        ("pkg/k.py", 38): ["forward_f32", "forward_f64"],
+        ("pkg/k.py", 39): ["forward_f32", "forward_f64"],
+        ("pkg/k.py", 40): ["forward_f64"],
+        ("pkg/k.py", 41): None,
+    }

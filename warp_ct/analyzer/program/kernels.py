@@ -659,6 +659,43 @@ class Kernels:
             out.extend(found)
         return tuple(out)
 
+    def _table_rows(self, module: str, function: str | None, table: Value, steps: int) -> list[tuple[str, str | None, Value]] | None:
+        """Every value a table can hold, where each binding of ``table`` (a local, a global, also
+        imported) is a dict or tuple literal or an entry stored into it: ``_KERNELS = {torch.float32:
+        _Set(...), ...}``. None when any binding is something else."""
+        if steps > 4:
+            return None
+        kind = table.kind
+        if kind == "dict":
+            half = len(table.items) // 2
+            if len(table.items) % 2 or any(entry.kind not in ("const", "name", "tuple") for entry in table.items[:half]):
+                return None
+            return [(module, function, item) for item in table.items[half:]]
+        if kind == "tuple":
+            return [(module, function, item) for item in table.items]
+        if kind == "local":
+            bindings = [(module, function, item) for item in table.items]
+        elif kind == "name":
+            facts = self.modules[module]
+            where, dotted = module, table.data
+            if dotted not in facts.globals:
+                resolved = self.resolve_dotted(dotted)
+                if resolved is None or resolved[0] not in self.modules:
+                    return None
+                where, dotted = resolved
+            bindings = [(where, None, item) for item in self.modules[where].globals.get(dotted, ())]
+        else:
+            return None
+        if not bindings:
+            return None
+        out: list[tuple[str, str | None, Value]] = []
+        for where, binder, item in bindings:
+            found = self._table_rows(where, binder, item, steps + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+
     def _receiver_kernels(self, module: str, function: str | None, callee: str, target: FunctionRef,
                           depth: int) -> list[Any] | None:  # fmt: skip
         """``head.method(...)`` where every binding of ``head`` (a local, a global, imported) is an
@@ -1232,6 +1269,18 @@ class Kernels:
             out = []
             for passed_module, passed_function, passed in self.passed_values(FunctionRef(module, function), holder.data) or ():
                 out.extend(self._field_kernels(passed_module, passed_function, passed, field, depth + 1))
+            return out or [UNRESOLVED]
+        if holder.kind == "sub" and len(holder.items) == 2:
+            # ``_KERNELS[dtype].forward`` of a table of NamedTuples: the field of the row a
+            # constant key picks, else of every row the table holds.
+            rows = self._keyed_values(module, function, holder, depth + 1)
+            if rows is None:
+                rows = self._table_rows(module, function, holder.items[0], 0)
+            if not rows:
+                return [UNRESOLVED]
+            out = []
+            for row_module, row_function, row in rows:
+                out.extend(self._field_kernels(row_module, row_function, row, field, depth + 1))
             return out or [UNRESOLVED]
         if holder.kind != "call":
             return [UNRESOLVED]
