@@ -24,7 +24,7 @@ pytestmark = pytest.mark.warp
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests/programs/fem_untaped_integrands"
 MAIN = "heat/__main__.py"
-INTERPOLATE, INTEGRATE, TAPED = 16, 21, 35  # the calls' lines in heat/__main__.py
+INTERPOLATE, INTEGRATE, TAPED = 17, 22, 38  # the calls' lines in heat/__main__.py
 
 
 def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path):
@@ -37,8 +37,11 @@ def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path
     assert report.ok_samples, report.samples[0].cold.stderr_tail
 
     measured = [f for f in report.findings if f["code"] == "WCT010"]
-    assert [(f["path"], f["location"]["line"]) for f in measured] == [(MAIN, INTERPOLATE), (MAIN, INTEGRATE)]
-    interpolate, integrate = measured
+    # heat/rhs.py:19 is a linear form's call whose dispatch kernel keeps backward code although
+    # the module turns it off for its integrands: one more call, joined like the others
+    assert sorted((f["path"], f["location"]["line"]) for f in measured) == [
+        (MAIN, INTERPOLATE), (MAIN, INTEGRATE), ("heat/rhs.py", 19)]
+    interpolate, integrate = sorted((f for f in measured if f["path"] == MAIN), key=lambda f: f["location"]["line"])
     assert "`fem.interpolate`" in interpolate["message"] and "inside `warp.fem` (`interpolate`)" in interpolate["message"]
     assert 'kernel_options={"enable_backward": False}' in integrate["message"] and "up to" in integrate["message"]
     # the integrand's module (named after the user's module) and the dispatch module the call's
@@ -63,7 +66,8 @@ def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path
     assert result.returncode in (0, 1), result.stderr
     payload = json.loads(result.stdout)
     static = [f for f in payload["findings"] if f["code"] == "WCT010"]
-    assert [(f["path"], f["range"]["start"]["line"] + 1) for f in static] == [(MAIN, INTERPOLATE), (MAIN, INTEGRATE)]
+    assert sorted((f["path"], f["range"]["start"]["line"] + 1) for f in static) == [
+        (MAIN, INTERPOLATE), (MAIN, INTEGRATE), ("heat/rhs.py", 19)]
     for finding in static:
         assert finding["status"] == "confirmed", finding
         assert [m["line"] for m in finding["measured"]] == [finding["range"]["start"]["line"] + 1]
