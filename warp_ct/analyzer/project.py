@@ -300,6 +300,10 @@ class Project:
         self._warp_name_imports: dict[str, tuple[FileSummary, bool]] = {}
         # module name -> ast tree with parents (FileContext.ast_definition); valid until any file changes.
         self._ast_trees: dict[str, Any] = {}
+        # (revision, path -> (modules its import runs, whether importing it creates kernels)):
+        # the import graph's answers, asked for every file by WCT001 (per revision: another
+        # file's summary changes what ``by_module`` holds).
+        self._import_time: tuple[int, dict[str, list]] = (-1, {})
         # path -> (summary, facts): a file's facts depend on its text only (one summary per
         # text), so they survive changes of other files; the program joining them is
         # rebuilt per generation.
@@ -629,26 +633,42 @@ class Project:
     def defines_kernels_transitively(self, summary: FileSummary, _seen: set[str] | None = None) -> bool:
         """True when importing this module creates kernels (itself or the project modules
         its import runs)."""
-        seen = _seen if _seen is not None else set()
-        if summary.module_name in seen:
+        if _seen is None:
+            entry = self._import_time_entry(summary)
+            if len(entry) < 3:
+                entry.append(self.defines_kernels_transitively(summary, set()))
+            return entry[2]
+        if summary.module_name in _seen:
             return False
-        seen.add(summary.module_name)
+        _seen.add(summary.module_name)
         if summary.defines_kernels:
             return True
-        return any(self.defines_kernels_transitively(dep, seen) for dep in self.imported_at_import_time(summary))
+        return any(self.defines_kernels_transitively(dep, _seen) for dep in self.imported_at_import_time(summary))
 
     def imported_at_import_time(self, summary: FileSummary) -> list[FileSummary]:
         """Project modules that importing ``summary``'s module imports: its module-level
         imports (in ``if``/``try`` blocks too), not those inside functions, which run only
         when called (a package ``__init__`` whose ``def main(): from .cli import run``)."""
-        seen: dict[str, FileSummary] = {}
-        for imp, _line, top in self.facts(summary).imports:
-            if not top:
-                continue
-            target = self.by_module.get(imp) or self.by_module.get(imp.rsplit(".", 1)[0])
-            if target is not None and target.module_name != summary.module_name:
-                seen.setdefault(target.module_name, target)
-        return list(seen.values())
+        return list(self._import_time_entry(summary)[1])
+
+    def _import_time_entry(self, summary: FileSummary) -> list:
+        """[summary, the project modules importing it runs(, whether that creates kernels)],
+        computed once per revision."""
+        revision, by_path = self._import_time
+        if revision != self.revision:
+            by_path = {}
+            self._import_time = (self.revision, by_path)
+        entry = by_path.get(summary.path)
+        if entry is None or entry[0] is not summary:
+            seen: dict[str, FileSummary] = {}
+            for imp, _line, top in self.facts(summary).imports:
+                if not top:
+                    continue
+                target = self.by_module.get(imp) or self.by_module.get(imp.rsplit(".", 1)[0])
+                if target is not None and target.module_name != summary.module_name:
+                    seen.setdefault(target.module_name, target)
+            entry = by_path[summary.path] = [summary, list(seen.values())]
+        return entry
 
 
 # One process-wide hook; it asks whichever project is active.

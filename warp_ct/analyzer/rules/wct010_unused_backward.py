@@ -1208,14 +1208,24 @@ def _gradient_api(program: Program, module: str) -> bool:
 
 
 def _compute_gradient_api(program: Program, module: str) -> bool:
-    launching: set[FunctionRef] = set()
-    for launch_module, launch_facts in program.modules.items():
-        for index, launch in enumerate(launch_facts.launches):
-            if launch.function is None or not launch.kind.startswith("launch"):
-                continue
-            if any(isinstance(k, KernelRef) and k.module == module for k in program.launch_kernels(launch_module, index)):
-                launching.add(FunctionRef(launch_module, launch.function))
-    return _callers_may_tape(program, module, launching)
+    return _callers_may_tape(program, module, _launching_functions(program).get(module, set()))
+
+
+def _launching_functions(program: Program) -> dict[str, set[FunctionRef]]:
+    """Python module of a kernel -> the functions with a launch of one of its kernels (one
+    pass over the program's launches, not one per module asked about)."""
+    def compute() -> dict[str, set[FunctionRef]]:
+        out: dict[str, set[FunctionRef]] = {}
+        for launch_module, launch_facts in program.modules.items():
+            for index, launch in enumerate(launch_facts.launches):
+                if launch.function is None or not launch.kind.startswith("launch"):
+                    continue
+                for kernel in program.launch_kernels(launch_module, index):
+                    if isinstance(kernel, KernelRef):
+                        out.setdefault(kernel.module, set()).add(FunctionRef(launch_module, launch.function))
+        return out
+
+    return program.memo("WCT010.launching_functions", compute)
 
 
 def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]) -> bool:
