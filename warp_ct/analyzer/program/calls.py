@@ -488,6 +488,23 @@ class Calls:
         return self._callers_closure(targets, enclosing=True)
 
 
+    def called_closure(self, starts: Iterable[FunctionRef]) -> set[FunctionRef]:
+        """``starts`` and every project function their runs call, transitively (the other
+        direction from ``reaching``)."""
+        seen: set[FunctionRef] = set()
+        stack = list(starts)
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            fact = self.function(ref)
+            if fact is not None:
+                for call in fact.calls:
+                    stack.extend(t for t in self._call_targets(ref.module, fact, call.callee) if t not in seen)
+        return seen
+
+
     def calling(self, targets: Iterable[FunctionRef]) -> set[FunctionRef]:
         """The flows that run one of ``targets`` through at least one call (a module body
         for its top-level calls), transitively: those whose ``effects`` hold a target's

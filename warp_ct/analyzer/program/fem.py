@@ -277,18 +277,7 @@ class FemCalls:
                         if "." in call.callee:  # ``self.solver.step()``: any project method of that name
                             targets.extend(self._methods_named(call.callee.rsplit(".", 1)[1]))
                     starts.extend(targets)
-        seen: set[FunctionRef] = set()
-        stack = starts
-        while stack:
-            ref = stack.pop()
-            if ref in seen:
-                continue
-            seen.add(ref)
-            fact = self.function(ref)
-            if fact is None:
-                continue
-            for call in fact.calls:
-                stack.extend(t for t in self._call_targets(ref.module, fact, call.callee) if t not in seen)
+        seen = self.called_closure(starts)
         reach = set(opaque)
         for module in opaque:
             reach |= self.imported_directly(module)

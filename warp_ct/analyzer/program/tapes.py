@@ -204,17 +204,7 @@ class Tapes:
             for alias, target in facts.method_aliases.items():
                 if alias.endswith(".__call__"):
                     stack.append(FunctionRef(module, target))
-        seen: set[FunctionRef] = set()
-        while stack:
-            ref = stack.pop()
-            if ref in seen:
-                continue
-            seen.add(ref)
-            fact = self.function(ref)
-            if fact is not None:
-                for call in fact.calls:
-                    stack.extend(self._call_targets(ref.module, fact, call.callee))
-        return seen
+        return self.called_closure(stack)
 
 
     def _closed_kernel_modules(self) -> set[str]:
