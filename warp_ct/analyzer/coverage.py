@@ -520,7 +520,7 @@ class TapeReach:
                     target = program.resolve_call(module, fact, call.callee) or program._patched(call.callee)
                     if target is not None:
                         starts.append(target)
-                    elif not _harmless_in_tape(call.callee):
+                    elif not (_harmless_in_tape(call.callee) or program.on_fem_object(module, fact, call.callee)):
                         # ``self.policy.act(x)``: any project method of that name, as ``tapes`` reads it.
                         named = program._methods_named(call.callee.rsplit(".", 1)[1]) if "." in call.callee else ()
                         starts.extend(named)
