@@ -28,7 +28,6 @@ from typing import Any, Iterable
 from warp_ct.analyzer.engine import Linter, read_source, read_sources
 from warp_ct.analyzer.facts import FileFacts, LaunchFact, Value
 from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, is_test_path
-from warp_ct.analyzer.program.tapes import _harmless_in_tape
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
 from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.config import Config
@@ -520,9 +519,8 @@ class TapeReach:
                     target = program.resolve_call(module, fact, call.callee) or program._patched(call.callee)
                     if target is not None:
                         starts.append(target)
-                    elif not (_harmless_in_tape(call.callee) or program.on_fem_object(module, fact, call.callee)):
+                    elif (named := program.unfollowed_in_tape(module, fact, call.callee)) is not None:
                         # ``self.policy.act(x)``: any project method of that name, as ``tapes`` reads it.
-                        named = program._methods_named(call.callee.rsplit(".", 1)[1]) if "." in call.callee else ()
                         starts.extend(named)
                         if not named:
                             opaque.add(module)

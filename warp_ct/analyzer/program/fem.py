@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from warp_ct.analyzer.facts import FemCallFact, FunctionFact, Value
 from warp_ct.analyzer.program.base import FunctionRef
-from warp_ct.analyzer.program.tapes import _harmless_in_tape
 
 # warp.fem's node operators: an integrand applying one to its test or trial field is assembled
 # "generic" by default (``_pick_assembly_strategy``), without the dispatch kernel.
@@ -270,12 +269,10 @@ class FemCalls:
                     patched = self._patched(call.callee) if not targets else None
                     if patched is not None:
                         targets.append(patched)
-                    if not targets and not _harmless_in_tape(call.callee) and not self.on_fem_object(
-                        module, fact, call.callee
-                    ):
+                    named = self.unfollowed_in_tape(module, fact, call.callee) if not targets else None
+                    if named is not None:
                         opaque.add(module)
-                        if "." in call.callee:  # ``self.solver.step()``: any project method of that name
-                            targets.extend(self._methods_named(call.callee.rsplit(".", 1)[1]))
+                        targets.extend(named)
                     starts.extend(targets)
         seen = self.called_closure(starts)
         reach = set(opaque)

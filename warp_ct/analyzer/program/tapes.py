@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from warp_ct.analyzer.facts import (
-    Value,
-)
+from warp_ct.analyzer.facts import FunctionFact, Value
 from warp_ct.analyzer.program.base import (
     _NO_TARGETS,
     _TAPE_HARMLESS_METHODS,
@@ -57,13 +55,11 @@ class Tapes:
                     target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
                     targets = [target] if target is not None else []
                     if target is None:
-                        if _harmless_in_tape(call.callee) or self.on_fem_object(module, fact, call.callee):
-                            continue  # (``field.trace()`` on a warp.fem field: warp's own code)
+                        named = self.unfollowed_in_tape(module, fact, call.callee)
+                        if named is None:
+                            continue
                         opaque.add(module)
-                        # ``self.policy.act(x)`` on an object of unknown type may run any
-                        # project method of that name: what those launch is differentiated.
-                        if "." in call.callee:
-                            targets = self._methods_named(call.callee.rsplit(".", 1)[1])
+                        targets = list(named)
                     for target in targets:
                         if target in unnamed:
                             opaque.add(module)
@@ -71,6 +67,16 @@ class Tapes:
                             if event.kind == "load":
                                 modules.update(event.warp_modules)
         return (modules, opaque)
+
+
+    def unfollowed_in_tape(self, module: str, caller: FunctionFact | None, callee: str) -> Sequence[FunctionRef] | None:
+        """A call inside a tape block that the model does not resolve: None when it cannot run
+        project code (Warp's own API, a method on a warp.fem object such as ``field.trace()``),
+        else the project methods it may run (``self.policy.act(x)`` on an object of unknown
+        type: any project method of that name; none for a plain name)."""
+        if _harmless_in_tape(callee) or self.on_fem_object(module, caller, callee):
+            return None
+        return self._methods_named(callee.rsplit(".", 1)[1]) if "." in callee else _NO_TARGETS
 
 
     def _methods_named(self, name: str) -> Sequence[FunctionRef]:
