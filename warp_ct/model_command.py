@@ -64,7 +64,7 @@ def _model_command(args: argparse.Namespace) -> int:
 def _for_output(figures: dict[str, Any]) -> dict[str, Any]:
     """Paths as the rest of the CLI shows them: relative to the working directory when under it."""
     figures["root"] = relative_path(figures["root"])
-    for launch in figures["launches"]["unresolved"]:
+    for launch in (*figures["launches"]["external"], *figures["launches"]["unresolved"]):
         launch["path"] = relative_path(launch["path"])
     return figures
 
@@ -80,9 +80,9 @@ def report_text(projects: list[ProjectCoverage]) -> str:
         tapes = figures["tapes"]
         lines = [
             f"project {figures['root']} ({_count(figures['files'], 'file')} reported)",
-            f"  launch sites            {total:>6}  followed {_share(launches['resolved'] + launches['parameter'], total)}: "
+            f"  launch sites            {total:>6}  followed {_share(total - len(unresolved), total)}: "
             f"resolved {launches['resolved']}{_at_call_sites(launches['resolved_at_call_sites'])}, "
-            f"API parameter {launches['parameter']}; unresolved {len(unresolved)}",
+            f"API parameter {launches['parameter']}{_installed(len(launches['external']))}; unresolved {len(unresolved)}",
             f"  generic-kernel launches {figures['generic_launches']['total']:>6}  argument types known "
             f"{figures['generic_launches']['types_known']}",
             f"  taped launches          {tapes['taped']:>6}  known untaped {tapes['untaped']}, unknown {tapes['unknown']}",
@@ -90,6 +90,9 @@ def report_text(projects: list[ProjectCoverage]) -> str:
             f"{figures['option_changes']['targets_resolved']}",
             f"  block_dims known        {figures['block_dims']['known']:>6}  of {total}",
         ]
+        if launches["external"]:
+            lines.append("  launch sites of installed packages' kernels:")
+            lines.extend(f"    {launch['path']}:{launch['line']}: {launch['reason']}" for launch in launches["external"])
         if unresolved:
             lines.append("  launch sites not followed:")
             lines.extend(f"    {launch['path']}:{launch['line']}: {launch['reason']}" for launch in unresolved)
@@ -97,6 +100,10 @@ def report_text(projects: list[ProjectCoverage]) -> str:
     if not blocks:
         return "No Python files found.\n"
     return "\n".join(blocks)
+
+
+def _installed(count: int) -> str:
+    return f", installed packages {count}" if count else ""
 
 
 def _at_call_sites(count: int) -> str:

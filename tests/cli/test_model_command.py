@@ -114,14 +114,14 @@ def test_launches_by_name_from_a_dict_and_from_the_api(cli, project):
     _write_app(project)
     (app,) = _projects(cli, "app")
     assert app["root"] == "app"
-    assert app["launches"] == {"total": 3, "resolved": 2, "resolved_at_call_sites": 0, "parameter": 1, "unresolved": []}
+    assert app["launches"] == {"total": 3, "resolved": 2, "resolved_at_call_sites": 0, "parameter": 1, "external": [], "unresolved": []}
     assert app["block_dims"] == {"total": 3, "known": 2}  # launch_given's block_dim comes from its callers too
 
 
 def test_a_kernel_the_projects_callers_pass_is_resolved(cli, project):
     _write_app(project, with_caller=True)
     (app,) = _projects(cli, "app")
-    assert app["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "unresolved": []}
+    assert app["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "external": [], "unresolved": []}
     assert app["block_dims"] == {"total": 3, "known": 3}
 
 
@@ -134,6 +134,47 @@ def test_a_registry_that_returns_kernels_stays_unresolved_with_its_reason(cli, p
         "path": "app/app/registry.py", "line": 28,
         "reason": "return value of `Registry.get` not followed", "cause": "return",
     }]  # fmt: skip
+
+
+EXTERNAL = """\
+import warp as wp
+from extpkg.ops import TABLE, make_bundle, step
+from . import kernels
+
+
+def from_package(a, dtype, flag):
+    wp.launch(step, dim=a.shape, inputs=[a])
+    wp.launch(TABLE[dtype], dim=a.shape, inputs=[a])
+    bundle = make_bundle(dtype)
+    wp.launch(bundle.fill, dim=a.shape, inputs=[a])
+    wp.launch(step if flag else kernels.scale, dim=a.shape, inputs=[a, 1.0])
+
+
+def built_by_warp(a, integrand):
+    # Warp's API builds this kernel out of the project's own function: not a package's kernel.
+    wp.launch(wp.fem.cache.dynamic_kernel(integrand), dim=a.shape, inputs=[a])
+"""
+
+
+def test_kernels_of_installed_packages_are_followed_to_their_package(cli, project):
+    """A kernel imported from a package outside the project, an entry of its table, a field
+    of what its factory returns: the model knows where each comes from (it does not read
+    that package). What Warp's own API builds of the project's code is not one of them."""
+    _write_app(project)
+    project.write("app/app/external.py", EXTERNAL)
+    (app,) = _projects(cli, "app")
+    launches = app["launches"]
+    assert (launches["total"], launches["resolved"], launches["parameter"]) == (8, 2, 1)
+    assert [(site["line"], site["reason"]) for site in launches["external"]] == [
+        (7, "from `extpkg.ops.step`, outside the project"),
+        (8, "from `extpkg.ops.TABLE`, outside the project"),
+        (10, "from `extpkg.ops.make_bundle`, outside the project"),
+        (11, "from `extpkg.ops.step`, outside the project"),
+    ]
+    assert [(site["line"], site["cause"]) for site in launches["unresolved"]] == [(16, "external")]
+    run = cli("model", "app")
+    assert "followed 7/8 (0.88): resolved 2, API parameter 1, installed packages 4; unresolved 1\n" in run.out
+    assert "  launch sites of installed packages' kernels:\n    app/app/external.py:7: from `extpkg.ops.step`" in run.out
 
 
 def test_text_report(cli, project):
@@ -187,7 +228,7 @@ if __name__ == "__main__":
     main()
 """)  # fmt: skip
     (script,) = _projects(cli, "sim.py")
-    assert script["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 0, "parameter": 0, "unresolved": []}
+    assert script["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 0, "parameter": 0, "external": [], "unresolved": []}
     assert script["generic_launches"] == {"total": 1, "types_known": 1}
     assert script["tapes"] == {"taped": 1, "untaped": 2, "unknown": 0}
     assert script["option_changes"] == {"total": 2, "targets_resolved": 2}
@@ -210,7 +251,7 @@ def test_a_file_named_alone_is_measured_with_its_whole_project(cli, project):
     (whole,) = _projects(cli, "app")
     (one,) = _projects(cli, "app/app/launches.py")
     assert one["files"] == 1
-    assert one["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "unresolved": []}
+    assert one["launches"] == {"total": 3, "resolved": 3, "resolved_at_call_sites": 1, "parameter": 0, "external": [], "unresolved": []}
     (registry,) = _projects(cli, "app/app/registry.py")
     assert registry["launches"]["unresolved"] == whole["launches"]["unresolved"]
     total = one["launches"]["total"] + registry["launches"]["total"]

@@ -9,6 +9,9 @@ and how far the model follows each:
   every caller in the project passes: the model lints such a launch at its call sites;
 - *parameter*: the kernel comes from a parameter that no caller in the project passes,
   i.e. from the callers of the project's API, outside it;
+- *installed package*: the kernel comes from a package outside the project (a kernel
+  imported from it, an entry of its table, what its factory returns): the model knows
+  where it is defined but does not read it (no rule speaks of that package's modules);
 - *unresolved*: anything else, with a one-line reason named after the construct the model
   stopped at (``return value of `Registry.get` not followed``).
 
@@ -42,10 +45,12 @@ MAX_REASON_DEPTH = 8
 
 # ---------------------------------------------------------------------- the figures
 @dataclass(frozen=True)
-class UnresolvedLaunch:
+class LaunchSite:
+    """A launch site the model does not resolve to a definition it reads, and why."""
+
     path: str
     line: int
-    reason: str  # one line: what the model did not follow
+    reason: str  # one line: what the model did not follow, or where the kernel comes from
     cause: str  # the kind of construct it stopped at, for grouping ("return", "attribute", ...)
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,7 +67,8 @@ class ProjectCoverage:
     resolved: int = 0
     resolved_at_call_sites: int = 0  # ... of them launching helpers' kernels, as their callers pass them
     parameter: int = 0
-    unresolved: list[UnresolvedLaunch] = field(default_factory=list)
+    external: list[LaunchSite] = field(default_factory=list)  # kernels of installed packages
+    unresolved: list[LaunchSite] = field(default_factory=list)
     generic_launches: int = 0  # launch sites of a generic kernel
     generic_types_known: int = 0  # ... whose every non-literal argument has a known type
     taped: int = 0  # recorded on a wp.Tape (or adjoint=True) as the model sees it
@@ -73,8 +79,9 @@ class ProjectCoverage:
 
     @property
     def followed(self) -> float:
-        """The share of launch sites resolved or resolved to an API parameter (1.0 without any)."""
-        return (self.resolved + self.parameter) / self.launches if self.launches else 1.0
+        """The share of launch sites the model follows to where their kernel comes from:
+        resolved, an API parameter or an installed package (1.0 without any)."""
+        return (self.launches - len(self.unresolved)) / self.launches if self.launches else 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +92,7 @@ class ProjectCoverage:
                 "resolved": self.resolved,
                 "resolved_at_call_sites": self.resolved_at_call_sites,
                 "parameter": self.parameter,
+                "external": [launch.to_dict() for launch in self.external],
                 "unresolved": [launch.to_dict() for launch in self.unresolved],
             },
             "generic_launches": {"total": self.generic_launches, "types_known": self.generic_types_known},
@@ -156,8 +164,10 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
                 coverage.resolved_at_call_sites += launch.kernel.kind == "param"
             elif outcome.status == PARAMETER:
                 coverage.parameter += 1
+            elif outcome.status == EXTERNAL:
+                coverage.external.append(LaunchSite(facts.path, launch.span[0], outcome.text(), outcome.cause))
             else:
-                coverage.unresolved.append(UnresolvedLaunch(facts.path, launch.span[0], outcome.text(), outcome.cause))
+                coverage.unresolved.append(LaunchSite(facts.path, launch.span[0], outcome.text(), outcome.cause))
             if any(program.kernel(ref).generic for ref in outcome.kernels):
                 coverage.generic_launches += 1
                 coverage.generic_types_known += _argument_types_known(program, module, launch)
@@ -170,6 +180,7 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
                 coverage.option_changes += 1
                 coverage.option_targets_resolved += all(t is not UNRESOLVED for t in program.option_target(module, option))
     coverage.unresolved.sort(key=lambda launch: (launch.path, launch.line, launch.reason))
+    coverage.external.sort(key=lambda launch: (launch.path, launch.line, launch.reason))
 
 
 def _argument_types_known(program: Program, module: str, launch: LaunchFact) -> bool:
@@ -194,8 +205,8 @@ def _block_dim_known(program: Program, module: str, launch: LaunchFact) -> bool:
 
 
 # ---------------------------------------------------------------------- why a launch is not followed
-RESOLVED, PARAMETER, UNFOLLOWED = "resolved", "parameter", "unresolved"
-_RANK = {RESOLVED: 0, PARAMETER: 1, UNFOLLOWED: 2}
+RESOLVED, PARAMETER, EXTERNAL, UNFOLLOWED = "resolved", "parameter", "external", "unresolved"
+_RANK = {RESOLVED: 0, PARAMETER: 1, EXTERNAL: 2, UNFOLLOWED: 3}
 
 
 @dataclass(frozen=True)
@@ -215,7 +226,7 @@ class Outcome:
         """This outcome reached through ``step`` (an expression that led to it).
         ``own_reason``: (reason, cause) that names the step itself, told instead of an
         inner reason that names nothing (an expression the facts do not keep)."""
-        if self.status != UNFOLLOWED or self.via[:1] == (step,):
+        if self.status not in (UNFOLLOWED, EXTERNAL) or self.via[:1] == (step,):
             return self
         if own_reason is not None and self.cause == "expression":
             return Outcome(self.status, self.kernels, *own_reason)
@@ -245,6 +256,10 @@ def _weight(outcome: Outcome) -> tuple[int, bool]:
 
 def _unfollowed(reason: str, cause: str) -> Outcome:
     return Outcome(UNFOLLOWED, reason=reason, cause=cause)
+
+
+def _from_package(origin: str) -> Outcome:
+    return Outcome(EXTERNAL, reason=f"from `{origin}`, outside the project", cause="external")
 
 
 def describe(value: Value, depth: int = 0) -> str:
@@ -298,6 +313,10 @@ class LaunchExplainer:
         if depth > MAX_REASON_DEPTH:
             return _unfollowed(f"`{describe(value)}` not followed (too deep)", "depth")
         kind = value.kind
+        if kind in ("name", "call", "attr", "sub", "elem"):
+            origin = self._origin_outside(module, function, value, 0)
+            if origin is not None:  # ``bundle = ext.get_kernel(...); bundle.fill``
+                return _from_package(origin)
         if kind == "param":
             return self._parameter(module, function, value.data, depth, to_callers=False)
         if kind in ("local", "choice", "tuple", "dict"):
@@ -382,8 +401,6 @@ class LaunchExplainer:
         resolved = program.resolve_dotted(dotted)
         if resolved is not None and resolved[0] in program.modules and resolved != (module, dotted):
             return self.value(resolved[0], None, Value("name", resolved[1]), depth + 1)
-        if self._outside(module, dotted):
-            return _unfollowed(f"`{dotted}` is defined outside the project", "external")
         head = dotted.split(".", 1)[0]
         if "." in dotted and head in facts.classes:
             return _unfollowed(f"class attribute `{dotted}` not followed", "class-attribute")
@@ -412,6 +429,41 @@ class LaunchExplainer:
                 return fact.qualname
         return None
 
+    def _origin_outside(self, module: str, function: str | None, value: Value, depth: int) -> str | None:
+        """The name outside the project that every alternative of ``value`` comes from: a
+        name imported from another package (``warp.sim.collide.count_contact_points``), an
+        attribute or an entry of one (``ext.table[dtype]``), what a function of another
+        package returns (``bundle = ext.get_kernel(...); bundle.fill``), through locals.
+        None when a part comes from the project, or from a call of Warp's own API (which
+        builds kernels of the project's functions: ``fem.cache.dynamic_kernel(f)``)."""
+        if depth > MAX_REASON_DEPTH:
+            return None
+        kind = value.kind
+        if kind == "name":
+            dotted = value.data
+            if self._outside(module, dotted):
+                return dotted
+            head = dotted.split(".", 1)[0]
+            fact = self.program.function(FunctionRef(module, function)) if function else None
+            if "." in dotted and fact is not None and head in fact.locals:
+                origins = {self._origin_outside(module, function, item, depth + 1) for item in fact.locals[head]}
+                return origins.pop() if len(origins) == 1 else None
+            return None
+        if kind == "call":
+            callee = value.data
+            if not callee or callee.split(".", 1)[0] == "warp":
+                return None
+            caller = self.program.function(FunctionRef(module, function)) if function else None
+            if self.program.resolve_call(module, caller, callee) is None and self._outside(module, callee):
+                return callee
+            return None
+        if kind in ("attr", "sub", "elem") and value.items and value.items[0].kind != "self":
+            return self._origin_outside(module, function, value.items[0], depth + 1)
+        if kind == "local" and value.items:
+            origins = {self._origin_outside(module, function, item, depth + 1) for item in value.items}
+            return origins.pop() if len(origins) == 1 else None
+        return None
+
     def _outside(self, module: str, dotted: str) -> bool:
         """Whether a dotted, import-resolved name is imported from a package that is not the
         project's (``warp.sim.x``, ``torch.y``), not an attribute of a local object."""
@@ -428,7 +480,7 @@ class LaunchExplainer:
         caller = program.function(FunctionRef(module, function)) if function else None
         target = program.resolve_call(module, caller, callee)
         if target is None:
-            if self._outside(module, callee):
+            if self._outside(module, callee):  # Warp's own API, building a kernel of the project's code
                 return _unfollowed(f"return value of `{callee}` (outside the project) not followed", "external")
             return _unfollowed(f"return value of `{callee}` not followed", "return")
         fact = program.function(target)
