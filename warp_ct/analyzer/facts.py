@@ -305,11 +305,12 @@ class FileFacts:
     # ``wp.Kernel(func=f, ...)`` calls: the kernel each makes where it runs (``name`` empty: the
     # model names it after the function ``f`` is), and the call's value (its ``func`` argument).
     kernel_objects: list[tuple[KernelFact, Value]] = field(default_factory=list)
-    # Writes of a private attribute (``_name``, by convention written only by its package) on
-    # an object other than ``self`` (``rc._megakernel = build(m, rc)``), and keywords of that
-    # name in calls (``Context(_megakernel=None)``, ``replace(rc, _megakernel=k)``): attribute ->
-    # (the function writing it or None, the value).
-    private_attrs: dict[str, list[tuple[str | None, Value]]] = field(default_factory=dict)
+    # Writes of an attribute on an object other than ``self`` (``rc._megakernel = build(m,
+    # rc)``, ``model.grid_op = Model.grid_op_noslip``), the keywords of a namespace built
+    # with them (``SimpleNamespace(step=step)``), and keywords of a private name (``_name``,
+    # by convention written only by its package) in any call (``Context(_megakernel=None)``,
+    # ``replace(rc, _megakernel=k)``): attribute -> (the function writing it or None, the value).
+    attr_writes: dict[str, list[tuple[str | None, Value]]] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -326,6 +327,9 @@ _LOAD_KINDS = {
     "warp.load_module": "load_module", "warp.get_suggested_block_size": "block_size_query",
 }  # fmt: skip
 
+
+# Classes whose objects hold the keywords they are built with as attributes, and nothing else.
+NAMESPACE_CLASSES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 # Class-body assignments whose value the facts keep (``class_fields``).
 _CLASS_FIELD_VALUES = (ast.Name, ast.Attribute, ast.Constant, ast.Call)
@@ -497,8 +501,8 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
         facts.decorated = ()  # type: ignore[assignment]
     if not facts.kernel_objects:
         facts.kernel_objects = ()  # type: ignore[assignment]
-    if not facts.private_attrs:
-        facts.private_attrs = _EMPTY_TABLE  # type: ignore[assignment]
+    if not facts.attr_writes:
+        facts.attr_writes = _EMPTY_TABLE  # type: ignore[assignment]
     if not facts.module_loops:
         facts.module_loops = ()  # type: ignore[assignment]
     if not facts.first_pass_branches:
@@ -1102,8 +1106,8 @@ class _Extractor:
                     self.facts.patches.append((name, value))
                 if isinstance(target.value, ast.Name) and target.value.id == "self" and scope.fact is not None:
                     scope.fact.self_attrs.setdefault(target.attr, []).append(value)
-                elif _is_private(target.attr):
-                    self.facts.private_attrs.setdefault(target.attr, []).append((scope.qualname, value))
+                else:
+                    self.facts.attr_writes.setdefault(target.attr, []).append((scope.qualname, value))
                 self.expr(target.value)
             elif isinstance(target, ast.Subscript):
                 self.expr(target)
@@ -1281,9 +1285,10 @@ class _Extractor:
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
+        namespace = bool(node.keywords) and self.dotted(func) in NAMESPACE_CLASSES
         for keyword in node.keywords:
-            if keyword.arg is not None and _is_private(keyword.arg):  # ``Context(_megakernel=None)``
-                self.facts.private_attrs.setdefault(keyword.arg, []).append((scope.qualname, self.value(keyword.value)))
+            if keyword.arg is not None and (namespace or _is_private(keyword.arg)):  # ``Context(_megakernel=None)``
+                self.facts.attr_writes.setdefault(keyword.arg, []).append((scope.qualname, self.value(keyword.value)))
         if scope.fact is not None and node.keywords and not scope.fact.asks_grad:
             for keyword in node.keywords:
                 if keyword.arg == "requires_grad":

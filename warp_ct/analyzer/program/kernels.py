@@ -5,9 +5,10 @@ tables, ``self.k``, kernels handed to launching helpers.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from warp_ct.analyzer.facts import (
+    NAMESPACE_CLASSES,
     UNKNOWN,
     FunctionFact,
     KernelFact,
@@ -27,8 +28,18 @@ from warp_ct.analyzer.program.base import (
 )
 
 
-# Calls that build an object whose attributes are their keywords.
-_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+class AttributeGiver(NamedTuple):
+    """Something that gives objects an attribute of a name: ``kind`` is "written" (on an
+    object other than ``self``, or a namespace's keyword), "self" (``self.x = ...`` in a
+    method), "field" (a class-body assignment), "kernel" (a kernel defined in a class body:
+    ``kernel``) or "method" (a function defined in a class body)."""
+
+    kind: str
+    module: str
+    function: str | None  # where the value is written (None: a class body or a module)
+    value: Value
+    kernel: KernelRef | None = None
 
 
 def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
@@ -478,13 +489,21 @@ class Kernels:
             enclosed = self._closure_kernels(module, function, value.data, depth + 1) if "." not in value.data else None
             if enclosed is not None:  # a kernel of the function around this one
                 return enclosed
-            head, _, field = value.data.partition(".")
-            if field and "." not in field:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
-                written = self._private_attr_kernels(module, function, head, field, depth + 1)
+            head, _, path = value.data.partition(".")
+            if not path:
+                return [UNRESOLVED]
+            found = [UNRESOLVED]
+            if "." not in path:  # ``kernels.step`` of ``kernels = Kernels(step=integrate)``
+                written = self._private_attr_kernels(module, function, head, path, depth + 1)
                 if written is not None:  # ``rc._megakernel``, cached on the object by a function
                     return written
-                return self._field_of_name(module, function, head, field, depth + 1)
-            return [UNRESOLVED]
+                found = self._field_of_name(module, function, head, path, depth + 1)
+            if UNRESOLVED in found and self._is_variable(module, function, head):
+                # ``e.blk.k.previous``: the object is not followed to where it is built
+                named = self._named_attribute_kernels(path.rsplit(".", 1)[-1], depth + 1)
+                if named is not None:
+                    return named
+            return found
         if kind == "call":
             built = self._built_holder(module, function, value, depth)
             if built is not None:  # ``Kernels(scale, shift)`` of a namedtuple: what it holds
@@ -557,9 +576,18 @@ class Kernels:
             written = self._private_writes_kernels(value.data, depth + 1)
             if written is not None:
                 out.extend(written)
+            if not out or UNRESOLVED in out:  # ``self.grid_op``, which another class sets on it
+                named = self._named_attribute_kernels(value.data, depth + 1)
+                if named is not None:
+                    return named
             return out or [UNRESOLVED]
         if kind == "attr" and value.items and value.items[0].kind != "self":  # ``get_kernels(dtype).shift``
-            return self._field_kernels(module, function, value.items[0], value.data, depth + 1)
+            found = self._field_kernels(module, function, value.items[0], value.data, depth + 1)
+            if UNRESOLVED in found:  # ``self.k.measure`` of an object the model does not follow
+                named = self._named_attribute_kernels(value.data, depth + 1)
+                if named is not None:
+                    return named
+            return found
         if kind in ("sub", "elem") and value.items:
             picked = self._picked(module, function, value, depth + 1)
             if picked is not None:
@@ -930,38 +958,104 @@ class Kernels:
         return self._private_writes_kernels(attr, depth)
 
     def _private_writes_kernels(self, attr: str, depth: int) -> list[Any] | None:
-        """The kernels of every write of the private attribute ``attr`` in the package, when
+        """The kernels of every value the package gives the private attribute ``attr``, when
         some function writes it on an object other than ``self``; None otherwise."""
         if not attr.startswith("_") or attr.startswith("__"):
             return None
-        writes = self.memo("program.private_attrs", self._private_attr_writes).get(attr)
-        if not writes:
+        givers = self._attribute_givers().get(attr)
+        if not givers or not any(giver.kind == "written" for giver in givers):
             return None
         out: list[Any] = []
-        for where, writer, written in writes:
-            if written.kind == "unset":
-                continue
-            out.extend(self.kernels_of_value(where, writer, written, depth) if written.kind != "unknown" else [UNRESOLVED])
+        for giver in givers:
+            out.extend(self._given_kernels(giver, depth))
         return out
 
-    def _private_attr_writes(self) -> dict[str, list[tuple[str, str | None, Value]]]:
-        """Private attribute -> (module, function or None, value) of every write of it, for
-        the attributes some function writes on an object other than ``self``."""
-        out: dict[str, list[tuple[str, str | None, Value]]] = {}
+    def _is_variable(self, module: str, function: str | None, name: str) -> bool:
+        """Whether the head ``name`` of a dotted name is a variable (a parameter, a local, a
+        loop's, a module global), not an imported module, a class or a function. (Names are
+        import-resolved: an imported name's head is its package's.)"""
+        facts = self.modules[module]
+        if name in facts.classes or name in facts.functions:
+            return False
+        roots = self.memo(f"program.import_roots:{module}",
+                          lambda: frozenset(target.split(".", 1)[0] for target in facts.aliases.values()))
+        packages = self.memo("program.package_roots", lambda: frozenset(other.split(".", 1)[0] for other in self.modules))
+        return name not in roots and name not in packages
+
+    def _named_attribute_kernels(self, attr: str, depth: int) -> list[Any] | None:
+        """``x.attr`` of an object the model does not follow to where it is built (a model
+        handed through several objects: ``mpm_model.p2g``, ``e.blk.k.previous``): the kernels
+        of every value the program gives an attribute of that name (writes on any object,
+        ``self.attr = ...`` in any class, class attributes and kernels defined in class
+        bodies, namespace keywords). A launched attribute can only be a kernel, so values
+        that hold none (``None``, a method) are not candidates. None (unknown) when one of
+        them is not followed, when objects may get the attribute where the model does not
+        see it (a NamedTuple's or a dataclass's field, set by its constructor's arguments; a
+        property), when no kernel is given, or when the kernels live in more than one Python
+        module: then what a rule says of the launch's module would depend on which it is."""
+        givers = self._attribute_givers().get(attr)
+        if not givers or attr.startswith("__"):
+            return None
+        out: list[Any] = []
+        for giver in givers:
+            if giver.kind == "field" and giver.value.kind in ("unset", "unknown"):
+                return None  # ``kernel: wp.Kernel`` of a NamedTuple/dataclass: its constructor sets it
+            if giver.kind == "method":
+                if self.is_property(FunctionRef(giver.module, giver.function)):  # type: ignore[arg-type]
+                    return None
+                continue  # a method: not a kernel
+            found = self._given_kernels(giver, depth)
+            if UNRESOLVED in found:
+                return None
+            out.extend(found)
+        if not out or len({ref.module for ref in out if isinstance(ref, KernelRef)}) != 1 or self._tuple_field(attr):
+            return None
+        return out
+
+    def _given_kernels(self, giver: AttributeGiver, depth: int) -> list[Any]:
+        if giver.kernel is not None:
+            return [giver.kernel]
+        value = giver.value
+        if value.kind == "unset":
+            return []
+        if value.kind == "unknown":
+            return [UNRESOLVED]
+        if giver.kind == "self" and giver.function is not None:  # ``def __init__(self, kernel): self.kernel = kernel``
+            return self._stored_kernels(FunctionRef(giver.module, giver.function), value, depth)
+        return self.kernels_of_value(giver.module, giver.function, value, depth)
+
+    def _tuple_field(self, attr: str) -> bool:
+        """Whether ``attr`` is a field of a class made by ``namedtuple(...)`` (set by position)."""
+        return attr in self.memo("program.namedtuple_fields", self._namedtuple_field_names)
+
+    def _namedtuple_field_names(self) -> frozenset[str]:
+        names: set[str] = set()
         for module, facts in self.modules.items():
-            for attr, writes in facts.private_attrs.items():
-                out.setdefault(attr, []).extend((module, writer, value) for writer, value in writes)
-        if not out:
-            return out
+            for dotted, values in facts.globals.items():
+                if len(values) == 1 and values[0].kind == "call" and values[0].data.endswith("namedtuple"):
+                    names.update(self._namedtuple_fields(module, dotted) or ())
+        return frozenset(names)
+
+    def _attribute_givers(self) -> dict[str, list[AttributeGiver]]:
+        """Attribute name -> what gives objects an attribute of that name, anywhere in the program."""
+        return self.memo("program.attribute_givers", self._index_attribute_givers)
+
+    def _index_attribute_givers(self) -> dict[str, list[AttributeGiver]]:
+        out: dict[str, list[AttributeGiver]] = {}
         for module, facts in self.modules.items():
+            for attr, writes in facts.attr_writes.items():
+                out.setdefault(attr, []).extend(AttributeGiver("written", module, writer, value) for writer, value in writes)
             for qualname, fact in facts.functions.items():
                 for attr, values in fact.self_attrs.items():
-                    if attr in out:
-                        out[attr].extend((module, qualname, value) for value in values)
+                    out.setdefault(attr, []).extend(AttributeGiver("self", module, qualname, value) for value in values)
+                if fact.class_name is not None and not fact.is_kernel:
+                    out.setdefault(qualname.rsplit(".", 1)[-1], []).append(AttributeGiver("method", module, qualname, UNKNOWN))
             for fields in facts.class_fields.values():
                 for attr, value in fields:
-                    if attr in out:
-                        out[attr].append((module, None, value))
+                    out.setdefault(attr, []).append(AttributeGiver("field", module, None, value))
+            for index, kernel in enumerate(facts.kernels):
+                if kernel.owner is not None:
+                    out.setdefault(kernel.name, []).append(AttributeGiver("kernel", module, None, UNKNOWN, KernelRef(module, index)))
         return out
 
     def _closure_kernels(self, module: str, function: str | None, name: str, depth: int) -> list[Any] | None:
@@ -1284,7 +1378,7 @@ class Kernels:
             return out or [UNRESOLVED]
         if holder.kind != "call":
             return [UNRESOLVED]
-        if holder.data in _NAMESPACES:  # ``types.SimpleNamespace(zero=zero, fill=fill)``
+        if holder.data in NAMESPACE_CLASSES:  # ``types.SimpleNamespace(zero=zero, fill=fill)``
             for item in holder.items:
                 if item.kind == "kw" and item.data == field:
                     return self.kernels_of_value(module, function, item.items[0], depth + 1)
@@ -1377,7 +1471,7 @@ class Kernels:
     def _built_holder(self, module: str, function: str | None, value: Value, depth: int) -> list[Any] | None:
         """The kernels an object built by ``value`` holds when it only holds its arguments: a
         class made by ``namedtuple(...)``, ``types.SimpleNamespace(...)``. None otherwise."""
-        if value.data not in _NAMESPACES and self._namedtuple_fields(module, value.data) is None:
+        if value.data not in NAMESPACE_CLASSES and self._namedtuple_fields(module, value.data) is None:
             return None
         out: list[Any] = []
         for item in value.items:
