@@ -893,3 +893,149 @@ def test_a_field_of_a_namedtuple_row_of_a_dtype_table(tmp_path):
         ("pkg/k.py", 40): ["forward_f64"],
         ("pkg/k.py", 41): None,
     }
+
+
+# An object handed through several others before its kernels are launched (rewarped's MPM
+# model, reached as ``model.mpm_model``; dismech's element blocks, ``e.blk.k.previous``): the
+# model does not follow the object to where it is built, but every value the program gives an
+# attribute of that name is a kernel of one module, so the launch runs one of those.
+HANDED_ON = {
+    "pyproject.toml": PYPROJECT,
+    "pkg/__init__.py": "",
+    "pkg/mpm.py": """\
+import warp as wp
+
+
+class MPMModel:
+    def __init__(self):
+        self.grid_op = None
+
+    @staticmethod
+    @wp.kernel
+    def p2g(a: wp.array(dtype=float)):
+        a[wp.tid()] = 1.0
+
+    @staticmethod
+    @wp.kernel
+    def grid_op_freeslip(a: wp.array(dtype=float)):
+        a[wp.tid()] = 0.0
+
+    @staticmethod
+    @wp.kernel
+    def grid_op_noslip(a: wp.array(dtype=float)):
+        a[wp.tid()] = 2.0
+
+    def forward(self, a):
+        wp.launch(self.grid_op, dim=a.shape, inputs=[a])
+
+
+class Builder:
+    def finalize(self, bc):
+        model = MPMModel()
+        if bc == "freeslip":
+            model.grid_op = MPMModel.grid_op_freeslip
+        else:
+            model.grid_op = MPMModel.grid_op_noslip
+        return model
+""",
+    "pkg/integrator.py": """\
+import warp as wp
+
+
+def simulate(model, a):
+    mpm_model = model.mpm_model
+    wp.launch(mpm_model.p2g, dim=a.shape, inputs=[a])
+    wp.launch(mpm_model.grid_op, dim=a.shape, inputs=[a])
+    for e in model.elements:
+        wp.launch(e.blk.k.previous, dim=a.shape, inputs=[a])
+""",
+    "pkg/elements.py": """\
+from types import SimpleNamespace
+
+import warp as wp
+
+
+def element_kernels(dtype):
+    @wp.kernel
+    def previous(a: wp.array(dtype=dtype)):
+        a[wp.tid()] = dtype(0.0)
+
+    return SimpleNamespace(previous=previous, D=3)
+""",
+}
+
+
+def test_an_attribute_of_an_object_handed_on_holds_what_the_program_gives_that_name(tmp_path):
+    assert launched(tmp_path, HANDED_ON) == {
+        ("pkg/integrator.py", 6): ["p2g"],
+        ("pkg/integrator.py", 7): ["grid_op_freeslip", "grid_op_noslip"],
+        ("pkg/integrator.py", 9): ["previous"],
+        ("pkg/mpm.py", 24): ["grid_op_freeslip", "grid_op_noslip"],
+    }
+
+
+def test_an_attribute_name_also_given_an_unknown_value_stays_unknown(tmp_path):
+    files = {**HANDED_ON, "pkg/plugin.py": """\
+import warp as wp
+from plugins import make_kernel
+
+
+def install(model):
+    model.grid_op = make_kernel(wp.float32)
+"""}
+    found = launched(tmp_path, files)
+    assert found[("pkg/integrator.py", 7)] is None and found[("pkg/mpm.py", 24)] is None
+    assert found[("pkg/integrator.py", 6)] == ["p2g"]
+
+
+def test_an_attribute_name_of_kernels_in_two_modules_stays_unknown(tmp_path):
+    # Which module the launch builds is what the rules speak of: kernels of one name in two
+    # modules do not say it.
+    files = {**HANDED_ON, "pkg/other.py": """\
+import warp as wp
+
+
+class Other:
+    @staticmethod
+    @wp.kernel
+    def p2g(a: wp.array(dtype=float)):
+        a[wp.tid()] = 3.0
+"""}
+    assert launched(tmp_path, files)[("pkg/integrator.py", 6)] is None
+
+
+def test_a_dataclass_or_namedtuple_field_of_that_name_stays_unknown(tmp_path):
+    # Their constructors set the field from arguments the model does not index by name.
+    dataclass = {**HANDED_ON, "pkg/cfg.py": """\
+from dataclasses import dataclass
+
+import warp as wp
+
+
+@dataclass
+class Ops:
+    previous: wp.Kernel
+"""}
+    assert launched(tmp_path, dataclass)[("pkg/integrator.py", 9)] is None
+    namedtuple = {**HANDED_ON, "pkg/cfg.py": """\
+import collections
+
+import warp as wp
+
+Ops = collections.namedtuple("Ops", ["p2g", "scale"])
+"""}
+    assert launched(tmp_path, namedtuple)[("pkg/integrator.py", 6)] is None
+
+
+def test_a_module_and_a_class_are_not_objects_handed_on(tmp_path):
+    # ``ext.p2g`` of an imported package, ``Other.p2g`` of a class: not an attribute of an
+    # object the program builds, so the attribute's name says nothing.
+    files = {**HANDED_ON, "pkg/use.py": """\
+import warp as wp
+import ext
+
+
+def run(a):
+    wp.launch(ext.p2g, dim=a.shape, inputs=[a])
+"""}
+    assert launched(tmp_path, files)[("pkg/use.py", 6)] is None
