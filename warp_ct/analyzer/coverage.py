@@ -547,7 +547,7 @@ class TapeReach:
         """True: taped; False: known untaped; None: unknown."""
         adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
         ref = FunctionRef(module, launch.function or "<module>")
-        if launch.taped or adjoint or ref in self._taped:
+        if adjoint or self.program.taped(launch) or ref in self._taped:
             return True
         if module in self._opaque_reach:
             return None
@@ -564,7 +564,7 @@ class TapeReach:
             scopes.append((None, facts.module_calls + facts.main_calls))
             for fact, calls in scopes:
                 for call in calls:
-                    if not call.taped:
+                    if not program.taped(call):  # the model's reading of the ``with`` blocks around it
                         continue
                     # The ``tapes`` part's own reading of a taped call (its private helpers:
                     # the figures must be the model's, not a second opinion).

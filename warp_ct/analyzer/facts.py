@@ -95,6 +95,23 @@ def span_of(node: ast.AST, numbers: dict[int, int] | None = None) -> Span:
 
 
 @dataclass(slots=True)
+class WithFact:
+    """The context of a ``with`` item around a file's events (one object per item, shared by
+    the events in its block): what the block is, as far as the file says. Whether it records
+    a tape, suspends one or is neither is the model's answer (``Tapes.tape_context``): a
+    context manager of another file, a name holding a ``wp.Tape``."""
+
+    kind: str  # "tape" (``wp.Tape()``), "call" (``callee(...)``), "value" (a name or attribute)
+    callee: str | None  # "call": dotted, import-resolved, as ``CallFact.callee``
+    value: Value | None  # "value": the expression (``Value``)
+    # The text names a tape (``with tape:``, ``with SGATape():``, ``with suspended_tape():``):
+    # the file-level reading (``taped`` of the events), kept where the model knows no better.
+    named: bool
+    module: str  # the Python module and function it sits in (the model resolves it there)
+    function: str | None
+
+
+@dataclass(slots=True)
 class CallFact:
     """A call of a non-Warp function (the call graph's edges)."""
 
@@ -109,6 +126,9 @@ class CallFact:
     passes_star: bool = False
     taped: bool = False  # inside a ``with wp.Tape()`` block: what it launches is recorded
     path: tuple[tuple[int, int], ...] = ()  # the if/match arms it sits in (see ``Branches``)  # *args / **kwargs: the parameter mapping is unknown
+    # The ``with`` contexts around it, outermost first (``taped`` is the file's reading of
+    # them; the model's is ``Program.taped``): a ``with suspended_tape():`` records nothing.
+    withs: tuple[WithFact, ...] = ()
 
 
 @dataclass(slots=True)
@@ -161,6 +181,7 @@ class LaunchFact:
     path: tuple[tuple[int, int], ...] = ()
     kernel_span: Span | None = None  # the kernel expression, for messages
     inputs_param: str | None = None  # ``inputs=inputs``: the parameter of ``function`` the list comes from
+    withs: tuple[WithFact, ...] = ()  # the ``with`` contexts around it (``CallFact.withs``)
 
 
 @dataclass(slots=True)
@@ -187,6 +208,7 @@ class FemCallFact:
     # among them makes warp.fem's dispatch kernel too.
     fields: tuple[tuple[str | None, Value], ...] | None = None
     assembly: Value | None = None  # ``assembly=`` (None: not passed)
+    withs: tuple[WithFact, ...] = ()  # the ``with`` contexts around it (``CallFact.withs``)
 
 
 @dataclass(slots=True)
@@ -249,6 +271,10 @@ class FunctionFact:
     # Makes an array or tensor with ``requires_grad=`` something other than False (``True``, a
     # parameter, ``x.requires_grad``): code that hands gradients on (what WCT010 reads, not words).
     asks_grad: bool = False
+    # Sets Warp's runtime tape to None (``runtime.tape = None``, ``tape, runtime.tape =
+    # runtime.tape, None``) before setting it to anything else, outside ``finally:`` and
+    # handlers: a context manager of this body suspends the active tape (``suspended_tape()``).
+    suspends_tape: bool = False
 
 
 @dataclass(slots=True)
@@ -367,6 +393,8 @@ class _Scope:
         self.cache_guards = 0  # how many of the guards test a cache or a changed value
         self.bound: set[str] = set(params)
         self.tape_depth = 0  # inside ``with wp.Tape():`` / ``with tape:`` blocks
+        self.withs: tuple[WithFact, ...] = ()  # the ``with`` contexts around (``CallFact.withs``)
+        self.runtime_tape_set = False  # the body set Warp's runtime tape (``FunctionFact.suspends_tape``)
         self.raises_depth = 0  # inside ``with pytest.raises(...):`` / ``with self.assertRaises(...):`` blocks
         # Containers written by key (``name[k] = v``, ``name.setdefault``): the name, or None
         # for an attribute (``self._cache[k] = v``); and ``global``/``nonlocal`` statements.
@@ -1038,20 +1066,36 @@ class _Extractor:
     def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
         taped = False
         raises = False
+        scope = self.scopes[-1]
+        contexts: list[WithFact] = []
         for item in node.items:
             self.expr(item.context_expr)
             context = item.context_expr
             if expects_error(context, self.facts.aliases):
                 raises = True
                 continue
-            if isinstance(context, ast.Call) and self.warp_name(context.func) == "warp.Tape":
+            cls = context.__class__
+            if cls is ast.Call and self.warp_name(context.func) == "warp.Tape":  # type: ignore[attr-defined]
                 self.mark_differentiates()
                 taped = True
-            elif isinstance(context, (ast.Name, ast.Attribute)) and "tape" in _text(context).lower():
-                taped = True
-            elif isinstance(context, ast.Call) and "tape" in _text(context.func).lower():
-                taped = True  # a wp.Tape subclass of the project's own: ``with SGATape():``
-        scope = self.scopes[-1]
+                contexts.append(WithFact("tape", None, None, True, self.facts.module, scope.qualname))
+            elif cls is ast.Name or cls is ast.Attribute:
+                # ``with tape:``, ``with self.tape:``: the file reads the name; the model the value.
+                named = "tape" in _text(context).lower()
+                taped = taped or named
+                dotted = self.dotted(context)
+                if named or dotted is None or not dotted.startswith(_NO_TAPE_CONTEXT_ROOTS):
+                    contexts.append(WithFact("value", None, self.value(context), named, self.facts.module, scope.qualname))
+            elif cls is ast.Call:
+                # ``with SGATape():`` (a wp.Tape subclass of the project's own), ``with
+                # suspended_tape():`` (a context manager pausing the tape): the model tells them apart.
+                named = "tape" in _text(context.func).lower()  # type: ignore[attr-defined]
+                taped = taped or named
+                callee = self.dotted(context.func)  # type: ignore[attr-defined]
+                if callee is not None and (named or not (callee in _NO_TAPE_CONTEXTS or callee.startswith(_NO_TAPE_CONTEXT_ROOTS))):
+                    contexts.append(WithFact("call", callee, None, named, self.facts.module, scope.qualname))
+        withs = scope.withs
+        scope.withs = (*withs, *contexts) if contexts else withs
         scope.tape_depth += taped
         scope.raises_depth += raises
         try:
@@ -1059,6 +1103,7 @@ class _Extractor:
         finally:
             scope.tape_depth -= taped
             scope.raises_depth -= raises
+            scope.withs = withs
 
     stmt_AsyncWith = stmt_With
 
@@ -1096,6 +1141,8 @@ class _Extractor:
             value = self.value(value_node)
         if isinstance(node, ast.AugAssign):
             value = CHANGED  # ``x *= 0.95``
+        if scope.fact is not None and not scope.runtime_tape_set and value_node is not None:
+            self.runtime_tape_write(targets, value_node)
         for target in targets:
             if isinstance(target, ast.Attribute):
                 name = self.warp_name(target)
@@ -1166,6 +1213,44 @@ class _Extractor:
                         self.any_aliases.discard(target.id)
             if isinstance(value_node, ast.Call) and isinstance(target, ast.Name):
                 self.note_cache_dir_value(target.id, value_node)
+
+    def runtime_tape_write(self, targets: list[ast.expr], value_node: ast.expr) -> None:
+        """``runtime.tape = None`` (``runtime`` bound to ``wp.context.runtime``), ``tape,
+        runtime.tape = runtime.tape, None``, ``wp.context.runtime.tape = None``: the first
+        write of Warp's runtime tape in the function, outside ``finally:`` and handlers (a
+        context manager putting a tape back, or ending its own, writes there), sets
+        ``FunctionFact.suspends_tape``."""
+        scope = self.scopes[-1]
+        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        for target in targets:
+            if target.__class__ is ast.Tuple or target.__class__ is ast.List:
+                values = value_node.elts if value_node.__class__ in (ast.Tuple, ast.List) else None  # type: ignore[attr-defined]
+                elts = target.elts  # type: ignore[attr-defined]
+                if values is not None and len(values) != len(elts):
+                    values = None
+                pairs.extend((elt, values[i] if values is not None else None) for i, elt in enumerate(elts))
+            else:
+                pairs.append((target, value_node))
+        for target, assigned in pairs:
+            if target.__class__ is not ast.Attribute or target.attr != "tape" or not self.is_warp_runtime(target.value):  # type: ignore[attr-defined]
+                continue
+            if scope.finally_depth or scope.handler_depth:
+                continue
+            scope.runtime_tape_set = True
+            scope.fact.suspends_tape = assigned.__class__ is ast.Constant and assigned.value is None  # type: ignore[union-attr]
+            return
+
+    def is_warp_runtime(self, node: ast.expr) -> bool:
+        """``wp.context.runtime`` (``wp._src.context.runtime``), or a name the function or
+        module binds to it."""
+        if self.warp_name(node) == "warp.runtime":
+            return True
+        if node.__class__ is not ast.Name:
+            return False
+        fact = self.scopes[-1].fact
+        name = node.id  # type: ignore[attr-defined]
+        assigned = fact.locals.get(name) if fact is not None and name in fact.locals else self.facts.globals.get(name)
+        return any(v.kind == "name" and _as_warp_name(v.data) == "warp.runtime" for v in assigned or ())
 
     stmt_AnnAssign = stmt_Assign
     stmt_AugAssign = stmt_Assign
@@ -1337,7 +1422,8 @@ class _Extractor:
             kwargs = _NO_KWARGS
         scope.order += 1
         fact = CallFact(callee, tuple(arguments), kwargs, span_of(node, self._numbers), scope.order, scope.loop_depth,
-                        bool(scope.guards), scope.cache_guards > 0, passes_star, scope.tape_depth > 0, tuple(scope.path))  # fmt: skip
+                        bool(scope.guards), scope.cache_guards > 0, passes_star, scope.tape_depth > 0, tuple(scope.path),
+                        scope.withs)  # fmt: skip
         if owner is not None:
             owner.calls.append(fact)
             base = callee.split(".", 1)[0]
@@ -1427,7 +1513,7 @@ class _Extractor:
         scope.fact.calls.append(CallFact(
             f"{node.value.id}.{node.attr}.__get__", (), _NO_KWARGS, span_of(node, self._numbers),  # type: ignore[attr-defined]
             scope.next_order(), scope.loop_depth, bool(scope.guards), cache_guarded=scope.cache_guards > 0,
-            taped=scope.tape_depth > 0, path=tuple(scope.path),
+            taped=scope.tape_depth > 0, path=tuple(scope.path), withs=scope.withs,
         ))  # fmt: skip
 
     def fem_call(self, name: str, node: ast.Call) -> None:
@@ -1472,7 +1558,7 @@ class _Extractor:
         self.facts.fem_calls.append(FemCallFact(
             kind, span_of(node.func, self._numbers), scope.qualname, scope.tape_depth > 0, state, insert,
             empty, grad, self.dotted(call_argument(node, "integrand", 0)), fields,
-            self.value(assembly) if assembly is not None else None,
+            self.value(assembly) if assembly is not None else None, scope.withs,
         ))  # fmt: skip
 
     def warp_call(self, name: str, node: ast.Call) -> None:
@@ -1482,7 +1568,7 @@ class _Extractor:
             # installed in its place (``wp.sim.collide = collide``); the model checks.
             scope.fact.calls.append(CallFact(name, (), {}, span_of(node, self._numbers), scope.next_order(), scope.loop_depth,
                                              bool(scope.guards), taped=scope.tape_depth > 0,
-                                             path=tuple(scope.path)))  # fmt: skip
+                                             path=tuple(scope.path), withs=scope.withs))  # fmt: skip
         if name in _FEM_CALLS:
             self.fem_call(name, node)
         if name == "warp.Kernel":
@@ -1526,6 +1612,7 @@ class _Extractor:
                     loop_depth=scope.loop_depth,
                     guarded=bool(scope.guards) or scope.handler_depth > 0,
                     taped=scope.tape_depth > 0,
+                    withs=scope.withs,
                     inputs=tuple(self.value(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else (),
                     path=tuple(scope.path),
                     kernel_span=span_of(kernel, self._numbers) if kernel is not None else None,
@@ -1809,6 +1896,11 @@ _LIBRARY_ROOTS = (
     "os.", "sys.", "re.", "json.", "logging.", "warnings.", "pathlib.", "subprocess.", "ctypes.", "typing.",
     "collections.", "itertools.", "inspect.", "traceback.", "textwrap.", "string.", "unittest.", "argparse.",
 )  # fmt: skip
+
+# ``with`` contexts that are neither a tape nor a project's context manager (``with
+# wp.ScopedDevice(d):``, ``with torch.no_grad():``, ``with open(p) as f:``): no ``WithFact``.
+_NO_TAPE_CONTEXT_ROOTS = ("warp.", *_NOT_KERNEL_DECORATOR_ROOTS, *_LIBRARY_ROOTS, "tempfile.", "threading.", "tqdm.")
+_NO_TAPE_CONTEXTS = frozenset({"open", "print", "zip", "range", "enumerate"})
 
 # Node class -> its fields that can hold nodes (``ast.iter_child_nodes`` without its two
 # generator layers and the fields that never hold one: a third of the extraction's time).

@@ -569,7 +569,8 @@ class Calls:
 
 
     def _may_reach(self, module: str, caller: FunctionFact | None, call: CallFact) -> bool:
-        return call.taped or call.callee.startswith("warp.") or bool(self._call_targets(module, caller, call.callee))
+        return (call.taped or call.callee.startswith("warp.") or bool(self._call_targets(module, caller, call.callee))
+                or bool(call.withs) and self.taped(call))  # type: ignore[attr-defined]  # fmt: skip
 
 
     def arguments_for(self, ref: FunctionRef, param: str) -> Iterator[tuple[str, str | None, CallFact, Value | None]]:

@@ -33,7 +33,7 @@ class FemCalls:
         """Whether a tape may record ``call``: it sits in a tape block, in a function a tape
         block's calls run, or in a module whose tape blocks call what the model cannot follow
         (or one such a module imports)."""
-        if call.taped:
+        if self.taped(call):
             return True
         runs, opaque = self.memo("program.taped_flows", self._taped_flows)
         if call.function is not None:
@@ -263,7 +263,7 @@ class FemCalls:
             scopes.append((None, facts.module_calls + facts.main_calls))
             for fact, calls in scopes:
                 for call in calls:
-                    if not call.taped:
+                    if not self.taped(call):
                         continue
                     targets = list(self._call_targets(module, fact, call.callee))
                     patched = self._patched(call.callee) if not targets else None

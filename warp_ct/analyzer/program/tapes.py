@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from warp_ct.analyzer.facts import FunctionFact, Value
+from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
     _NO_TARGETS,
     _TAPE_HARMLESS_METHODS,
@@ -23,8 +23,106 @@ def _harmless_in_tape(callee: str) -> bool:
     return last in _TAPE_HARMLESS_METHODS or last.startswith("assert") or (last[:1].isupper() and "." not in callee)
 
 
+# What ``wp.Tape`` is called where a class names it as a base (import-resolved).
+_TAPE_CLASSES = frozenset({"warp.Tape", "warp.tape.Tape", "warp._src.tape.Tape"})
+_TAPE_DEPTH = 6  # how far a ``with`` context's value is followed (locals, attributes, parameters)
+
+
 class Tapes:
     """Part of :class:`Program` (``self`` is the program)."""
+
+    # ------------------------------------------------------------------ tape blocks
+    # The facts keep what each ``with`` around an event is (``WithFact``) and the file's own
+    # reading (``taped``: the text names a tape). The model decides: ``wp.Tape()``, a name or
+    # attribute holding one, a project subclass of it record; a project context manager that
+    # sets Warp's runtime tape to None (``suspended_tape()``) records nothing inside, unless a
+    # tape opened inside it does. A context the model cannot resolve keeps the file's reading.
+
+    def taped(self, event: CallFact | LaunchFact | FemCallFact) -> bool:
+        """Whether a tape records ``event`` where it sits: its innermost ``with`` context that
+        records or suspends a tape decides; the file's reading where none does (a helper's
+        launch placed at a call site, by the model, carries the call's reading in it)."""
+        withs = event.withs
+        for index in range(len(withs) - 1, -1, -1):
+            verdict = self.tape_context(withs[index])
+            if verdict is not None:
+                return verdict
+        return event.taped
+
+    def tape_context(self, context: WithFact) -> bool | None:
+        """True: the ``with`` block records on a tape (``wp.Tape()``, a name or attribute
+        holding one, a project subclass of it, or a context the model does not resolve whose
+        text names a tape); False: it suspends the active tape (a project context manager
+        whose body sets Warp's runtime tape to None); None: neither."""
+        known: dict[int, tuple[WithFact, bool | None]] = self.memo("program.tape_contexts", dict)
+        found = known.get(id(context))
+        if found is not None and found[0] is context:
+            return found[1]
+        if context.kind == "tape":
+            verdict: bool | None = True
+        elif context.kind == "call":
+            verdict = self._call_context(context)
+        else:
+            verdict = True if self._holds_tape(context.module, context.function, context.value, 0) else None
+        if verdict is None and context.named:
+            verdict = True  # unknown: the file's reading
+        known[id(context)] = (context, verdict)
+        return verdict
+
+    def _call_context(self, context: WithFact) -> bool | None:
+        module, function, callee = context.module, context.function, str(context.callee)
+        cls = self._project_class(module, callee)
+        if cls is not None:
+            if self._is_tape_class(*cls):
+                return True  # ``with SGATape():``
+            enter = self.method(cls[0], cls[1], "__enter__")
+            fact = self.function(enter) if enter is not None else None
+            return False if fact is not None and fact.suspends_tape else None
+        caller = self.function(FunctionRef(module, function)) if function is not None else None
+        ref = self.resolve_call(module, caller, callee)
+        fact = self.function(ref) if ref is not None else None
+        return False if fact is not None and fact.suspends_tape else None
+
+    def _is_tape_class(self, module: str, class_name: str) -> bool:
+        """A project class deriving from ``wp.Tape`` (through project bases)."""
+        for where, name in self.class_chain(module, class_name):
+            facts = self.modules.get(where)
+            if facts is None:
+                continue
+            for base in facts.classes.get(name, ()):
+                head = base.split(".")[0]
+                if facts.aliases.get(head, head) + base[len(head):] in _TAPE_CLASSES:
+                    return True
+        return False
+
+    def _holds_tape(self, module: str, function: str | None, value: Value | None, depth: int) -> bool:
+        """``value`` (a ``with`` context's name or attribute) may hold a ``wp.Tape``: one of
+        the values assigned to it, passed for it or held by the attribute makes one."""
+        if value is None or depth > _TAPE_DEPTH:
+            return False
+        kind = value.kind
+        if kind == "call":
+            if value.data in _TAPE_CLASSES:
+                return True
+            cls = self._project_class(module, value.data) if isinstance(value.data, str) else None
+            return cls is not None and self._is_tape_class(*cls)
+        if kind in ("local", "choice"):
+            return any(self._holds_tape(module, function, item, depth + 1) for item in value.items)
+        if kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            return class_name is not None and any(
+                self._holds_tape(where.module, where.qualname, item, depth + 1)
+                for where, item in self.self_attr_values(module, class_name, value.data)
+            )
+        if kind == "param" and function is not None:
+            passed = self.passed_values(FunctionRef(module, function), value.data) or ()
+            return any(self._holds_tape(m, f, item, depth + 1) for m, f, item in passed)
+        if kind == "name" and isinstance(value.data, str) and "." not in value.data:
+            facts = self.modules.get(module)
+            return facts is not None and any(
+                self._holds_tape(module, None, item, depth + 1) for item in facts.globals.get(value.data, ())
+            )
+        return False
 
     def differentiated(self) -> tuple[set[str], bool]:
         """(Warp modules whose kernels something differentiates: launched on a ``wp.Tape``,
@@ -40,7 +138,7 @@ class Tapes:
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
-                if not (launch.taped or adjoint) or not launch.kind.startswith("launch"):
+                if not launch.kind.startswith("launch") or not (adjoint or self.taped(launch)):
                     continue
                 targets = self.launch_modules(module, index)
                 if any(t is UNRESOLVED for t in targets):
@@ -50,7 +148,7 @@ class Tapes:
             scopes.append((None, facts.module_calls + facts.main_calls))
             for fact, calls in scopes:
                 for call in calls:
-                    if not call.taped:
+                    if not self.taped(call):
                         continue
                     target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
                     targets = [target] if target is not None else []
@@ -235,7 +333,7 @@ class Tapes:
                 if not hit:
                     continue
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
-                if (launch.taped or adjoint or any(not isinstance(t, KernelRef) for t in targets)
+                if (adjoint or self.taped(launch) or any(not isinstance(t, KernelRef) for t in targets)
                         or (launch.function is not None and FunctionRef(module, launch.function) in open_)):  # fmt: skip
                     closed -= hit
                 else:

@@ -11,7 +11,7 @@ import ast
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from warp_ct.analyzer import textscan
 from warp_ct.analyzer.context import (
@@ -102,12 +102,15 @@ class LazyFacts:
     """Stored in the project summary; computed when the file is summarised (regular
     expressions over its text), or on first use where a summary came without them."""
 
-    __slots__ = ("summary", "_facts", "model")
+    __slots__ = ("summary", "_facts", "model", "model_revision")
 
     def __init__(self, summary: "FileSummary") -> None:
         self.summary = summary  # not its text: a batch keeps texts packed (FileSummary.pack_text)
         self._facts: BackwardFacts | None = None
         self.model: BackwardFacts | None = None  # completed from the file's facts (``_facts``)
+        # The project revision ``model`` was completed at, where the model's reading of the
+        # file's ``with`` blocks (another file's context manager) went into it; else None.
+        self.model_revision: int | None = None
 
     def get(self) -> BackwardFacts:
         if self._facts is None:
@@ -146,12 +149,18 @@ def file_facts(text: str) -> BackwardFacts:
     return facts
 
 
-def _model_facts(text_facts: BackwardFacts, ff: FileFacts) -> BackwardFacts:
+def _file_taped(event: Any) -> bool:
+    """The file's own reading of a launch's or call's ``with`` blocks (``LaunchFact.taped``)."""
+    return event.taped
+
+
+def _model_facts(text_facts: BackwardFacts, ff: FileFacts, taped: Callable[[Any], bool] = _file_taped) -> BackwardFacts:
     """The text's facts completed from the file's facts: kernels launched on a tape or with
     ``adjoint=True`` (by name; a kernel the facts cannot name — ``self.kernel``, a table
     entry — makes the file opaque, as a tape over a call the rule cannot follow does), and the
     ``enable_backward`` options the file sets for itself, for other modules by name, or for
-    the whole program."""
+    the whole program. ``taped``: whether a tape records a launch or call (the model's
+    ``Program.taped``; the file's own reading where its ``with`` blocks need no other file)."""
     facts = BackwardFacts(
         launched=set(text_facts.launched), opaque=text_facts.opaque, opaque_text=text_facts.opaque_text,
         global_off=text_facts.global_off,
@@ -161,7 +170,7 @@ def _model_facts(text_facts: BackwardFacts, ff: FileFacts) -> BackwardFacts:
         if not launch.kind.startswith("launch"):
             continue
         adjoint = launch.adjoint is not None and not _is_false(launch.adjoint)
-        if not (launch.taped or adjoint):
+        if not (adjoint or taped(launch)):
             continue
         taped_anything = True
         name = _launched_name(launch.kernel)
@@ -173,7 +182,7 @@ def _model_facts(text_facts: BackwardFacts, ff: FileFacts) -> BackwardFacts:
     scopes.append([*ff.module_calls, *ff.main_calls])
     for calls in scopes:
         for call in calls:
-            if not call.taped:
+            if not taped(call):
                 continue
             taped_anything = True
             if not _harmless_call(call.callee):
@@ -273,11 +282,33 @@ def _facts(project: "Project", summary: "FileSummary") -> BackwardFacts:
     once per file text (kept beside the text's, which alone decide whether an edit changed
     the project view)."""
     lazy = _lazy(summary)
-    if lazy.model is None:
+    if lazy.model is None or lazy.model_revision is not None and lazy.model_revision != project.revision:
         # A file that touches no Warp (not even through a project module re-exporting it)
         # launches, tapes and configures nothing: its facts are not extracted for this.
-        lazy.model = _model_facts(lazy.get(), project.facts(summary)) if project.uses_warp(summary) else lazy.get()
+        lazy.model_revision = None
+        if not project.uses_warp(summary):
+            lazy.model = lazy.get()
+        else:
+            ff = project.facts(summary)
+            taped = _file_taped
+            if _reads_other_files(ff):  # ``with suspended_tape():``: the model tells what it is
+                taped = project.program().taped
+                lazy.model_revision = project.revision
+            lazy.model = _model_facts(lazy.get(), ff, taped)
     return lazy.model
+
+
+def _reads_other_files(ff: FileFacts) -> bool:
+    """Some launch or call of the file sits in a ``with`` block only the model can read (a
+    context manager or a value: a tape, a suspension of one, or neither)."""
+    for launch in ff.launches:
+        if any(w.kind != "tape" for w in launch.withs):
+            return True
+    for calls in (*(f.calls for f in ff.functions.values()), ff.module_calls, ff.main_calls):
+        for call in calls:
+            if any(w.kind != "tape" for w in call.withs):
+                return True
+    return False
 
 
 def _reachable(
@@ -1305,8 +1336,8 @@ def _unfollowed_tapes(program: Program) -> bool:
                 continue
             if is_test_path(facts.path) or is_demo_path(facts.path):
                 continue
-            followed = any(launch.taped for launch in facts.launches) or any(
-                call.taped for calls in (*(f.calls for f in facts.functions.values()), facts.module_calls,
+            followed = any(program.taped(launch) for launch in facts.launches) or any(
+                program.taped(call) for calls in (*(f.calls for f in facts.functions.values()), facts.module_calls,
                                          facts.main_calls) for call in calls)  # fmt: skip
             if not followed:
                 return True
@@ -1348,7 +1379,7 @@ def _runs_in_taping_application(program: Program, module: str) -> bool:
 
     def compute() -> bool:
         facts = program.modules[entry]
-        if any(call.taped for call in (*facts.main_calls, *facts.module_calls)):
+        if any(program.taped(call) for call in (*facts.main_calls, *facts.module_calls)):
             return True  # a tape in the entry's own top-level code
         return any(
             (fact := program.function(ref)) is not None and fact.differentiates for ref in program.reached_from(entry)

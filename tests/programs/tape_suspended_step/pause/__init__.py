@@ -1,0 +1,1 @@
+"""An implicit solver whose forward step runs with the active tape suspended."""
