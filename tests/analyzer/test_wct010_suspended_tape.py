@@ -218,3 +218,26 @@ def test_batch_and_linter_agree_on_a_suspension(tmp_path):
     results = batch.run_lint([str(tmp_path)], config)
     found = sorted((r.path.removeprefix(str(tmp_path) + "/"), f.line) for r in results for f in r.findings if f.rule == "WCT010")
     assert found == _wct010(lint_files(tmp_path, files))
+
+
+def test_a_tape_around_a_call_records_nothing_its_callee_runs_suspended(tmp_path):
+    # A user's ``with tape: solver.step(x)`` (dismech-newton's documented use): the step
+    # suspends that tape around its forward work, so the tape records none of it.
+    body = "        with suspended_tape() as tape:\n            self._step(x)\n"
+    files = _solver(body)
+    files["run.py"] = (
+        "import warp as wp\nfrom sim.solver import Solver\n\n"
+        "if __name__ == '__main__':\n"
+        "    s, x = Solver(), wp.zeros(4, requires_grad=True)\n"
+        "    tape = wp.Tape()\n    with tape:\n        s.step(x)\n    tape.backward(grads={x: x})\n"
+        "    s.sensitivity(x)\n"
+    )
+    assert _wct010(lint_files(tmp_path / "suspended", files)) == [("sim/forward.py", 3)]
+    program = _program(tmp_path / "suspended", {})
+    step = [launch for launch in program.modules["sim.solver"].launches if launch.function == "Solver._step"]
+    reach = TapeReach(program)
+    assert step and not any(reach.placed("sim.solver", launch) for launch in step)
+    # Without the suspension the user's tape records the step: silent.
+    files = _solver("        self._step(x)\n")
+    files["run.py"] = _solver(body)["run.py"].replace("    s.step(x)\n", "    with wp.Tape():\n        s.step(x)\n")
+    assert _wct010(lint_files(tmp_path / "recorded", files)) == []

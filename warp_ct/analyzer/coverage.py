@@ -547,7 +547,7 @@ class TapeReach:
         """True: taped; False: known untaped; None: unknown."""
         adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
         ref = FunctionRef(module, launch.function or "<module>")
-        if adjoint or self.program.taped(launch) or ref in self._taped:
+        if adjoint or self.program.taped(launch) or ref in self._taped and not self.program.suspended(launch):
             return True
         if module in self._opaque_reach:
             return None
@@ -578,8 +578,8 @@ class TapeReach:
                             opaque.add(module)
         callees: dict[FunctionRef, list[FunctionRef]] = {}
         for ref, _fact in program.functions():
-            for caller, _module, _call in program.callers(ref):
-                if caller is not None:
+            for caller, _module, call in program.callers(ref):
+                if caller is not None and not (call.withs and program.suspended(call)):  # as ``Program.taped_closure``
                     callees.setdefault(caller, []).append(ref)
         taped: set[FunctionRef] = set()
         while starts:

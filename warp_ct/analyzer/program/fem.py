@@ -35,6 +35,8 @@ class FemCalls:
         (or one such a module imports)."""
         if self.taped(call):
             return True
+        if call.withs and self.suspended(call):
+            return False  # ``with suspended_tape():``: no tape around its function records it
         runs, opaque = self.memo("program.taped_flows", self._taped_flows)
         if call.function is not None:
             ref: FunctionRef | None = FunctionRef(module, call.function)
@@ -274,7 +276,7 @@ class FemCalls:
                         opaque.add(module)
                         targets.extend(named)
                     starts.extend(targets)
-        seen = self.called_closure(starts)
+        seen = self.taped_closure(starts)
         reach = set(opaque)
         for module in opaque:
             reach |= self.imported_directly(module)

@@ -49,6 +49,76 @@ class Tapes:
                 return verdict
         return event.taped
 
+    def suspended(self, event: CallFact | LaunchFact | FemCallFact) -> bool:
+        """A ``with`` around ``event`` suspends the active tape and no tape opened inside it
+        records it: a tape around the call that runs its function records nothing of it."""
+        withs = event.withs
+        for index in range(len(withs) - 1, -1, -1):
+            verdict = self.tape_context(withs[index])
+            if verdict is not None:
+                return not verdict
+        return False
+
+    def suspends_anything(self) -> bool:
+        """Some launch or call of the program sits in a suspended block (most programs: none,
+        and the flows a tape runs are then every call's, as ``effects`` and ``called_closure``
+        follow them)."""
+
+        def compute() -> bool:
+            for facts in self.modules.values():
+                for launch in facts.launches:
+                    if launch.withs and self.suspended(launch):
+                        return True
+                for calls in (*(f.calls for f in facts.functions.values()), facts.module_calls, facts.main_calls):
+                    for call in calls:
+                        if call.withs and self.suspended(call):
+                            return True
+            return False
+
+        return self.memo("program.suspends_anything", compute)
+
+    def taped_closure(self, starts: Sequence[FunctionRef]) -> set[FunctionRef]:
+        """The functions a tape block's calls to ``starts`` run while the tape records:
+        ``called_closure``, less what runs only through calls in a suspended block."""
+        if not self.suspends_anything():
+            return self.called_closure(starts)
+        seen: set[FunctionRef] = set()
+        stack = list(starts)
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            fact = self.function(ref)
+            if fact is not None:
+                for call in fact.calls:
+                    if call.withs and self.suspended(call):
+                        continue
+                    targets = self._call_targets(ref.module, fact, call.callee)
+                    patched = self._patched(call.callee) if not targets and call.callee.startswith("warp.") else None
+                    stack.extend(t for t in (*targets, patched) if t is not None and t not in seen)
+        return seen
+
+    def _taped_loads(self, starts: Sequence[FunctionRef]) -> set[str]:
+        """The Warp modules the launches a tape block's calls to ``starts`` run load while
+        the tape records (``effects``' loads, less those of suspended blocks)."""
+        modules: set[str] = set()
+        if not self.suspends_anything():
+            for target in starts:
+                for event in self.effects(target):
+                    if event.kind == "load":
+                        modules.update(event.warp_modules)
+            return modules
+        flows = self.taped_closure(starts)
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                if launch.function is None or FunctionRef(module, launch.function) not in flows:
+                    continue
+                if launch.withs and self.suspended(launch):
+                    continue
+                modules.update(_module_key(t) for t in self.launch_modules(module, index) if t is not UNRESOLVED)
+        return modules
+
     def tape_context(self, context: WithFact) -> bool | None:
         """True: the ``with`` block records on a tape (``wp.Tape()``, a name or attribute
         holding one, a project subclass of it, or a context the model does not resolve whose
@@ -135,6 +205,7 @@ class Tapes:
         modules: set[str] = set()
         opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
         unnamed = self._reaching_unnamed_launches()
+        starts: list[FunctionRef] = []  # what the calls inside tape blocks run
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
@@ -161,9 +232,8 @@ class Tapes:
                     for target in targets:
                         if target in unnamed:
                             opaque.add(module)
-                        for event in self.effects(target):
-                            if event.kind == "load":
-                                modules.update(event.warp_modules)
+                    starts.extend(targets)
+        modules |= self._taped_loads(starts)
         return (modules, opaque)
 
 
