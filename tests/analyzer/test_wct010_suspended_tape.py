@@ -241,3 +241,24 @@ def test_a_tape_around_a_call_records_nothing_its_callee_runs_suspended(tmp_path
     files = _solver("        self._step(x)\n")
     files["run.py"] = _solver(body)["run.py"].replace("    s.step(x)\n", "    with wp.Tape():\n        s.step(x)\n")
     assert _wct010(lint_files(tmp_path / "recorded", files)) == []
+
+
+def test_an_edit_of_the_context_manager_changes_what_its_users_record(tmp_path):
+    # An editor's session: solver.py's reading of its ``with`` block comes from state.py; an
+    # edit there (the suspension gone) must reach the verdict on forward.py without an edit of
+    # solver.py (WCT010 keeps each file's backward facts between edits).
+    body = "        with suspended_tape() as tape:\n            self._step(x)\n"
+    write_files(tmp_path, _solver(body))
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project(read_source(p) for p in discover([str(tmp_path)], linter.config))
+    forward, state = tmp_path / "sim" / "forward.py", tmp_path / "sim" / "state.py"
+
+    def wct010() -> list[int]:
+        return [f.line for f in linter.lint_text(str(forward), forward.read_text()).findings if f.rule == "WCT010"]
+
+    assert wct010() == [3]
+    recording = SUSPEND.replace("tape, runtime.tape = runtime.tape, None", "tape = runtime.tape")
+    linter.lint_text(str(state), recording)
+    assert wct010() == []
+    linter.lint_text(str(state), SUSPEND)
+    assert wct010() == [3]
