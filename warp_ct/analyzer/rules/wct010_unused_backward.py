@@ -726,6 +726,15 @@ class UnusedBackward(Rule):
     object of unknown type (`self.policy.act(x)`) counts for every project method of
     that name.
 
+    A `with` block is a tape when the model sees one: `wp.Tape()`, a name or attribute
+    holding a `wp.Tape` (`with tape:`, `with self.recorder:`), a project subclass of
+    `wp.Tape`. A project context manager that sets Warp's runtime tape to None
+    (`runtime.tape = None`, `tape, runtime.tape = runtime.tape, None`: a
+    `suspended_tape()` pausing the caller's tape around a solver's forward step) records
+    nothing inside it, nor in what it calls, and neither does a tape around the call that
+    runs it; a `wp.Tape` opened inside it still records. A context the model cannot
+    resolve counts as a tape when its text names one (`with something_tape():`).
+
     ## Why it costs compile time
     With backward enabled (Warp's default) every kernel is compiled twice over: the
     forward code and its adjoint, which is often larger than the forward code. For a
