@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from warp_ct.analyzer import batch
 from warp_ct.analyzer.coverage import TapeReach
 from warp_ct.analyzer.engine import Linter, discover, read_source
@@ -262,3 +264,14 @@ def test_an_edit_of_the_context_manager_changes_what_its_users_record(tmp_path):
     assert wct010() == []
     linter.lint_text(str(state), SUSPEND)
     assert wct010() == [3]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a helper's launch placed at a call site (program/kernels.py _launches_at_call_sites) keeps the helper's "
+    "with contexts only: the copy needs withs=(*call.withs, *launch.withs) to see the caller's suspension"))
+def test_a_helper_launching_its_kernel_argument_inside_a_suspension_is_not_taped(tmp_path):
+    body = "        with suspended_tape():\n            _launch(forward.predict, x)\n            _launch(forward.correct, x)\n"
+    files = _solver(body)
+    files["sim/solver.py"] = files["sim/solver.py"].replace(
+        "class Solver:", "def _launch(kernel, x):\n    wp.launch(kernel, dim=x.shape, inputs=[x])\n\n\nclass Solver:")
+    assert _wct010(lint_files(tmp_path, files)) == [("sim/forward.py", 3)]
