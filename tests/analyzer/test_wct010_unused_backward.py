@@ -507,3 +507,24 @@ def test_backward_facts_come_from_the_file_facts_not_from_matching_parentheses()
     assert facts.by_name == {"pkg.render": False, "pkg.train": True}
     computed = "import warp as wp\n\nwp.set_module_options(OPTIONS)\n"
     assert _model_facts(file_facts(computed), extract("c.py", computed, "c", False)).self_backward_unknown
+
+
+def test_a_test_modules_own_kernels_are_not_worth_a_finding(tmp_path):
+    # A test file's kernel module is built once per test run and its backward share is a
+    # fraction of a second; a library module the tests launch is still the library's.
+    test_body = (
+        "import warp as wp\nfrom sim.physics import integrate\n\n"
+        "@wp.kernel\ndef fill(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "def test_step():\n"
+        "    x = wp.zeros(4)\n"
+        "    wp.launch(fill, dim=x.shape, inputs=[x])\n"
+        "    wp.launch(integrate, dim=x.shape, inputs=[x])\n"
+    )
+    files = {
+        "sim/__init__.py": "",
+        "sim/physics.py": kernels("integrate"),
+        "tests/__init__.py": "",
+        "tests/test_physics.py": test_body,
+        "test_standalone.py": test_body,
+    }
+    assert _only(lint_files(tmp_path, files)) == [("sim/physics.py", 3)]

@@ -41,6 +41,7 @@ from warp_ct.analyzer.program.base import (
     argument_passed,
     innermost_call,
     is_demo_path,
+    is_test_module,
     is_test_path,
     module_key,
 )
@@ -109,5 +110,5 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
 __all__ = [
     "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
     "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "innermost_call", "is_demo_path",
-    "is_test_path", "module_key",
+    "is_test_module", "is_test_path", "module_key",
 ]  # fmt: skip

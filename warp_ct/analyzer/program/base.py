@@ -209,6 +209,15 @@ def is_test_path(path: str) -> bool:
             or any(p in _TEST_DIRS for p in parts[:-1]))  # fmt: skip
 
 
+def is_test_module(module: str) -> bool:
+    """A test module by its name in its project (``pkg.tests.test_ops``, ``test_ops``,
+    ``conftest``): unlike a path, it does not depend on where the project lives."""
+    parts = module.split(".")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test") or name == "conftest"
+            or any(p in _TEST_DIRS for p in parts[:-1]))  # fmt: skip
+
+
 _DEMO_DIRS = ("examples", "example", "benchmarks", "benchmark", "docs", "tutorials", "notebooks")
 
 
