@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from warp_ct.analyzer import batch
 from warp_ct.analyzer.coverage import TapeReach
 from warp_ct.analyzer.engine import Linter, discover, read_source
@@ -266,9 +264,6 @@ def test_an_edit_of_the_context_manager_changes_what_its_users_record(tmp_path):
     assert wct010() == [3]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a helper's launch placed at a call site (program/kernels.py _launches_at_call_sites) keeps the helper's "
-    "with contexts only: the copy needs withs=(*call.withs, *launch.withs) to see the caller's suspension"))
 def test_a_helper_launching_its_kernel_argument_inside_a_suspension_is_not_taped(tmp_path):
     body = "        with suspended_tape():\n            _launch(forward.predict, x)\n            _launch(forward.correct, x)\n"
     files = _solver(body)

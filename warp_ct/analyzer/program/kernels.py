@@ -413,6 +413,7 @@ class Kernels:
                 max_workers=passed(launch.max_workers), span=call.span, function=function, order=call.order,
                 loop_depth=call.loop_depth + launch.loop_depth, guarded=call.guarded or launch.guarded,
                 taped=call.taped or launch.taped, path=call.path, kernel_span=None,
+                withs=(*call.withs, *launch.withs),  # the caller's contexts around the helper's own
             )  # fmt: skip
             if kernel.kind == "param":
                 if function is not None:
