@@ -528,3 +528,29 @@ def test_a_test_modules_own_kernels_are_not_worth_a_finding(tmp_path):
         "test_standalone.py": test_body,
     }
     assert _only(lint_files(tmp_path, files)) == [("sim/physics.py", 3)]
+
+
+def test_a_projects_own_vjp_method_is_not_an_autodiff_library(tmp_path):
+    # dismech-newton's solver has a hand-made adjoint, ``Solver.vjp``: calling it runs project
+    # code the model follows, not JAX's or torch.func's machinery.
+    solver = (
+        "import warp as wp\nfrom sim.physics import integrate\nfrom sim.loss import residual\n\n"
+        "class Solver:\n"
+        "    def vjp(self, x):\n"
+        "        tape = wp.Tape()\n"
+        "        with tape:\n"
+        "            wp.launch(residual, dim=x.shape, inputs=[x])\n"
+        "        tape.backward()\n\n"
+        "    def step(self, x):\n"
+        "        wp.launch(integrate, dim=x.shape, inputs=[x])\n"
+        "        self.vjp(x)\n\n"
+        "def run():\n    Solver().step(wp.zeros(4))\n\n"
+        "if __name__ == '__main__':\n    run()\n"
+    )
+    files = {"sim/__init__.py": "", "sim/physics.py": kernels("integrate"), "sim/loss.py": kernels("residual"),
+             "sim/solver.py": solver}
+    assert _only(lint_files(tmp_path, files)) == [("sim/physics.py", 3)]
+    # JAX's, imported by name, differentiates through code the model does not follow.
+    files["sim/solver.py"] = solver.replace("import warp as wp\n", "import warp as wp\nfrom jax import vjp\n").replace(
+        "        self.vjp(x)\n", "        vjp(self.step, x)\n")
+    assert _only(lint_files(tmp_path, files)) == []

@@ -62,14 +62,18 @@ _DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
     (None, "gradcheck"), (None, "jacobian"), (None, "autograd"), _JAX_GRAD, (None, "enable_backward"),
 )  # fmt: skip
 # Always "gradients flow through code we do not follow":
-# gradcheck|jacobian|autograd|jax\.(?:grad|vjp|value_and_grad)|\bvjp\s*\(
+# warp.autograd|wp.autograd|jax\.(?:grad|vjp|value_and_grad)
 # (A ``torch.autograd.Function`` whose ``backward`` launches hand-written kernels does not
 # differentiate through Warp's adjoints: only a tape or an adjoint launch inside it would.)
 # Warp's own ``wp.autograd.gradcheck`` / ``jacobian`` count; the bare words do not: packages
-# that compute Jacobians by hand, or test with torch's gradcheck, say them everywhere.
-_OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-    (None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD, (re.compile(r"\bvjp\s*\("), "vjp"),
-)  # fmt: skip
+# that compute Jacobians by hand, or test with torch's gradcheck, say them everywhere. A
+# ``vjp`` counts when the file's facts name the library's (``_AUTODIFF_ROOTS``, ``_AUTODIFF_NAMES``), not a
+# project's own method of that name (``self.vjp(...)`` of a solver's hand-made adjoint).
+_OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = ((None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD)
+# Import-resolved calls of autodiff libraries that may run Warp's adjoints through code the
+# model does not follow (``from jax import vjp; vjp(f, x)``, ``torch.func.vjp``).
+_AUTODIFF_ROOTS = ("jax.", "torch.func.", "functorch.")
+_AUTODIFF_NAMES = frozenset({"grad", "vjp", "value_and_grad", "jacrev", "jacfwd", "grad_and_value"})
 # Hints that gradients are wanted somewhere (a tape may live in a caller):
 # \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
 _WANTS_GRAD: tuple[tuple[re.Pattern[str] | None, str], ...] = (_TAPE_WORD, _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS)
@@ -135,7 +139,7 @@ def _mentions(text: str, alternatives: tuple[tuple[re.Pattern[str] | None, str],
 
 def file_facts(text: str) -> BackwardFacts:
     """What the text alone says (no syntax): the names it launches, machinery the program
-    model does not follow (JAX, ``wp.autograd``, ``vjp``), and whether it asks for gradients
+    model does not follow (JAX, ``wp.autograd``), and whether it asks for gradients
     at all. What tapes record, adjoint launches and backward options come from the file's
     facts (``_model_facts``): the rule matches no parentheses of its own."""
     facts = BackwardFacts()
@@ -183,6 +187,8 @@ def _model_facts(text_facts: BackwardFacts, ff: FileFacts, taped: Callable[[Any]
     scopes.append([*ff.module_calls, *ff.main_calls])
     for calls in scopes:
         for call in calls:
+            if call.callee.startswith(_AUTODIFF_ROOTS) and call.callee.rsplit(".", 1)[-1] in _AUTODIFF_NAMES:
+                facts.opaque = facts.opaque_text = True
             if not taped(call):
                 continue
             taped_anything = True
