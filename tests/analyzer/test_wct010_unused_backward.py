@@ -554,3 +554,26 @@ def test_a_projects_own_vjp_method_is_not_an_autodiff_library(tmp_path):
     files["sim/solver.py"] = solver.replace("import warp as wp\n", "import warp as wp\nfrom jax import vjp\n").replace(
         "        self.vjp(x)\n", "        vjp(self.step, x)\n")
     assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_a_tape_over_a_method_of_an_unknown_integrator_differentiates_its_kernels(tmp_path):
+    # ``integrator.simulate(x)`` on an object picked at run time: any project method of that
+    # name may run on the tape (a callee starting like a builtin, ``int``, is not one).
+    files = {
+        "sim/__init__.py": "",
+        "sim/physics.py": kernels("integrate") + (
+            "\n\nclass Integrator:\n    def simulate(self, x):\n"
+            "        wp.launch(integrate, dim=x.shape, inputs=[x])\n"
+        ),
+        "train.py": (
+            "import warp as wp\nfrom sim.physics import Integrator\n\nINTEGRATORS = {}\n\n"
+            "def train(name, x):\n"
+            "    integrator = INTEGRATORS[name]\n"
+            "    tape = wp.Tape()\n"
+            "    with tape:\n"
+            "        integrator.simulate(x)\n"
+            "    tape.backward()\n"
+            "\nif __name__ == '__main__':\n    INTEGRATORS['euler'] = Integrator()\n    train('euler', wp.zeros(4))\n"
+        ),
+    }
+    assert _only(lint_files(tmp_path, files)) == []

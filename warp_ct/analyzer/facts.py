@@ -1800,7 +1800,7 @@ _OTHER_CALL_NAMES = frozenset({
 })  # fmt: skip
 # Calls a function's facts need not keep: builtins and numpy/math never run project code, and
 # a tape over them records nothing (a fifth of newton's calls, with every argument's value).
-# (A subset of program._TAPE_HARMLESS_ROOTS: what a tape block may call without hiding anything.)
+# (A subset of program._TAPE_HARMLESS_BUILTINS: what a tape block may call without hiding anything.)
 _BUILTIN_CALLS = frozenset({
     "len", "range", "print", "int", "float", "str", "abs", "min", "max", "sum", "zip", "enumerate",
     "isinstance", "list", "tuple", "dict",

@@ -174,10 +174,13 @@ def _collection_elements(value: Value) -> bool:
     return any(_collection_elements(item) for item in value.items)
 
 
-# Calls inside a tape block that cannot launch project kernels.
-_TAPE_HARMLESS_ROOTS = ("warp.", "numpy.", "math.", "torch.", "print", "len", "range", "float", "int", "zip",
-                        "enumerate", "min", "max", "abs", "sum", "list", "tuple", "dict", "isinstance", "str",
-                        "tape.", "self.tape.", "time.", "super")  # fmt: skip
+# Calls inside a tape block that cannot launch project kernels: anything under these
+# dotted roots, and these builtins by their exact name (not ``integrate`` for ``int``).
+_TAPE_HARMLESS_ROOTS = ("warp.", "numpy.", "math.", "torch.", "tape.", "self.tape.", "time.")
+_TAPE_HARMLESS_BUILTINS = frozenset({
+    "print", "len", "range", "float", "int", "zip", "enumerate", "min", "max", "abs", "sum", "list", "tuple",
+    "dict", "isinstance", "str", "super", "getattr", "hasattr",
+})  # fmt: skip
 
 
 _TAPE_HARMLESS_METHODS = ("zero_", "fill_", "assign", "numpy", "append", "item", "copy", "clone", "reshape",

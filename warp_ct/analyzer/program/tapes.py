@@ -7,6 +7,7 @@ from typing import Sequence
 from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
     _NO_TARGETS,
+    _TAPE_HARMLESS_BUILTINS,
     _TAPE_HARMLESS_METHODS,
     _TAPE_HARMLESS_ROOTS,
     UNRESOLVED,
@@ -17,7 +18,7 @@ from warp_ct.analyzer.program.base import (
 
 
 def _harmless_in_tape(callee: str) -> bool:
-    if callee.startswith(_TAPE_HARMLESS_ROOTS) or callee in _TAPE_HARMLESS_ROOTS:
+    if callee.startswith(_TAPE_HARMLESS_ROOTS) or callee in _TAPE_HARMLESS_BUILTINS:
         return True
     last = callee.rsplit(".", 1)[-1]
     return last in _TAPE_HARMLESS_METHODS or last.startswith("assert") or (last[:1].isupper() and "." not in callee)
