@@ -577,3 +577,16 @@ def test_a_tape_over_a_method_of_an_unknown_integrator_differentiates_its_kernel
         ),
     }
     assert _only(lint_files(tmp_path, files)) == []
+
+
+def test_a_test_modules_unique_kernels_are_not_worth_a_finding_either(tmp_path):
+    body = (
+        "import warp as wp\n\n"
+        "@wp.kernel(module='unique')\ndef fill(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "def {name}():\n"
+        "    x = wp.zeros(4)\n"
+        "    wp.launch(fill, dim=x.shape, inputs=[x])\n"
+        "\nif __name__ == '__main__':\n    {name}()\n"
+    )
+    files = {"util_test.py": body.format(name="test_fill"), "tool.py": body.format(name="main")}
+    assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]

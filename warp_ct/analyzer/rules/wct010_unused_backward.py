@@ -498,8 +498,8 @@ def _unique_kernels_to_report(project: "Project", program: Program, summary: "Fi
     ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
     differentiates, and the modules that launch them (for the message)."""
     module = summary.module_name
-    if not kernels or facts.self_backward is False or module in verdict.differentiated:
-        return [], ""
+    if not kernels or facts.self_backward is False or module in verdict.differentiated or is_test_module(module):
+        return [], ""  # (a test's own kernels: see ``_module_finding``)
     if _backward_off_in_every_run(program, verdict, module):
         return [], ""
     consumers = _consumers(project, summary, verdict)
@@ -575,6 +575,8 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
     program, module = ctx.program, ctx.module_name
     if call.integrand is None:
         return None  # ``fem.interpolate(fem.ImplicitField(...))``: warp.fem wraps it in a kernel of its own module
+    if is_test_module(module):
+        return None  # a test's own kernels (``_module_finding``)
     if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
         return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
     facts = _facts(ctx.project, ctx.project.files[ctx.path])
@@ -859,8 +861,9 @@ class UnusedBackward(Rule):
     a script shipped beside it) still builds backward code for it. When every run in view
     turns it off, nothing is reported.
 
-    A test's own kernels (a module named `test_*`, `*_test`, `conftest` or inside a
-    `tests`/`test` package) are not reported: such a module is built once per test run,
+    A test's own kernels (in a module named `test_*`, `*_test`, `conftest` or inside a
+    `tests`/`test` package: its module, its `module="unique"` kernels, its `fem.integrate`
+    calls) are not reported: such a module is built once per test run,
     and its backward share is a fraction of a second (one kernel on CPU: 2.00 s cold with
     it, 1.93 s without). Library modules the tests launch are judged as usual.
 
