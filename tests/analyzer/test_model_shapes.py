@@ -1039,3 +1039,17 @@ def run(a):
     wp.launch(ext.p2g, dim=a.shape, inputs=[a])
 """}
     assert launched(tmp_path, files)[("pkg/use.py", 6)] is None
+
+
+def test_attributes_written_from_each_other_stay_unknown_and_end(tmp_path):
+    # ``a.grid_op = b.grid_op``: the name's values go round in a cycle (cut: unknown).
+    files = {**HANDED_ON, "pkg/swap.py": """\
+import warp as wp
+
+
+def swap(a, b):
+    a.grid_op, b.grid_op = b.grid_op, a.grid_op
+    a.grid_op = b.grid_op
+"""}
+    found = launched(tmp_path, files)
+    assert found[("pkg/integrator.py", 7)] is None and found[("pkg/integrator.py", 6)] == ["p2g"]

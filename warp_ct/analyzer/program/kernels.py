@@ -994,6 +994,14 @@ class Kernels:
         see it (a NamedTuple's or a dataclass's field, set by its constructor's arguments; a
         property), when no kernel is given, or when the kernels live in more than one Python
         module: then what a rule says of the launch's module would depend on which it is."""
+        if depth > MAX_DEPTH:
+            self._queries.cut(None)
+            return None
+        # Asked once per name (``a.k = b.k`` is a cycle through it: cut, unknown).
+        found = self._queries.ask(("named attribute", attr), None, lambda: self._named_attribute_of(attr, depth), None)
+        return list(found) if found is not None else None
+
+    def _named_attribute_of(self, attr: str, depth: int) -> tuple[Any, ...] | None:
         givers = self._attribute_givers().get(attr)
         if not givers or attr.startswith("__"):
             return None
@@ -1011,7 +1019,7 @@ class Kernels:
             out.extend(found)
         if not out or len({ref.module for ref in out if isinstance(ref, KernelRef)}) != 1 or self._tuple_field(attr):
             return None
-        return out
+        return tuple(dict.fromkeys(out))
 
     def _given_kernels(self, giver: AttributeGiver, depth: int) -> list[Any]:
         if giver.kernel is not None:
