@@ -4,7 +4,7 @@ functions a flow can run.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from warp_ct.analyzer.facts import (
     CallFact,
@@ -488,9 +488,12 @@ class Calls:
         return self._callers_closure(targets, enclosing=True)
 
 
-    def called_closure(self, starts: Iterable[FunctionRef]) -> set[FunctionRef]:
+    def called_closure(self, starts: Iterable[FunctionRef], skip: Callable[[CallFact], bool] | None = None,
+                       *, patched: bool = False) -> set[FunctionRef]:  # fmt: skip
         """``starts`` and every project function their runs call, transitively (the other
-        direction from ``reaching``)."""
+        direction from ``reaching``), but for the calls ``skip`` leaves out; ``patched``:
+        a call of a Warp API the project replaced (``wp.sim.collide = collide``) runs the
+        replacement."""
         seen: set[FunctionRef] = set()
         stack = list(starts)
         while stack:
@@ -499,9 +502,16 @@ class Calls:
                 continue
             seen.add(ref)
             fact = self.function(ref)
-            if fact is not None:
-                for call in fact.calls:
-                    stack.extend(t for t in self._call_targets(ref.module, fact, call.callee) if t not in seen)
+            if fact is None:
+                continue
+            for call in fact.calls:
+                if skip is not None and skip(call):
+                    continue
+                targets = self._call_targets(ref.module, fact, call.callee)
+                if patched and not targets and call.callee.startswith("warp."):
+                    replaced = self._patched(call.callee)
+                    targets = [replaced] if replaced is not None else []
+                stack.extend(t for t in targets if t not in seen)
         return seen
 
 

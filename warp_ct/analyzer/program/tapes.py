@@ -83,22 +83,7 @@ class Tapes:
         ``called_closure``, less what runs only through calls in a suspended block."""
         if not self.suspends_anything():
             return self.called_closure(starts)
-        seen: set[FunctionRef] = set()
-        stack = list(starts)
-        while stack:
-            ref = stack.pop()
-            if ref in seen:
-                continue
-            seen.add(ref)
-            fact = self.function(ref)
-            if fact is not None:
-                for call in fact.calls:
-                    if call.withs and self.suspended(call):
-                        continue
-                    targets = self._call_targets(ref.module, fact, call.callee)
-                    patched = self._patched(call.callee) if not targets and call.callee.startswith("warp.") else None
-                    stack.extend(t for t in (*targets, patched) if t is not None and t not in seen)
-        return seen
+        return self.called_closure(starts, skip=lambda call: bool(call.withs) and self.suspended(call), patched=True)
 
     def _taped_loads(self, starts: Sequence[FunctionRef]) -> set[str]:
         """The Warp modules the launches a tape block's calls to ``starts`` run load while
