@@ -590,3 +590,17 @@ def test_a_test_modules_unique_kernels_are_not_worth_a_finding_either(tmp_path):
     )
     files = {"util_test.py": body.format(name="test_fill"), "tool.py": body.format(name="main")}
     assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]
+
+
+def test_a_test_that_turns_backward_on_explicitly_is_not_reported(tmp_path):
+    # Warp's own tests ask for backward code on purpose (test_func_inline, test_cluster_dim).
+    body = (
+        "import warp as wp\n\n"
+        "@wp.kernel(enable_backward=True)\ndef fill(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n"
+        "def {name}():\n"
+        "    x = wp.zeros(4)\n"
+        "    wp.launch(fill, dim=x.shape, inputs=[x])\n"
+        "\nif __name__ == '__main__':\n    {name}()\n"
+    )
+    files = {"tests/__init__.py": "", "tests/test_inline.py": body.format(name="test_fill"), "tool.py": body.format(name="main")}
+    assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]

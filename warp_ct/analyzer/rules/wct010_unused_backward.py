@@ -862,10 +862,11 @@ class UnusedBackward(Rule):
     turns it off, nothing is reported.
 
     A test's own kernels (in a module named `test_*`, `*_test`, `conftest` or inside a
-    `tests`/`test` package: its module, its `module="unique"` kernels, its `fem.integrate`
-    calls) are not reported: such a module is built once per test run,
-    and its backward share is a fraction of a second (one kernel on CPU: 2.00 s cold with
-    it, 1.93 s without). Library modules the tests launch are judged as usual.
+    `tests`/`test` package: its module, its `module="unique"` kernels, its kernel
+    decorators, its `fem.integrate` calls) are not reported: such a module is built once
+    per test run, and its backward share is a fraction of a second (one kernel on CPU:
+    2.00 s cold with it, 1.93 s without). Library modules the tests launch are judged as
+    usual.
 
     If the module's kernels are differentiated by code outside the project, keep the
     default and suppress with `# noqa: WCT010`.
@@ -890,8 +891,8 @@ class UnusedBackward(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as the checks, taken on the project view alone: most kernel
         # files of a library are differentiated, configured, or launched by nobody in view.
-        if not _tree_decides(summary, project):
-            return False  # ``query`` decides
+        if not _tree_decides(summary, project) or is_test_module(summary.module_name):
+            return False  # ``query`` decides; a test's own kernels are not reported (``_module_finding``)
         if "kernel(" in summary.text and _UNIQUE_RE.search(summary.text) and project.facts(summary).kernel_calls:
             return True  # a kernel decorator of the project's own (``_check_kernel_decorators``)
         if not summary.kernel_names:
@@ -915,6 +916,8 @@ class UnusedBackward(Rule):
         """The module's finding where the facts name all it needs: its kernels' decorators
         and where its imports end (most kernel files: no tree). ``leave_module`` takes the
         files ``_tree_decides`` gives it, and only those."""
+        if is_test_module(ctx.module_name):
+            return  # a test's own kernels (``_module_finding``)
         check_fem_calls(ctx)
         summary = ctx.project.files.get(ctx.path)
         if summary is None or not summary.kernel_names or _tree_decides(summary, ctx.project):
@@ -944,8 +947,8 @@ class UnusedBackward(Rule):
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
         summary = project.files.get(ctx.path)
-        if summary is None or not _tree_decides(summary, project):
-            return  # ``query``'s file
+        if summary is None or not _tree_decides(summary, project) or is_test_module(ctx.module_name):
+            return  # ``query``'s file, or a test's own kernels (``_module_finding``)
         if ctx.facts.kernel_calls:
             self._check_kernel_decorators(ctx)
         if not summary.kernel_names:
