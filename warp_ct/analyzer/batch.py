@@ -151,6 +151,7 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
             if source.text is not None:  # what cannot be read is reported only where it was named
                 context.append(source)
     linter = Linter(config)
+    linter.project.root = os.path.realpath(scope.root)  # where the project lives makes no file a test
     cache: ResultCache | None = None
     hits: dict[int, FileResult] = {}
     if cache_dir is not None:

@@ -127,6 +127,7 @@ def _measure_scope(scope: Scope, files: list, config: Config) -> ProjectCoverage
     ]
     linter = Linter(config)
     project = linter.project
+    project.root = os.path.realpath(scope.root)
     try:
         # One order for the project's files whatever was named, as ``batch`` does: module
         # names claimed first win.
@@ -615,5 +616,4 @@ class TapeReach:
         fact = program.function(flow)
         if fact is not None and fact.parent is not None:
             return True  # a nested function: its parent is in the closure
-        facts = program.modules.get(flow.module)
-        return facts is not None and is_test_path(facts.path)
+        return flow.module in program.modules and is_test_path(program.project_path(flow.module))

@@ -35,6 +35,7 @@ from warp_ct.analyzer.model import (
 from warp_ct.analyzer.noqa import NoqaMap, parse_noqa
 from warp_ct.analyzer.project import FileSummary, Project, module_name_for
 from warp_ct.analyzer.query import QueryContext
+from warp_ct.analyzer.scope import scope_root
 from warp_ct.analyzer.rules import all_rules
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.config import Config
@@ -244,6 +245,13 @@ class Linter:
     # ------------------------------------------------------------------ entry points
     def lint_paths(self, paths: Iterable[str], *, on_file: Callable[[FileResult], None] | None = None) -> list[FileResult]:
         files = read_sources(paths, self.config)
+        if self.project.root is None and files:
+            # One project's files (``batch`` splits a run by project): its folder, against
+            # which a file's folders tell a test or an example.
+            markers: dict[str, str | None] = {}
+            roots = {scope_root(source.path, markers)[0] for source in files}
+            if len(roots) == 1:
+                self.project.root = os.path.realpath(roots.pop())
         self.add_to_project(files)
         results = []
         for source in files:

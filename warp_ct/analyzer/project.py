@@ -25,7 +25,7 @@ from astroid.exceptions import AstroidBuildingError
 from warp_ct.analyzer import textscan, warp_stub
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
-from warp_ct.analyzer.program import Program
+from warp_ct.analyzer.program import Program, path_in_project
 from warp_ct.analyzer.syntax import (
     absolute_module, attach_parents, gc_paused, parse_text, set_module_of, without_type_params,
 )
@@ -284,6 +284,10 @@ class Project:
     """All files of one lint run (or one editor workspace), by path and by module name."""
 
     def __init__(self) -> None:
+        # The project's folder (real path) where the caller knows it (a batch's scope, an
+        # editor's folder): the files' paths are read against it (``path_in_project``).
+        self.root: str | None = None
+        self._paths_in_project: dict[str, str] = {}
         self.files: dict[str, FileSummary] = {}
         self.by_module: dict[str, FileSummary] = {}
         self.rule_summarizers: dict[str, Callable[[FileSummary], Any]] = {}
@@ -479,6 +483,14 @@ class Project:
             return True
         return any(imp in self.by_module or imp.rsplit(".", 1)[0] in self.by_module for imp in summary.imports)
 
+    def path_in_project(self, path: str) -> str:
+        """``path`` inside the project (``program.path_in_project``): what tells a test or an
+        example by its folders, wherever the project lives."""
+        found = self._paths_in_project.get(path)
+        if found is None:
+            found = self._paths_in_project[path] = path_in_project(path, self.root)
+        return found
+
     def program(self) -> Program:
         """The model of every linted file that takes part in the Warp program: files that
         touch Warp or import project modules, and the helpers those import (a memoizing
@@ -486,7 +498,7 @@ class Project:
         if self._program is None:
             previous, self._previous_program = self._previous_program, None
             program = Program((self.facts(s) for s in self.program_members()), previous=previous,
-                              reusable=not self._frozen)  # fmt: skip
+                              reusable=not self._frozen, root=self.root)  # fmt: skip
             if self._frozen:
                 self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
                 program.loose_names()  # what an unknown call inside a tape can get to reads every call

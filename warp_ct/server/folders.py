@@ -121,7 +121,9 @@ class Folders:
             else:
                 self._show(problem)
         self._problems[root] = set(problems)
-        folder = Folder(root=root, config=config, linter=Linter(config), in_workspace=in_workspace, marked=marked)
+        linter = Linter(config)
+        linter.project.root = os.path.realpath(root)  # where the folder lives makes no file a test
+        folder = Folder(root=root, config=config, linter=linter, in_workspace=in_workspace, marked=marked)
         folder.snapshot_watched()
         return folder
 

@@ -44,6 +44,7 @@ from warp_ct.analyzer.program.base import (
     is_test_module,
     is_test_path,
     module_key,
+    path_in_project,
 )
 from warp_ct.analyzer.program.calls import Calls
 from warp_ct.analyzer.program.effects import Effects
@@ -61,11 +62,15 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
     part answers one kind of question (see the module docstring); they share the state set
     up here."""
 
-    def __init__(self, files: Iterable[FileFacts], previous: Program | None = None, *, reusable: bool = True) -> None:
+    def __init__(self, files: Iterable[FileFacts], previous: Program | None = None, *, reusable: bool = True,
+                 root: str | None = None) -> None:  # fmt: skip
         """``previous``: the program of the same files before an edit, whose answers that
         no edited file can change are taken over instead of computed again (see
         ``Calls.reusable_callers``); ``reusable``: keep what a next program could take over
-        (not in a batch, whose file set is final)."""
+        (not in a batch, whose file set is final); ``root``: the project's folder (real
+        path), which the files' paths are read against (``project_path``)."""
+        self.root = root
+        self._project_paths: dict[str, str] = {}
         self.modules: dict[str, FileFacts] = {}
         for facts in files:
             self.modules[facts.module] = facts
@@ -100,6 +105,13 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
         self._add_decorated_kernels()
         self._add_helper_launches()
 
+    def project_path(self, module: str) -> str:
+        """The path of ``module``'s file inside its project (``path_in_project``)."""
+        found = self._project_paths.get(module)
+        if found is None:
+            found = self._project_paths[module] = path_in_project(self.modules[module].path, self.root)
+        return found
+
     def memo(self, key: str, compute: Any) -> Any:
         """A program-wide answer (the model's or a rule's), computed once per program."""
         if key not in self._memo:
@@ -110,5 +122,5 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
 __all__ = [
     "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
     "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "innermost_call", "is_demo_path",
-    "is_test_module", "is_test_path", "module_key",
+    "is_test_module", "is_test_path", "module_key", "path_in_project",
 ]  # fmt: skip

@@ -4,6 +4,7 @@ how often code runs, and the helpers every part of the model shares."""
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -210,6 +211,20 @@ def is_test_path(path: str) -> bool:
     name = parts[-1]
     return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
             or any(p in _TEST_DIRS for p in parts[:-1]))  # fmt: skip
+
+
+def path_in_project(path: str, root: str | None) -> str:
+    """``path`` as its project sees it: relative to the project's root folder when it lies
+    under it, else as given. Where a project lives (``~/tests/app``, ``/srv/examples/sim``)
+    does not make its files tests or examples: ``is_test_path`` and ``is_demo_path`` read
+    this, whether the paths came absolute (an editor's) or relative (``warp-ct lint .``)."""
+    if not root:
+        return path
+    try:
+        relative = os.path.relpath(os.path.realpath(path), root)
+    except ValueError:  # another drive
+        return path
+    return path if relative == ".." or relative.startswith(".." + os.sep) else relative
 
 
 def is_test_module(module: str) -> bool:

@@ -58,9 +58,9 @@ class Frequencies:
             if not sites:
                 return self.frequency(parent, depth)
         best: Frequency | None = None
-        in_tests = is_test_path(self.modules[ref.module].path)
+        in_tests = is_test_path(self.project_path(ref.module))  # type: ignore[attr-defined]
         for caller, module, call in self.callers(ref):
-            if not in_tests and is_test_path(self.modules[module].path):
+            if not in_tests and is_test_path(self.project_path(module)):  # type: ignore[attr-defined]
                 continue  # tests drive an API their own way: not how the program runs it
             where = f"line {call.span[0]}" if module == ref.module else f"`{module}` line {call.span[0]}"
             if caller is None:

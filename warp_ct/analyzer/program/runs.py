@@ -69,7 +69,7 @@ class Runs:
                 imported.add(name.rsplit(".", 1)[0])
         entries = []
         for module, facts in self.modules.items():
-            if is_test_path(facts.path):
+            if is_test_path(self.project_path(module)):  # type: ignore[attr-defined]
                 continue
             script = module not in imported and (facts.module_calls or any(l.function is None for l in facts.launches))
             if module.rsplit(".", 1)[-1] == "__main__" or facts.has_main_guard or script:

@@ -10,7 +10,7 @@ from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.facts import KernelFact, Value, const, exclusive
 from warp_ct.analyzer.memo import is_memoized
-from warp_ct.analyzer.program import UNIQUE, Freq, Frequency, FunctionRef, Program
+from warp_ct.analyzer.program import UNIQUE, Freq, Frequency, FunctionRef, Program, is_test_path
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.rules.base import Rule
 
@@ -355,12 +355,7 @@ def _runs_once(func: _Function) -> bool:
 
 
 def _is_test_file(ctx: FileContext) -> bool:
-    parts = ctx.path.replace("\\", "/").split("/")
-    name = parts[-1]
-    return (
-        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-        or any(p in ("tests", "test", "testing") for p in parts[:-1])
-    )
+    return is_test_path(ctx.project.path_in_project(ctx.path))
 
 
 def _may_run_repeatedly(func: _Function, ctx: FileContext, depth: int) -> bool:

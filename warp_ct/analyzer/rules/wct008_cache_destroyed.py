@@ -574,7 +574,7 @@ class CacheDestroyed(Rule):
                 reason = _temporary_reason(node.value, ctx) or _temporary_from_callers(node.value, ctx)
                 if reason is None:
                     continue
-                if is_test_harness(ctx.path):
+                if is_test_harness(ctx.project.path_in_project(ctx.path)):
                     continue  # a private cache per test run is the right way to isolate a test
                 self._report(
                     node, ctx,
@@ -598,7 +598,7 @@ class CacheDestroyed(Rule):
         reason = deliberate_reason(node, ctx, conditions_only=conditions_only)
         if reason is None and restorable is not None and restored_in_scope(node, restorable, ctx):
             reason = "the old value is restored in the same function"
-        if reason is None and is_test_harness(ctx.path):
+        if reason is None and is_test_harness(ctx.project.path_in_project(ctx.path)):
             reason = "this is test code"
         if reason is not None:
             ctx.report(node, f"{message} (this looks deliberate: {reason})", severity=Severity.INFO)

@@ -143,7 +143,7 @@ class BlockDimSpread(Rule):
 
     def query(self, ctx: QueryContext) -> None:
         modules = _launches_by_module(ctx.program)
-        severity = Severity.INFO if is_test_harness(ctx.path) else None  # tests exercise block_dims on purpose
+        severity = Severity.INFO if is_test_harness(ctx.project.path_in_project(ctx.path)) else None  # tests exercise block_dims on purpose
         for group in _groups_launched_from(ctx.program, modules).get(ctx.module_name, ()):
             if group.kernels < 2:
                 continue

@@ -130,7 +130,7 @@ class ParallelCpuLoad(Rule):
         fixes = []
         if workers_node is not None and not (isinstance(workers_node, ast.Constant) and workers_node.value is None):
             fixes.append(ctx.fix("Load serially (`max_workers=0`)", ctx.replace_node(workers_node, "0"), safe=False))
-        if is_test_harness(ctx.path):
+        if is_test_harness(ctx.project.path_in_project(ctx.path)):
             # tests of parallel loading do this on purpose
             message += " (test code: reported as information)"
             severity, fixes = Severity.INFO, []

@@ -100,7 +100,7 @@ class PchDisabled(Rule):
             "precompiled headers are turned off: every CPU module parses Warp's headers again "
             "(about a second or more per module); measure a cold run with and without this line before keeping it"
         )
-        reason = deliberate_reason(node, ctx) or ("this is test code" if is_test_harness(ctx.path) else None)
+        reason = deliberate_reason(node, ctx) or ("this is test code" if is_test_harness(ctx.project.path_in_project(ctx.path)) else None)
         if reason is not None:
             ctx.report(node, f"{message} (this looks deliberate: {reason})", severity=Severity.INFO)
             return
