@@ -653,7 +653,7 @@ def _fem_application(program: Program, module: str, call: FemCallFact) -> str | 
     for entry in program.entry_modules():
         if entry == module:
             return entry
-        if is_demo_path(program.modules[entry].path):
+        if is_demo_path(program.project_path(entry)):
             continue
         if call.function is not None and FunctionRef(module, call.function) in program.reached_from(entry):
             return entry
@@ -1100,7 +1100,7 @@ def _backward_off_in_every_run(program: Program, verdict: _Verdict, module: str)
     runs = [entry for entry in program.entry_modules() if entry == module or module in program.imported_closure(entry)]
     if runs:
         return all(_run_turns_off(program, entry, sources, module) for entry in runs)
-    return any(function is None and not is_test_path(program.modules[source].path) and module in program.imported_closure(source)
+    return any(function is None and not is_test_path(program.project_path(source)) and module in program.imported_closure(source)
                for source, function in sources)  # fmt: skip
 
 
@@ -1131,13 +1131,13 @@ def _backward_off_at_applications(program: Program, verdict: _Verdict) -> list[s
         used: set[tuple[str, str | None]] = set()
         for entry in program.entry_modules():
             facts = program.modules.get(entry)
-            if facts is None or is_demo_path(facts.path):
+            if facts is None or is_demo_path(program.project_path(entry)):
                 continue
             parts = entry.split(".")
             loaded = program.imported_closure(entry) | {".".join(parts[:cut]) for cut in range(1, len(parts))}
             reached = None
             for source, function in sources:
-                if source not in loaded or is_test_path(program.modules[source].path):
+                if source not in loaded or is_test_path(program.project_path(source)):
                     continue
                 if function is not None:
                     reached = program.reached_from(entry) if reached is None else reached
@@ -1310,7 +1310,7 @@ def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]
 
 
 def _library(program: Program, module: str) -> bool:
-    path = program.modules[module].path
+    path = program.project_path(module)
     return not (is_test_path(path) or is_demo_path(path) or module.endswith("__main__"))
 
 
@@ -1321,7 +1321,7 @@ def _public(program: Program, ref: FunctionRef) -> bool:
     fact = program.function(ref)
     if fact is None or fact.is_kernel or fact.parent is not None or ref.module.endswith("__main__"):
         return False
-    path = program.modules[ref.module].path
+    path = program.project_path(ref.module)
     if is_test_path(path) or is_demo_path(path):
         return False
     if fact.name.startswith("_") and fact.name not in ("__call__", "__init__"):
@@ -1348,8 +1348,8 @@ def _project_tapes(program: Program) -> bool:
             return True
         return any(
             facts.differentiates and facts.warp_import_name is not None
-            and not is_test_path(facts.path) and not is_demo_path(facts.path)
-            for facts in program.modules.values()
+            and not is_test_path(program.project_path(module)) and not is_demo_path(program.project_path(module))
+            for module, facts in program.modules.items()
         )  # fmt: skip
 
     return program.memo("WCT010.project_tapes", compute)
@@ -1363,10 +1363,11 @@ def _unfollowed_tapes(program: Program) -> bool:
     do not reach is not differentiated by the project."""
 
     def compute() -> bool:
-        for facts in program.modules.values():
+        for module, facts in program.modules.items():
             if not facts.differentiates or facts.warp_import_name is None:
                 continue
-            if is_test_path(facts.path) or is_demo_path(facts.path):
+            path = program.project_path(module)
+            if is_test_path(path) or is_demo_path(path):
                 continue
             followed = any(program.taped(launch) for launch in facts.launches) or any(
                 program.taped(call) for calls in (*(f.calls for f in facts.functions.values()), facts.module_calls,
@@ -1432,8 +1433,7 @@ def _application_entries(program: Program) -> dict[str, str]:
                 launches.setdefault(owner, []).append((launch_module, index))
     found: dict[str, str] = {}
     for entry in program.entry_modules():
-        facts = program.modules[entry]
-        if is_demo_path(facts.path):
+        if is_demo_path(program.project_path(entry)):
             continue
         reached = program.reached_from(entry)
         owners = [entry, *(reached if len(reached) < len(launches) else (o for o in launches if o in reached))]
