@@ -604,3 +604,16 @@ def test_a_test_that_turns_backward_on_explicitly_is_not_reported(tmp_path):
     )
     files = {"tests/__init__.py": "", "tests/test_inline.py": body.format(name="test_fill"), "tool.py": body.format(name="main")}
     assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]
+
+
+def test_a_helper_in_a_tests_folder_that_is_no_package_is_test_code(tmp_path):
+    # ``tests/helpers.py`` without ``tests/__init__.py`` is the module ``helpers``: its folder
+    # inside the project says it is test code.
+    helper = "import warp as wp\n\n" + K.format(name="fill") + "\ndef run(x):\n    wp.launch(fill, dim=x.shape, inputs=[x])\n"
+    files = {
+        "pyproject.toml": '[project]\nname = "app"\n',
+        "tests/helpers.py": helper,
+        "tests/test_fill.py": "import warp as wp\nfrom helpers import run\n\ndef test_fill():\n    run(wp.zeros(4))\n",
+        "tool.py": helper + "\nif __name__ == '__main__':\n    run(wp.zeros(4))\n",
+    }
+    assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]

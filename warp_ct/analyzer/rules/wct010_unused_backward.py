@@ -439,6 +439,13 @@ def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, Ba
     return verdict, facts
 
 
+def _test_code(project: "Project", summary: "FileSummary | None") -> bool:
+    """A test's own file: by its module name (``pkg.tests.test_ops``, ``conftest``) or by its
+    folders inside the project (``tests/helpers.py`` of a test folder that is no package)."""
+    return summary is not None and (
+        is_test_module(summary.module_name) or is_test_path(project.path_in_project(summary.path)))
+
+
 def _module_finding(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
                     facts: BackwardFacts, live: int) -> tuple[str, Severity | None] | None:  # fmt: skip
     """The message (and severity; None: the rule's) for a module whose ``live`` kernels
@@ -446,7 +453,7 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
     module = summary.module_name
     if not live or facts.self_backward is False or verdict.configured.get(module, "unset") is True:
         return None
-    if is_test_module(module):
+    if _test_code(project, summary):
         # A test's own kernels: their module is built once per test run, and its backward
         # share is a fraction of a second (one kernel on CPU: 2.00 s cold with it, 1.93 s
         # without): nothing worth a finding in each test file.
@@ -498,7 +505,7 @@ def _unique_kernels_to_report(project: "Project", program: Program, summary: "Fi
     ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
     differentiates, and the modules that launch them (for the message)."""
     module = summary.module_name
-    if not kernels or facts.self_backward is False or module in verdict.differentiated or is_test_module(module):
+    if not kernels or facts.self_backward is False or module in verdict.differentiated or _test_code(project, summary):
         return [], ""  # (a test's own kernels: see ``_module_finding``)
     if _backward_off_in_every_run(program, verdict, module):
         return [], ""
@@ -575,7 +582,7 @@ def _fem_call_finding(ctx: "QueryContext", verdict: _Verdict,
     program, module = ctx.program, ctx.module_name
     if call.integrand is None:
         return None  # ``fem.interpolate(fem.ImplicitField(...))``: warp.fem wraps it in a kernel of its own module
-    if is_test_module(module):
+    if _test_code(ctx.project, ctx.project.files.get(ctx.path)):
         return None  # a test's own kernels (``_module_finding``)
     if call.options == "set" or call.grad_argument or program.fem_call_taped(module, call):
         return None  # its kernel_options decide, an argument asks for gradients, or a tape may record it
@@ -891,7 +898,7 @@ class UnusedBackward(Rule):
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # The same decisions as the checks, taken on the project view alone: most kernel
         # files of a library are differentiated, configured, or launched by nobody in view.
-        if not _tree_decides(summary, project) or is_test_module(summary.module_name):
+        if not _tree_decides(summary, project) or _test_code(project, summary):
             return False  # ``query`` decides; a test's own kernels are not reported (``_module_finding``)
         if "kernel(" in summary.text and _UNIQUE_RE.search(summary.text) and project.facts(summary).kernel_calls:
             return True  # a kernel decorator of the project's own (``_check_kernel_decorators``)
@@ -916,7 +923,7 @@ class UnusedBackward(Rule):
         """The module's finding where the facts name all it needs: its kernels' decorators
         and where its imports end (most kernel files: no tree). ``leave_module`` takes the
         files ``_tree_decides`` gives it, and only those."""
-        if is_test_module(ctx.module_name):
+        if _test_code(ctx.project, ctx.project.files.get(ctx.path)):
             return  # a test's own kernels (``_module_finding``)
         check_fem_calls(ctx)
         summary = ctx.project.files.get(ctx.path)
@@ -947,7 +954,7 @@ class UnusedBackward(Rule):
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         project = ctx.project
         summary = project.files.get(ctx.path)
-        if summary is None or not _tree_decides(summary, project) or is_test_module(ctx.module_name):
+        if summary is None or not _tree_decides(summary, project) or _test_code(project, summary):
             return  # ``query``'s file, or a test's own kernels (``_module_finding``)
         if ctx.facts.kernel_calls:
             self._check_kernel_decorators(ctx)
