@@ -489,11 +489,13 @@ class Calls:
 
 
     def called_closure(self, starts: Iterable[FunctionRef], skip: Callable[[CallFact], bool] | None = None,
-                       *, patched: bool = False) -> set[FunctionRef]:  # fmt: skip
+                       *, patched: bool = False,
+                       also: Callable[[FunctionRef, FunctionFact], Iterable[FunctionRef]] | None = None,
+                       ) -> set[FunctionRef]:  # fmt: skip
         """``starts`` and every project function their runs call, transitively (the other
         direction from ``reaching``), but for the calls ``skip`` leaves out; ``patched``:
         a call of a Warp API the project replaced (``wp.sim.collide = collide``) runs the
-        replacement."""
+        replacement; ``also``: more functions a reached one runs besides its calls."""
         seen: set[FunctionRef] = set()
         stack = list(starts)
         while stack:
@@ -512,6 +514,8 @@ class Calls:
                     replaced = self._patched(call.callee)
                     targets = [replaced] if replaced is not None else []
                 stack.extend(t for t in targets if t not in seen)
+            if also is not None:
+                stack.extend(also(ref, fact))
         return seen
 
 

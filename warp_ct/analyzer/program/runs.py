@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from warp_ct.analyzer.facts import FunctionFact
+
 from warp_ct.analyzer.program.base import (
     FunctionRef,
     KernelRef,
@@ -80,32 +82,20 @@ class Runs:
     def reached_from(self, entry: str) -> set[FunctionRef]:
         """Functions an entry module's top level (and ``__main__`` block) can run."""
         cache = self._reached
-        if entry in cache:
-            return cache[entry]
-        facts = self.modules[entry]
-        seen: set[FunctionRef] = set()
-        stack: list[FunctionRef] = []
-        for call in facts.module_calls + facts.main_calls:
-            stack.extend(self._call_targets(entry, None, call.callee))
-        while stack:
-            ref = stack.pop()
-            if ref in seen:
-                continue
-            seen.add(ref)
-            fact = self.function(ref)
-            if fact is None:
-                continue
-            for call in fact.calls:
-                stack.extend(t for t in self._call_targets(ref.module, fact, call.callee) if t not in seen)
-            # Methods of objects built here run when the program calls them (a step loop in
-            # code not linted, a framework): a constructed class's hot methods count.
-            if fact.name == "__init__" and fact.class_name:
-                prefix = fact.qualname.rsplit(".", 1)[0] + "."
-                for qualname, method in self.modules[ref.module].functions.items():
-                    if qualname.startswith(prefix) and self._intrinsic(method, "") is not None:
-                        stack.append(FunctionRef(ref.module, qualname))
-        cache[entry] = seen
-        return seen
+        if entry not in cache:
+            facts = self.modules[entry]
+            starts = [t for call in facts.module_calls + facts.main_calls for t in self._call_targets(entry, None, call.callee)]
+            cache[entry] = self.called_closure(starts, also=self._hot_methods_constructed)  # type: ignore[attr-defined]
+        return cache[entry]
+
+    def _hot_methods_constructed(self, ref: FunctionRef, fact: FunctionFact) -> list[FunctionRef]:
+        """Methods of objects built here run when the program calls them (a step loop in
+        code not linted, a framework): a constructed class's hot methods count."""
+        if fact.name != "__init__" or not fact.class_name:
+            return []
+        prefix = fact.qualname.rsplit(".", 1)[0] + "."
+        return [FunctionRef(ref.module, qualname) for qualname, method in self.modules[ref.module].functions.items()
+                if qualname.startswith(prefix) and self._intrinsic(method, "") is not None]  # fmt: skip
 
 
     def escaped_kernel_modules(self) -> set[str]:
