@@ -50,9 +50,10 @@ import sys
 import tempfile
 import time
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 LINE_SLACK = 2
@@ -229,34 +230,52 @@ def compare(result: Result, report: dict[str, Any], lint: dict[str, Any], run_cw
             result.contradicted.append(s)
 
 
-def run_program(program: Program, samples: int, timeout: float, tmp: Path) -> Result:
-    result = Result(program)
+@contextmanager
+def _recording(result: Any) -> Iterator[None]:
+    """Times a run into ``result.seconds``; a timeout, an I/O error or a malformed report
+    becomes ``result.error`` (the other programs still run)."""
     start = time.perf_counter()
-    work = Path(tempfile.mkdtemp(prefix="run-", dir=tmp))
-    run_cwd = program.cwd or work
-    report_path = work / "report.json"
     try:
-        probe = _cli(["probe", "measure", "--samples", str(samples), "--quiet", "--timeout", str(timeout),
-                      "--json", str(report_path), "--cwd", str(run_cwd), "--", *program.argv],
-                     cwd=run_cwd, timeout=timeout * 2 * samples + 120)  # fmt: skip
-        if probe.returncode != 0 or not report_path.is_file():
-            result.error = f"probe exit {probe.returncode}: {(probe.stderr or probe.stdout).strip()[-400:]}"
-            return result
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        lint_cwd = program.cwd or program.lint_paths[0].parent
-        lint = _cli(["lint", "--output-format", "json", "--exit-zero", "--no-cache", "-j", "1",
-                     *[str(p) for p in program.lint_paths]], cwd=lint_cwd, timeout=600)  # fmt: skip
-        if lint.returncode != 0:
-            result.error = f"lint exit {lint.returncode}: {lint.stderr.strip()[-400:]}"
-            return result
-        compare(result, report, json.loads(lint.stdout), Path(report.get("cwd") or run_cwd), lint_cwd)
-        result.ok = True
+        yield
     except subprocess.TimeoutExpired as exc:
         result.error = f"timed out after {exc.timeout:.0f} s"
     except (OSError, ValueError, KeyError) as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     finally:
         result.seconds = time.perf_counter() - start
+
+
+def _measured(argv: list[str], samples: int, timeout: float, report_path: Path, cwd: Path, result: Any,
+              tail: int) -> dict[str, Any] | None:  # fmt: skip
+    """The probe's JSON report of ``argv`` run in ``cwd``; None (and ``result.error``, the
+    last ``tail`` characters of its output) when the probe failed."""
+    probe = _cli(["probe", "measure", "--samples", str(samples), "--quiet", "--timeout", str(timeout),
+                  "--json", str(report_path), "--cwd", str(cwd), "--", *argv],
+                 cwd=cwd, timeout=timeout * 2 * samples + 120)  # fmt: skip
+    if probe.returncode != 0 or not report_path.is_file():
+        result.error = f"probe exit {probe.returncode}: {(probe.stderr or probe.stdout).strip()[-tail:]}"
+        return None
+    return json.loads(report_path.read_text(encoding="utf-8"))
+
+
+def run_program(program: Program, samples: int, timeout: float, tmp: Path) -> Result:
+    result = Result(program)
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=tmp))
+    run_cwd = program.cwd or work
+    try:
+        with _recording(result):
+            report = _measured(program.argv, samples, timeout, work / "report.json", run_cwd, result, 400)
+            if report is None:
+                return result
+            lint_cwd = program.cwd or program.lint_paths[0].parent
+            lint = _cli(["lint", "--output-format", "json", "--exit-zero", "--no-cache", "-j", "1",
+                         *[str(p) for p in program.lint_paths]], cwd=lint_cwd, timeout=600)  # fmt: skip
+            if lint.returncode != 0:
+                result.error = f"lint exit {lint.returncode}: {lint.stderr.strip()[-400:]}"
+                return result
+            compare(result, report, json.loads(lint.stdout), Path(report.get("cwd") or run_cwd), lint_cwd)
+            result.ok = True
+    finally:
         shutil.rmtree(work, ignore_errors=True)
     return result
 
@@ -413,54 +432,45 @@ def _classify_place(path: str, copy_dir: Path) -> str:
 
 def run_copied(example: CopiedExample, samples: int, timeout: float, tmp: Path) -> CopiedResult:
     result = CopiedResult(example)
-    start = time.perf_counter()
     copy_dir = Path(tempfile.mkdtemp(prefix=f"{example.group}-{example.name}-", dir=tmp)).resolve()
-    script = copy_dir / example.source.name
-    shutil.copy2(example.source, script)
     report_path = copy_dir.parent / f"{copy_dir.name}.report.json"
     try:
-        argv = [sys.executable if a == "python" else a for a in example.command()]
-        probe = _cli(["probe", "measure", "--samples", str(samples), "--quiet", "--timeout", str(timeout),
-                      "--json", str(report_path), "--cwd", str(copy_dir), "--", *argv],
-                     cwd=copy_dir, timeout=timeout * 2 * samples + 120)  # fmt: skip
-        if probe.returncode != 0 or not report_path.is_file():
-            result.error = f"probe exit {probe.returncode}: {(probe.stderr or probe.stdout).strip()[-600:]}"
-            return result
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        if not report.get("modules"):
-            # Nothing to compare: an example that exits early on this device (a static claim on
-            # its code would read "not observed" only because that code never ran).
-            result.error = "the run loaded no Warp module (the example exits early on this device?)"
-            return result
-        base = Path(report.get("cwd") or copy_dir)
-        for f in report.get("findings", []):
-            place = _classify_place(_abs(f["path"], base), copy_dir)
-            (result.measured if place == "user" else result.outside).append(f)
-        result.notes = [str(n) for n in report.get("notes", [])]
-        compile_cpu = (report.get("summary") or {}).get("compile_cpu_s") or {}
-        if isinstance(compile_cpu, dict) and compile_cpu.get("median") is not None:
-            result.compile_cpu_s = float(compile_cpu["median"])
-        confirm = _cli(["confirm", "--json", str(report_path), "--format", "json", str(script)], cwd=copy_dir, timeout=600)
-        if confirm.returncode not in (0, 1):
-            result.error = f"confirm exit {confirm.returncode}: {confirm.stderr.strip()[-600:]}"
-            return result
-        joined = json.loads(confirm.stdout)
-        result.static = list(joined.get("findings", []))
-        missed = list(joined.get("missed", []))
-        result.misses = missed
-        # Measured findings of the copy with a static twin: confirm lists a twin's place on each
-        # static finding it joined; every measured finding of the copy that confirm did not
-        # list as missed had one.
-        missed_keys = {(m["code"], _abs(m["path"], base), _line(m)) for m in missed}
-        result.agreements = [m for m in result.measured if (m["code"], _abs(m["path"], base), _line(m)) not in missed_keys]
-        result.contradicted = [f for f in result.static if f.get("status") == "not-observed"]
-        result.ok = True
-    except subprocess.TimeoutExpired as exc:
-        result.error = f"timed out after {exc.timeout:.0f} s"
-    except (OSError, ValueError, KeyError) as exc:
-        result.error = f"{type(exc).__name__}: {exc}"
+        with _recording(result):
+            script = copy_dir / example.source.name
+            shutil.copy2(example.source, script)
+            argv = [sys.executable if a == "python" else a for a in example.command()]
+            report = _measured(argv, samples, timeout, report_path, copy_dir, result, 600)
+            if report is None:
+                return result
+            if not report.get("modules"):
+                # Nothing to compare: an example that exits early on this device (a static claim on
+                # its code would read "not observed" only because that code never ran).
+                result.error = "the run loaded no Warp module (the example exits early on this device?)"
+                return result
+            base = Path(report.get("cwd") or copy_dir)
+            for f in report.get("findings", []):
+                place = _classify_place(_abs(f["path"], base), copy_dir)
+                (result.measured if place == "user" else result.outside).append(f)
+            result.notes = [str(n) for n in report.get("notes", [])]
+            compile_cpu = (report.get("summary") or {}).get("compile_cpu_s") or {}
+            if isinstance(compile_cpu, dict) and compile_cpu.get("median") is not None:
+                result.compile_cpu_s = float(compile_cpu["median"])
+            confirm = _cli(["confirm", "--json", str(report_path), "--format", "json", str(script)], cwd=copy_dir, timeout=600)
+            if confirm.returncode not in (0, 1):
+                result.error = f"confirm exit {confirm.returncode}: {confirm.stderr.strip()[-600:]}"
+                return result
+            joined = json.loads(confirm.stdout)
+            result.static = list(joined.get("findings", []))
+            missed = list(joined.get("missed", []))
+            result.misses = missed
+            # Measured findings of the copy with a static twin: confirm lists a twin's place on each
+            # static finding it joined; every measured finding of the copy that confirm did not
+            # list as missed had one.
+            missed_keys = {(m["code"], _abs(m["path"], base), _line(m)) for m in missed}
+            result.agreements = [m for m in result.measured if (m["code"], _abs(m["path"], base), _line(m)) not in missed_keys]
+            result.contradicted = [f for f in result.static if f.get("status") == "not-observed"]
+            result.ok = True
     finally:
-        result.seconds = time.perf_counter() - start
         shutil.rmtree(copy_dir, ignore_errors=True)
         report_path.unlink(missing_ok=True)
     return result
