@@ -213,6 +213,18 @@ def is_test_path(path: str) -> bool:
             or any(p in _TEST_DIRS for p in parts[:-1]))  # fmt: skip
 
 
+def converted(values: Iterable[Any], convert: Any) -> list[Any]:
+    """``convert`` (``int``, ``bool``, ...) applied to each of ``values``, as the program
+    would: UNRESOLVED where the value is, or where the conversion fails."""
+    out: list[Any] = []
+    for item in values:
+        try:
+            out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
+        except (TypeError, ValueError):
+            out.append(UNRESOLVED)
+    return out
+
+
 def path_in_project(path: str, root: str | None) -> str:
     """``path`` as its project sees it: relative to the project's root folder when it lies
     under it, else as given. Where a project lives (``~/tests/app``, ``/srv/examples/sim``)

@@ -25,6 +25,7 @@ from warp_ct.analyzer.program.base import (
     KernelRef,
     _positional_index,
     argument_passed,
+    converted,
 )
 
 
@@ -1274,13 +1275,7 @@ class Kernels:
             return self._bound_constants(module, function, key.items[0], sites)
         if kind == "call" and key.data in ("bool", "int", "str") and len(key.items) == 1:
             convert = {"bool": bool, "int": int, "str": str}[key.data]
-            out: list[Any] = []
-            for item in self._bound_constants(module, function, key.items[0], sites):
-                try:
-                    out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
-                except (TypeError, ValueError):
-                    out.append(UNRESOLVED)
-            return out
+            return converted(self._bound_constants(module, function, key.items[0], sites), convert)
         return self.resolve(module, function, key)
 
     def _stored_kernels(self, where: FunctionRef, item: Value, depth: int) -> list[Any]:

@@ -18,6 +18,7 @@ from warp_ct.analyzer.program.base import (
     FunctionRef,
     _identity,
     _positional_index,
+    converted,
 )
 
 _UNKNOWN_DTYPE = frozenset({"?"})
@@ -158,13 +159,7 @@ class Values:
         if kind == "call":
             convert = _CONVERSIONS.get(value.data)
             if convert is not None and len(value.items) == 1:
-                out = []
-                for item in self.resolve(module, function, value.items[0], depth):
-                    try:
-                        out.append(UNRESOLVED if item is UNRESOLVED else convert(item))
-                    except (TypeError, ValueError):
-                        out.append(UNRESOLVED)
-                return out
+                return converted(self.resolve(module, function, value.items[0], depth), convert)
             if value.data == "range" and value.items:
                 bounds = [self.resolve(module, function, item, depth) for item in value.items if item.kind != "kw"]
                 if all(len(b) == 1 and isinstance(b[0], int) for b in bounds):
