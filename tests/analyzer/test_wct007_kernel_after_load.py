@@ -489,3 +489,83 @@ def test_struct_types_from_a_loop_over_the_struct_classes(tmp_path):
     assert "`Box`, `Sphere`" in found[0].message
     one = dict(files, **{"shapes/__main__.py": files["shapes/__main__.py"].replace("(kernels.Sphere, kernels.Box)", "(kernels.Sphere,)")})
     assert _wct007(lint_files(tmp_path / "one", one)) == []
+
+
+# --- a factory's kernel in a module named per call: each variant is another kernel object
+
+_WRITERS = (
+    "from typing import Any\n\nimport warp as wp\n\n\n"
+    "@wp.struct\nclass A:\n    x: wp.array(dtype=float)\n\n\n"
+    "@wp.struct\nclass B:\n    x: wp.array(dtype=float)\n\n\n"
+    "@wp.func\ndef write_a(d: Any, i: int):\n    d.x[i] = 1.0\n\n\n"
+    "@wp.func\ndef write_b(d: Any, i: int):\n    d.x[i] = 2.0\n\n\n"
+)
+
+
+def _narrow_phase(module: str, construct: str) -> str:
+    # newton's narrow phase: `self.kernel` is made per writer; two objects, two structs.
+    return _WRITERS + (
+        "def make(writer: Any):\n"
+        f"    @wp.kernel(module={module})\n"
+        "    def narrow(data: Any):\n        writer(data, wp.tid())\n\n    return narrow\n\n\n"
+        "class Phase:\n"
+        "    def __init__(self, writer: Any = None):\n"
+        "        self.writer = write_a if writer is None else writer\n"
+        "        self.kernel = make(self.writer)\n\n"
+        "    def launch_custom(self, data: Any):\n        wp.launch(self.kernel, dim=4, inputs=[data])\n\n\n"
+        "def run():\n"
+        "    a = A()\n    a.x = wp.zeros(4)\n    b = B()\n    b.x = wp.zeros(4)\n"
+        f"{construct}"
+    )
+
+
+def test_factory_kernel_in_a_module_per_writer_is_not_one_instance(tmp_path):
+    # Each writer's kernel lands in `narrow_<writer>`: A and B never meet in one module
+    # (probe on tests/programs/writer_per_instance: two modules, each built once).
+    construct = "    first = Phase()\n    first.launch_custom(a)\n    second = Phase(writer=write_b)\n    second.launch_custom(b)\n"
+    text = _narrow_phase('f"narrow_{writer.key}"', construct)
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+    unique = _narrow_phase('"unique"', construct)
+    assert _wct007(lint_snippet(tmp_path, unique)) == []
+
+
+def test_factory_kernel_made_once_with_fixed_arguments_still_gets_both_types(tmp_path):
+    # One call site with a module-level name: one variant, launched with A and then B.
+    text = _WRITERS + (
+        "def make(writer: Any):\n"
+        '    @wp.kernel(module=f"narrow_{writer.key}")\n'
+        "    def narrow(data: Any):\n        writer(data, wp.tid())\n\n    return narrow\n\n\n"
+        "KERNEL = make(write_a)\n\n\n"
+        "def launch(data: Any):\n    wp.launch(KERNEL, dim=4, inputs=[data])\n\n\n"
+        "def run():\n"
+        "    a = A()\n    a.x = wp.zeros(4)\n    b = B()\n    b.x = wp.zeros(4)\n"
+        "    launch(a)\n    launch(b)\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert len(found) == 1 and "several `wp.struct` types (`A`, `B`)" in found[0].message
+
+
+def test_factory_kernel_in_the_file_module_still_gets_both_types(tmp_path):
+    # No module of its own: every variant joins the file's module, loaded by the first launch.
+    construct = "    first = Phase()\n    first.launch_custom(a)\n    second = Phase(writer=write_b)\n    second.launch_custom(b)\n"
+    text = _narrow_phase("None", construct)
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert found, "a variant in the shared file module joins the loaded module"
+
+
+def test_structs_of_one_name_are_told_apart_by_their_modules(tmp_path):
+    struct = "import warp as wp\n\n\n@wp.struct\nclass Data:\n    x: wp.array(dtype=float)\n\n\ndef make():\n    d = Data()\n    d.x = wp.zeros(4)\n    return d\n"
+    files = {
+        "app/__init__.py": "",
+        "app/first.py": struct,
+        "app/second.py": struct,
+        "app/run.py": (
+            "from typing import Any\n\nimport warp as wp\n\nfrom app import first, second\n\n\n"
+            "@wp.kernel\ndef fill(data: Any):\n    data.x[wp.tid()] = 1.0\n\n\n"
+            "def launch(data: Any):\n    wp.launch(fill, dim=4, inputs=[data])\n\n\n"
+            "def run():\n    launch(first.make())\n    launch(second.make())\n"
+        ),
+    }
+    found = _wct007(lint_files(tmp_path, files))
+    assert len(found) == 1, found
+    assert "(`first.Data`, `second.Data`)" in found[0].message

@@ -20,7 +20,7 @@ from warp_ct.analyzer.flows import (
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import (
-    UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program, innermost_call, module_key,
+    UNIQUE, UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program, innermost_call, module_key,
 )
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
@@ -490,6 +490,9 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
     }
     if not generic:
         return {}
+    # Kernels whose launches with other types may each reach another kernel object, in a
+    # module of its own: other dtypes say nothing of them.
+    per_variant = {ref for ref, kernel in generic.items() if _module_per_variant(program, ref, kernel)}
     found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
     # One launch site that receives arrays of several dtypes: the first call loads the
     # module, each new dtype instantiates the kernel again after that load.
@@ -498,7 +501,7 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
             if not launch.kind.startswith("launch"):
                 continue
             for kref in program.launch_kernels(module, index):
-                if kref not in generic or kref in found:
+                if kref not in generic or kref in found or kref in per_variant:
                     continue
                 for value in launch.inputs:
                     dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
@@ -542,7 +545,7 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
                         # Another kernel loaded the module first, or this one with other dtypes.
                         anew = instantiates[pair] = (
                             kref not in program.launch_kernels(earlier.site_module, earlier.detail[1])
-                            or _other_dtypes(program, earlier, event)
+                            or kref not in per_variant and _other_dtypes(program, earlier, event)
                         )
                     if anew and not earlier.exclusive_with(event):
                         found[kref] = (generic[kref], earlier, event)
@@ -551,6 +554,29 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
                 loads_of.setdefault(module, []).append(len(loads))
             loads.append(event)
     return found
+
+
+def _module_per_variant(program: Program, ref: KernelRef, kernel: KernelFact) -> bool:
+    """A kernel a factory defines into a module named per call (``module=f"narrow_{writer.key}"``,
+    ``module="unique"``) where the factory's calls may pass other arguments: each variant is
+    another kernel object in a module of its own (newton's narrow phase, one per contact
+    writer), so a launch site that sees several types may hand each to another variant.
+    Arguments are the same for every call only where each call site passes constants or
+    module-level names, outside loops, and all sites pass the same."""
+    if kernel.function is None or kernel.module is None:
+        return False
+    if not any(m is UNRESOLVED or isinstance(m, tuple) and m[0] == UNIQUE for m in program.kernel_modules(ref)):
+        return False  # a named module every variant joins
+    calls = program.callers(FunctionRef(ref.module, kernel.function))
+    if not calls:
+        return True  # called from outside the project: with anything
+    passed = set()
+    for _caller, _module, call in calls:
+        arguments = (*call.args, *call.kwargs.values())
+        if call.loop_depth or call.passes_star or any(a.kind not in ("const", "name") for a in arguments):
+            return True
+        passed.add(repr((call.args, sorted(call.kwargs.items()))))
+    return len(passed) > 1
 
 
 def _late_property_kernels(program: Program, facts: FileFacts) -> list[tuple[KernelFact, Event | None, Event | None, list[str]]]:
@@ -623,7 +649,11 @@ def _several_types(program: Program, launch: Event) -> str:
     """What one launch site passes in several types: "arrays of several dtypes (`wp.float32`,
     `wp.float64`)" or "values of several `wp.struct` types (`Sphere`, `Box`)"."""
     types = next((t for t in _input_dtypes(program, launch) if len(t) > 1), frozenset())
-    names = ", ".join(f"`{_type_name(t)}`" for t in sorted(types))
+    short = [_type_name(t) for t in sorted(types)]
+    # Two structs of one name in two modules (``narrow_phase.ContactWriterData``,
+    # ``collide.ContactWriterData``): their modules tell them apart.
+    shown = [s if short.count(s) == 1 else ".".join(t.split(".")[-2:]) for s, t in zip(short, sorted(types))]
+    names = ", ".join(f"`{name}`" for name in shown)
     if types and not any(t.startswith("warp.") for t in types):
         return f"values of several `wp.struct` types ({names})"
     return f"arrays of several dtypes ({names})"
