@@ -133,6 +133,24 @@ def test_a_stub_beside_its_source_stays_out_of_the_model(tmp_path):
     assert program.modules["pkg"].path.endswith("__init__.py") and len(program.modules) == 1
 
 
+def test_a_stub_package_alone_is_not_code(tmp_path):
+    # antioch-sim ships ``newton-stubs/``, ``warp-stubs/``, ``isaaclab-stubs/`` (.pyi only):
+    # stubs never run, yet they were linted as code (405 findings, none of them real).
+    stub = LAUNCHES_TWICE.replace("x[0] = 1.0", "...")
+    write_files(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'app'\n",
+        "lib-stubs/__init__.pyi": stub,
+        "lib-stubs/kernels.pyi": "import warp as wp\n\n@wp.kernel(module='unique')\ndef k(x: wp.array(dtype=float)) -> None: ...\n",
+        "lib-stubs/broken.pyi": "import warp as wp\n\ndef f(:\n",
+    })  # fmt: skip
+    linter = Linter(load_config(tmp_path))
+    results = batch.run_lint([str(tmp_path)], linter.config)
+    findings = {(r.path.rsplit("/", 1)[-1], f.rule) for r in results for f in r.findings}
+    assert findings == {("broken.pyi", "WCT900")}  # a stub that does not parse still says so
+    linter.add_to_project([read_source(p) for p in discover([str(tmp_path)], linter.config)])
+    assert linter.project.program().modules == {}
+
+
 def test_two_sources_of_one_module_name_each_keep_a_module(tmp_path):
     # rewarped's envs/dflex/ant.py and envs/isaacgymenvs/ant.py are both top-level ``ant``.
     write_files(tmp_path, {"dflex/ant.py": LAUNCHES_TWICE, "gym/ant.py": "import warp as wp\n\nX = 1\n"})

@@ -379,10 +379,10 @@ class Project:
         return name
 
     def _claim_module_name(self, summary: FileSummary) -> None:
-        """One file answers for a module name: the source, not its stub (``x.py`` and
-        ``x.pyi`` side by side, as in Isaac Lab's packages)."""
-        held = self.by_module.get(summary.module_name)
-        if held is None or is_stub(held.path) or not is_stub(summary.path):
+        """One file answers for a module name: the source. A stub never does, beside its
+        source (``x.py`` and ``x.pyi``, as in Isaac Lab's packages) or alone (a ``*-stubs``
+        package, a compiled module's stub): it never runs, so nothing in it is built."""
+        if not is_stub(summary.path):
             self.by_module[summary.module_name] = summary
 
     def answers_for_module(self, summary: FileSummary) -> bool:
