@@ -139,3 +139,30 @@ def test_a_reexported_decorator_is_the_tree_checks(tmp_path):
     }
     found = _only(lint_files(tmp_path, files))
     assert [(f.path, f.line) for f in found] == [("pkg/sim.py", 4), ("pkg/sim.py", 7)]  # each once
+
+
+def _factory(own_options: str) -> str:
+    # newton's VBD factories: the unique kernel's own module gets the file's options by hand.
+    return (
+        "import functools\n\nimport warp as wp\n\nwp.set_module_options({'enable_backward': False})\n\n\n"
+        "@functools.cache\ndef make():\n    @wp.kernel(module='unique')\n    def k" + BODY.replace("\n    x", "\n        x")
+        + f"\n    wp.set_module_options({own_options}, module=k.module)\n    return k\n"
+    )
+
+
+def test_options_set_on_the_kernels_own_module_reach_it(tmp_path):
+    assert _only(lint_snippet(tmp_path, _factory("{'enable_backward': False}"))) == []
+    other = _only(lint_snippet(tmp_path, _factory("{'max_unroll': 4}")))
+    assert [f.line for f in other] == [10] and '"enable_backward"' in other[0].message
+    assert _only(lint_snippet(tmp_path, _factory("OPTIONS"))) == []  # options it cannot read: silent
+
+
+def test_options_set_on_the_kernels_own_module_reach_it_in_the_tree_check(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/api.py": "import warp as wp\nfrom warp import kernel\n",
+        "pkg/sim.py": _factory("{'enable_backward': False}").replace(
+            "import warp as wp\n", "import warp as wp\nfrom pkg.api import kernel\n", 1
+        ).replace("@wp.kernel(module='unique')", "@kernel(module='unique')"),
+    }
+    assert _only(lint_files(tmp_path, files)) == []

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from warp_ct.analyzer import textscan
+from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import UNIQUE_MODULE_TEXT, FileContext
-from warp_ct.analyzer.facts import Value, call_argument, const
+from warp_ct.analyzer.facts import OptionFact, Value, call_argument, const
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.query import QueryContext
@@ -151,7 +151,8 @@ class UniqueIgnoresModuleOptions(Rule):
                 continue
             decorator = ctx.expression_at(kernel.decorator_span)
             if isinstance(decorator, ast.Call):
-                _judge(ctx, kernel.name, kernel.span[0], decorator, decorator, calls)
+                beside = _set_on_own_module(facts.options, kernel.name, lambda o, k=kernel: o.function == k.function)
+                _judge(ctx, kernel.name, kernel.span[0], decorator, decorator, calls, beside)
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         # Only a ``module="unique"`` kernel can miss the file's options, and only names the
@@ -166,22 +167,43 @@ class UniqueIgnoresModuleOptions(Rule):
             return
         calls = bare_module_option_calls(ctx)
         if calls:
-            _judge(ctx, node.name, node.lineno, decorator.call, decorator.decorator, calls)
+            outer = next((a for a in syntax.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+            if outer is None:
+                beside = _set_on_own_module(ctx.facts.options, node.name, lambda o: o.function is None)
+            else:
+                lines = range(outer.lineno, (outer.end_lineno or outer.lineno) + 1)
+                beside = _set_on_own_module(ctx.facts.options, node.name, lambda o: o.span[0] in lines)
+            _judge(ctx, node.name, node.lineno, decorator.call, decorator.decorator, calls, beside)
+
+
+def _set_on_own_module(options: list[OptionFact], name: str, beside: Callable[[OptionFact], bool]) -> set[str] | None:
+    """The options the code ``beside`` a unique kernel (its function) sets on the kernel's
+    own module: ``wp.set_module_options({...}, module=k.module)`` (newton's VBD factories).
+    None: such a call sets options the facts cannot read."""
+    found: set[str] = set()
+    target = Value("name", f"{name}.module")
+    for option in options:
+        if option.kind == "module_options" and option.target == target and beside(option):
+            if option.spread or "*" in option.options:
+                return None
+            found.update(option.options)
+    return found
 
 
 def _judge(ctx: "FileContext | QueryContext", name: str, line: int, call: ast.Call, where: ast.AST,
-           calls: list[ast.Call]) -> None:  # fmt: skip
+           calls: list[ast.Call], set_on_own: set[str] | None = frozenset()) -> None:  # type: ignore[assignment]  # fmt: skip
     """Report the unique kernel ``name`` (defined on ``line``, decorated by ``call``, reported
     at ``where``) when the file's own ``set_module_options`` ``calls`` set options it does
-    not set itself. The nodes carry the file's positions (a tree's, or ``expression_at``'s)."""
-    if any(kw.arg is None for kw in call.keywords):
-        return  # **kwargs on the decorator: cannot tell
+    not set itself, with its decorator or on its own module (``set_on_own``; None: unknown
+    options). The nodes carry the file's positions (a tree's, or ``expression_at``'s)."""
+    if any(kw.arg is None for kw in call.keywords) or set_on_own is None:
+        return  # **kwargs on the decorator, or options set on its module the facts cannot read
     keywords = {kw.arg: kw.value for kw in call.keywords if kw.arg}
     own = keywords.get("module_options")
     own_items = dict_items(own)
     if own is not None and own_items is None:
         return  # options computed elsewhere: assume they are the file's
-    own_keys = {k.value for k, _ in own_items or []}
+    own_keys = {k.value for k, _ in own_items or []} | set_on_own
     if "enable_backward" in keywords:
         own_keys.add("enable_backward")
     if "grid_stride" in keywords:  # the per-kernel form of "default_grid_stride"
