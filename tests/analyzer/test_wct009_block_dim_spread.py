@@ -330,3 +330,35 @@ def test_stage_rows_handed_to_a_method_with_a_device_choice(tmp_path):
 def test_device_choice_equal_to_the_other_rows_on_the_gpu(tmp_path):
     # On a GPU every row is 256; the CPU's 1 is never a build of a CUDA module.
     assert _only(lint_snippet(tmp_path, _STAGES.format(other=256))) == []
+
+
+_TILED = (
+    "import warp as wp\n\nTILE = 512\n\n\n"
+    "@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+    "@wp.kernel\ndef second(x: wp.array(dtype=float)):\n    x[wp.tid()] = 2.0\n\n\n"
+    "class Norm:\n"
+    "    def __init__(self, device):\n        self.tile = TILE\n        self.device = device\n"
+    "        if {test}:\n            self.tile = {small}\n\n"
+    "    def run(self, x):\n"
+    "        wp.launch(first, dim=4, inputs=[x], block_dim=self.tile, device=self.device)\n"
+    "        wp.launch(second, dim=4, inputs=[x], block_dim=TILE, device=self.device)\n"
+)
+
+
+def test_the_cpu_block_size_set_under_a_device_test_never_reaches_a_gpu_build(tmp_path):
+    # newton's ArraySquaredNorm: `if not self.device.is_cuda: self.tile_size = 1`.
+    assert _only(lint_snippet(tmp_path, _TILED.format(test="not self.device.is_cuda", small=1))) == []
+    local = (
+        "import warp as wp\n\n\n@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+        "@wp.kernel\ndef second(x: wp.array(dtype=float)):\n    x[wp.tid()] = 2.0\n\n\n"
+        "def run(x, device):\n    bd = 256\n    if device == 'cpu':\n        bd = 1\n"
+        "    wp.launch(first, dim=4, inputs=[x], block_dim=bd, device=device)\n"
+        "    wp.launch(second, dim=4, inputs=[x], block_dim=256, device=device)\n"
+    )
+    assert _only(lint_snippet(tmp_path, local)) == []
+
+
+def test_another_block_size_under_a_device_test_or_1_under_another_test_still_counts(tmp_path):
+    # 64 is a CUDA block size whatever the test says; 1 under a test of the size is not the CPU's.
+    assert len(_only(lint_snippet(tmp_path, _TILED.format(test="not self.device.is_cuda", small=64)))) == 1
+    assert len(_only(lint_snippet(tmp_path, _TILED.format(test="self.small", small=1)))) == 1

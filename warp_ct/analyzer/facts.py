@@ -1141,6 +1141,12 @@ class _Extractor:
             value = self.value(value_node)
         if isinstance(node, ast.AugAssign):
             value = CHANGED  # ``x *= 0.95``
+        elif scope.guards and value.kind == "const" and value.data == 1 and value.data.__class__ is int:
+            # ``if not device.is_cuda: tile = 1``: the CPU's block size, one arm of a choice by
+            # device (as ``X if cuda else 1`` is), which a GPU build never sees.
+            test = _text(scope.guards[-1].test)
+            if any(word in test.lower() for word in DEVICE_WORDS):
+                value = Value("choice", test, (value,))
         if scope.fact is not None and not scope.runtime_tape_set and value_node is not None:
             self.runtime_tape_write(targets, value_node)
         for target in targets:
@@ -1826,6 +1832,10 @@ class _EmptyTable(dict):
 
 _EMPTY_TABLE: Any = _EmptyTable()
 _NO_BRANCHES: frozenset[int] = frozenset()
+
+
+# The words of a test that picks a value per device (``1 if device == "cpu" else 256``).
+DEVICE_WORDS = ("cuda", "cpu", "device", "gpu")
 
 
 def _first_pass_test(test: ast.expr) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp_ct.analyzer.facts import (
+    DEVICE_WORDS,
     Value,
 )
 from warp_ct.analyzer.program.base import (
@@ -24,7 +25,6 @@ from warp_ct.analyzer.program.base import (
 _UNKNOWN_DTYPE = frozenset({"?"})
 
 # A condition on the device (``256 if "cuda" in device else 1``), and the CPU's block_dim.
-DEVICE_WORDS = ("cuda", "cpu", "device", "gpu")
 _CPU_BLOCK_DIM = Value("const", 1)
 
 # NumPy constructors and the position of their ``dtype`` argument.
@@ -152,7 +152,9 @@ class Values:
             out = []
             items = value.items
             if self._on_gpu and value.data and any(word in value.data.lower() for word in DEVICE_WORDS):
-                items = tuple(item for item in items if item != _CPU_BLOCK_DIM) or items
+                # The CPU's arm never reaches a GPU build; a one-armed choice (``if not
+                # device.is_cuda: tile = 1``) is then no value at all.
+                items = tuple(item for item in items if item != _CPU_BLOCK_DIM) or (items if len(items) > 1 else ())
             for item in items:
                 out.extend(self.resolve(module, function, item, depth))
             return out

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp_ct.analyzer.facts import LaunchFact, Value, exclusive
+from warp_ct.analyzer.facts import DEVICE_WORDS, LaunchFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, module_key
-from warp_ct.analyzer.program.values import DEVICE_WORDS
 from warp_ct.analyzer.query import QueryContext, where
 from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct008_cache_destroyed import is_test_harness
