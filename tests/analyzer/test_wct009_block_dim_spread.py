@@ -362,3 +362,20 @@ def test_another_block_size_under_a_device_test_or_1_under_another_test_still_co
     # 64 is a CUDA block size whatever the test says; 1 under a test of the size is not the CPU's.
     assert len(_only(lint_snippet(tmp_path, _TILED.format(test="not self.device.is_cuda", small=64)))) == 1
     assert len(_only(lint_snippet(tmp_path, _TILED.format(test="self.small", small=1)))) == 1
+
+
+def test_a_knob_read_with_a_default_is_its_default(tmp_path):
+    # newton's steel solver: `int(overrides.get("serial_kernel_block_dim", 256))`, the others at 256.
+    text = (
+        "import warp as wp\n\nDEFAULT = 256\n\n\n"
+        "@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+        "@wp.kernel\ndef second(x: wp.array(dtype=float)):\n    x[wp.tid()] = 2.0\n\n\n"
+        "class Solver:\n"
+        "    def __init__(self, overrides: dict):\n"
+        "        self.serial = int(overrides.get('serial_kernel_block_dim', {default}))\n\n"
+        "    def step(self, x):\n"
+        "        wp.launch(first, dim=4, inputs=[x], block_dim=self.serial)\n"
+        "        wp.launch(second, dim=4, inputs=[x], block_dim=256)\n"
+    )
+    assert _only(lint_snippet(tmp_path, text.format(default="DEFAULT"))) == []
+    assert len(_only(lint_snippet(tmp_path, text.format(default="64")))) == 1  # another default: another build

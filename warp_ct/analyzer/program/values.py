@@ -76,8 +76,9 @@ class Values:
 
 
     def resolve_on_gpu(self, module: str, function: str | None, value: Value | None) -> list[Any]:
-        """``resolve`` as a CUDA launch sees it: ``X if "cuda" in device else 1`` is X wherever
-        it is written (a stage table, a field), since the CPU's value never reaches a GPU build."""
+        """``resolve`` as a CUDA launch's block_dim sees it: ``X if "cuda" in device else 1`` is X
+        wherever it is written (a stage table, a field), since the CPU's value never reaches a
+        GPU build; ``knobs.get("block_dim", 256)`` is its default."""
         previous, self._on_gpu = self._on_gpu, True
         try:
             return self.resolve(module, function, value)
@@ -162,6 +163,11 @@ class Values:
             convert = _CONVERSIONS.get(value.data)
             if convert is not None and len(value.items) == 1:
                 return converted(self.resolve(module, function, value.items[0], depth), convert)
+            if (self._on_gpu and value.data.endswith(".get") and len(value.items) == 2
+                    and value.items[1].kind != "kw"):  # fmt: skip
+                # A tuning knob read with a default (``overrides.get("block_dim", 256)``) is
+                # its default: a run that overrides it asks for another build knowingly.
+                return self.resolve(module, function, value.items[1], depth)
             if value.data == "range" and value.items:
                 bounds = [self.resolve(module, function, item, depth) for item in value.items if item.kind != "kw"]
                 if all(len(b) == 1 and isinstance(b[0], int) for b in bounds):
