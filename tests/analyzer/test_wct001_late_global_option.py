@@ -352,3 +352,21 @@ def test_settings_module_imported_first_by_one_importer_is_not_reported(tmp_path
         "fast.py": "import cfg\nimport kern\n",
     }
     assert _wct001(lint_files(tmp_path, files)) == []
+
+
+def test_a_tests_teardown_putting_options_back_is_not_late(tmp_path):
+    # newton's test_warp_config_cli: setUp saves every wp.config option, tearDown puts them back.
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": "import warp as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    x[0] = 1.0\n",
+        "tests/test_config.py": (
+            "import unittest\n\nimport warp as wp\n\nimport pkg.kernels\n\n\n"
+            "class TestConfig(unittest.TestCase):\n"
+            "    def setUp(self):\n        self._saved = {a: getattr(wp.config, a) for a in dir(wp.config)}\n"
+            "        self._backward = wp.config.enable_backward\n\n"
+            "    def tearDown(self):\n"
+            "        for attr, value in self._saved.items():\n            setattr(wp.config, attr, value)\n"
+            "        wp.config.enable_backward = self._backward\n"
+        ),
+    }
+    assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"] == []

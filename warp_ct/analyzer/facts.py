@@ -380,6 +380,13 @@ def expects_error(context: ast.AST, aliases: dict[str, str]) -> bool:
     return func.__class__ is ast.Name and aliases.get(func.id) == "pytest.raises"
 
 
+# unittest's and pytest's teardown hooks: they run after the test and undo its setup.
+TEARDOWN_NAMES = frozenset({
+    "tearDown", "tearDownClass", "tearDownModule", "asyncTearDown",
+    "teardown_method", "teardown_class", "teardown_module", "teardown_function", "teardown",
+})
+
+
 class _Scope:
     """The function (or module) whose events are being collected."""
 
@@ -412,10 +419,12 @@ class _Scope:
         self.finally_depth = 0
         self.handler_depth = 0  # inside ``except:`` blocks (they may not run)
         self.saved_options = False  # ``wp.get_module_options()`` was called so far
+        # A test's teardown (``tearDown``, ``teardown_method``...) puts back what its setup saved.
+        self.tearing_down = qualname is not None and qualname.rpartition(".")[2] in TEARDOWN_NAMES
 
     @property
     def restoring(self) -> bool:
-        return self.finally_depth > 0 or self.saved_options
+        return self.finally_depth > 0 or self.saved_options or self.tearing_down
 
     def next_order(self) -> int:
         self.order += 1

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
-from warp_ct.analyzer.facts import OptionFact, Value
+from warp_ct.analyzer.facts import TEARDOWN_NAMES, OptionFact, Value
 from warp_ct.analyzer.program import FunctionRef, Program
 from warp_ct.analyzer.rules.base import Rule
 
@@ -246,7 +246,7 @@ class LateGlobalOption(Rule):
         if option is not None and option not in DEADLINE_OPTIONS:
             return
         stmt = syntax.statement_of(node)
-        if stmt is None:
+        if stmt is None or _in_teardown(stmt):
             return
         late = self._late(stmt, ctx)
         if late is None:
@@ -283,7 +283,7 @@ class LateGlobalOption(Rule):
         owner = ctx.warp_name(target.value)
         if owner != "warp.config":
             return
-        if _saves_old_value(stmt, option, ctx):
+        if _saves_old_value(stmt, option, ctx) or _in_teardown(stmt):
             return  # a temporary change, restored later: it targets modules created meanwhile
         if _reapplied_to_modules(stmt, option):
             return  # also written into every existing module's options: none keeps the old value
@@ -865,3 +865,10 @@ def _move_fix(stmt: ast.stmt, first: _Event, ctx: FileContext):
         ctx.delete_lines(first_line0, last_line0),
         safe=False,
     )
+
+
+def _in_teardown(stmt: ast.stmt) -> bool:
+    """In a test's teardown (``tearDown``, ``teardown_method``...): it puts back what the
+    setup saved, after the test; no kernel is meant to see it."""
+    function = next((a for a in syntax.ancestors(stmt) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    return function is not None and function.name in TEARDOWN_NAMES
