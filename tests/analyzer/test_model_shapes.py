@@ -1053,3 +1053,91 @@ def swap(a, b):
 """}
     found = launched(tmp_path, files)
     assert found[("pkg/integrator.py", 7)] is None and found[("pkg/integrator.py", 6)] == ["p2g"]
+
+
+RESULT_METHOD = DISPATCHER.replace("def run(ids, out, n, dispatcher):", """\
+@functools.cache
+def typed_dispatcher(dtype):
+    return Dispatcher(scatter, ("ids",))
+
+
+def run_on_results(ids, out, n, dtype, make):
+    wp.launch(typed_dispatcher(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(Dispatcher(gather, ("ids",)).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(make(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(lookup(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(typed_dispatcher(dtype).missing(ids), dim=n, inputs=[ids, out])
+
+
+def run(ids, out, n, dispatcher):""")
+
+
+def test_a_method_called_on_what_a_call_returns_runs_on_the_object_that_call_builds(tmp_path):
+    # ``typed_dispatcher(dtype).select(ids)``: no name holds the object; the call builds it
+    # (a cached factory's ``return Dispatcher(...)``, a constructor call itself), so ``select``
+    # returns the overloads of its kernel. A factory the callers pass, one of another package
+    # and a method the class lacks stay unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": RESULT_METHOD}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 53)] == ["scatter"]
+    assert found[("pkg/k.py", 54)] == ["gather"]
+    assert found[("pkg/k.py", 55)] is None
+    assert found[("pkg/k.py", 56)] is None
+    assert found[("pkg/k.py", 57)] is None
+    assert found[("pkg/k.py", 62)] == ["gather"]  # the named receivers as before
+
+
+SUPER_INIT = {
+    "pkg/base.py": """\
+import warp as wp
+
+
+@wp.kernel
+def soft(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def hard(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+class Base:
+    def __init__(self, *, kernels):
+        self._kernels = kernels
+
+    def __call__(self, a):
+        wp.launch(self._kernels[a.dtype], dim=a.shape, inputs=[a])
+""",
+    "pkg/soft.py": """\
+import warp as wp
+
+from pkg.base import Base, soft
+
+
+class Soft(Base):
+    def __init__(self):
+        super().__init__(kernels={wp.float32: soft})
+""",
+}
+
+
+def test_a_base_constructor_super_runs_is_called_with_what_the_subclass_passes(tmp_path):
+    # ``super().__init__(kernels=...)`` in a subclass of another module calls the base's
+    # ``__init__``: what it stores on ``self`` is what the subclasses pass.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT}
+    assert launched(tmp_path, files)[("pkg/base.py", 19)] == ["soft"]
+
+
+def test_super_of_another_class_or_a_rebound_super_is_no_call_of_the_base(tmp_path):
+    # ``super(Other, self)`` starts the lookup elsewhere, a module's own ``super`` is not the
+    # builtin, and an unknown subclass argument keeps the launch unknown.
+    for line in ("        super(Other, self).__init__(kernels={wp.float32: soft})",
+                 "        super().__init__(kernels=make())"):  # fmt: skip
+        soft_module = SUPER_INIT["pkg/soft.py"].replace(
+            "        super().__init__(kernels={wp.float32: soft})", line) + "\n\nclass Other(Base):\n    pass\n"
+        files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT, "pkg/soft.py": soft_module}
+        assert launched(tmp_path / str(len(line)), files)[("pkg/base.py", 19)] is None, line
+    rebound = SUPER_INIT["pkg/soft.py"].replace("class Soft", "def super():\n    return Base\n\n\nclass Soft")
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT, "pkg/soft.py": rebound}
+    assert launched(tmp_path / "rebound", files)[("pkg/base.py", 19)] is None

@@ -277,6 +277,8 @@ def describe(value: Value, depth: int = 0) -> str:
         return f"{base}.{value.data}"
     if kind == "call":
         return f"{value.data}()"
+    if kind == "method" and value.items:
+        return f"{describe(value.items[0], depth + 1)}.{value.data}()"
     if kind == "sub" and value.items:
         return f"{describe(value.items[0], depth + 1)}[...]"
     if kind == "elem" and value.items:
@@ -314,7 +316,7 @@ class LaunchExplainer:
         if depth > MAX_REASON_DEPTH:
             return _unfollowed(f"`{describe(value)}` not followed (too deep)", "depth")
         kind = value.kind
-        if kind in ("name", "call", "attr", "sub", "elem"):
+        if kind in ("name", "call", "method", "attr", "sub", "elem"):
             origin = self._origin_outside(module, function, value, 0)
             if origin is not None:  # ``bundle = ext.get_kernel(...); bundle.fill``
                 return _from_package(origin)
@@ -333,6 +335,8 @@ class LaunchExplainer:
             return self._call(module, function, value, depth)
         if kind == "attr":
             return self._attribute(module, function, value, depth)
+        if kind == "method":
+            return _unfollowed(f"return value of `{describe(value)}` not followed", "return")
         if kind == "sub" and value.items and value.items[0].kind == "elem":
             value = value.items[0]  # ``for name, kernel in table.items()``: a part of a loop element
             kind = "elem"
@@ -458,7 +462,7 @@ class LaunchExplainer:
             if self.program.resolve_call(module, caller, callee) is None and self._outside(module, callee):
                 return callee
             return None
-        if kind in ("attr", "sub", "elem") and value.items and value.items[0].kind != "self":
+        if kind in ("attr", "method", "sub", "elem") and value.items and value.items[0].kind != "self":
             return self._origin_outside(module, function, value.items[0], depth + 1)
         if kind == "local" and value.items:
             origins = {self._origin_outside(module, function, item, depth + 1) for item in value.items}

@@ -40,8 +40,9 @@ class Value:
     an imported object), ``attr`` (``self.x``: data is "x"; items[0] is the base),
     ``sub`` (items: base, index), ``tuple`` (items), ``choice`` (items: the alternatives
     of ``a if c else b``; data: the condition's text), ``call`` (data: callee dotted name,
-    items: positional arguments), ``local`` (data: name; items: the values assigned to it
-    in the function), ``unknown``.
+    items: positional arguments), ``method`` (``make(t).select(ids)``: data is the method's
+    name, items[0] the receiver, a call, then the arguments as a call's), ``local`` (data:
+    name; items: the values assigned to it in the function), ``unknown``.
     """
 
     kind: str
@@ -686,7 +687,7 @@ class _Extractor:
                 return known
             callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
             if not callee:
-                looked_up = self.table_get(node) or self.applied_kernel(node)  # type: ignore[arg-type]
+                looked_up = self.table_get(node) or self.applied_kernel(node) or self.method_of_result(node)  # type: ignore[arg-type]
                 if looked_up is not None:
                     self._call_values[id(node)] = looked_up
                     return looked_up
@@ -742,6 +743,20 @@ class _Extractor:
             return None
         default = self.value(node.args[1]) if len(node.args) == 2 else self.shared("const", None)
         return Value("choice", None, (Value("sub", None, (self.value(base), self.value(node.args[0]))), default))
+
+    def method_of_result(self, node: ast.Call) -> Value | None:
+        """``make(dtype).select(ids)``: a method called on what a call returns, valued as
+        ``method`` (data: the method's name; items: the receiver, then the arguments as a
+        call's). None for any other call (``table[k](x)``, ``f()()``: no receiver to follow)."""
+        func = node.func
+        if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Call:  # type: ignore[attr-defined]
+            return None
+        value_of = self.value
+        shared = self.shared
+        receiver = value_of(func.value)  # type: ignore[attr-defined]
+        keywords = [shared("kw", k.arg, (value_of(k.value),)) for k in node.keywords if k.arg]
+        arguments = [value_of(a) for a in node.args]
+        return shared("method", func.attr, (receiver, *arguments, *keywords))  # type: ignore[attr-defined]
 
     def applied_kernel(self, node: ast.Call) -> Value | None:
         """``wp.kernel(enable_backward=False, module="unique")(fn)``: the kernel ``fn`` makes,
@@ -1367,6 +1382,21 @@ class _Extractor:
         self.facts.decorated.append((kernel, tuple((dotted, value) for dotted, value, _node in candidates)))
 
     # calls ---------------------------------------------------------------
+    def calls_super(self, node: ast.AST) -> bool:
+        """``super()`` (or ``super(Cls, self)`` naming the method's own class), the builtin
+        not rebound: the call ``super().method(...)`` runs the method a base class defines."""
+        if node.__class__ is not ast.Call or node.keywords or self.dotted(node.func) != "super":  # type: ignore[attr-defined]
+            return False
+        if "super" in self.facts.globals or "super" in self.facts.aliases:
+            return False
+        arguments = node.args  # type: ignore[attr-defined]
+        if not arguments:
+            return True
+        fact = self.scopes[-1].fact
+        owner = fact.class_name if fact is not None else None
+        return (len(arguments) == 2 and arguments[0].__class__ is ast.Name and owner is not None
+                and arguments[0].id == owner.rpartition(".")[2])  # fmt: skip
+
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
@@ -1387,7 +1417,8 @@ class _Extractor:
         if callee is None:
             # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
             if func.__class__ is ast.Attribute:
-                callee = "?." + func.attr  # type: ignore[attr-defined]
+                receiver = "super" if self.calls_super(func.value) else "?"  # type: ignore[attr-defined]
+                callee = receiver + "." + func.attr  # type: ignore[attr-defined]
             else:
                 if self.applied_kernel(node) is not None:
                     self.kernel_made(node, func)  # type: ignore[arg-type]

@@ -555,6 +555,10 @@ class Kernels:
                 if bound is not None and UNRESOLVED not in bound:
                     return bound
             return out or [UNRESOLVED]
+        if kind == "method" and value.items:  # ``make(dtype).select(ids)``: on the object the call builds
+            receivers = self._constructions(module, function, value.items[0], 0)
+            found = self._kernels_on_receivers(receivers, value.data, None, depth + 1) if receivers else None
+            return found or [UNRESOLVED]
         if kind == "stored":  # an entry a function stored in a global table: from any of its calls
             return self._bound_kernels(module, value.data, value.items[0], (), depth)
         if kind == "function":  # decorated with a project's own kernel decorator
@@ -738,11 +742,19 @@ class Kernels:
         receivers = self._receivers(module, function, head)
         if not receivers:
             return None
+        return self._kernels_on_receivers(receivers, name, target, depth)
+
+    def _kernels_on_receivers(self, receivers: list[tuple[str, str | None, Value, tuple[str, str]]], name: str,
+                              target: FunctionRef | None, depth: int) -> list[Any] | None:  # fmt: skip
+        """The kernels the method ``name`` returns on each object ``receivers`` built. None
+        when a receiver's class has no such method (or, ``target`` given, one other than
+        the call resolved to)."""
         out: list[Any] = []
         for receiver in receivers:
-            if self.method(receiver[3][0], receiver[3][1], name) != target:
+            method = self.method(receiver[3][0], receiver[3][1], name)
+            if method is None or target is not None and method != target:
                 return None
-            out.extend(self._method_kernels_for(target, receiver, depth, 0))
+            out.extend(self._method_kernels_for(method, receiver, depth, 0))
         return out
 
     def _receivers(self, module: str, function: str | None, head: str) -> list[tuple[str, str | None, Value, tuple[str, str]]] | None:
