@@ -322,6 +322,8 @@ class LaunchExplainer:
                 return _from_package(origin)
         if kind == "param":
             return self._parameter(module, function, value.data, depth, to_callers=False)
+        if self._part_of_api_parameter(module, function, value):  # ``overloads[key]`` of an API's table
+            return Outcome(PARAMETER)
         if kind in ("local", "choice", "tuple", "dict"):
             items = value.items[len(value.items) // 2:] if kind == "dict" else value.items
             step = f"`{value.data}`" if kind == "local" else None
@@ -366,6 +368,28 @@ class LaunchExplainer:
             elif self.program.kernels_of_value(module, function, item):
                 outcomes.append(self.value(module, function, item, depth + 1))
         return _combined(outcomes)
+
+    def _part_of_api_parameter(self, module: str, function: str | None, value: Value) -> bool:
+        """``value`` is an entry or an attribute of a parameter no call in the project passes
+        (``def dispatch(table, key): wp.launch(table[key], ...)``, ``family.single``): like
+        the parameter itself, it comes from the callers of the project's API."""
+        if function is None:
+            return False
+        kind = value.kind
+        while kind in ("sub", "attr") and value.items and value.items[0].kind != "self":
+            value = value.items[0]
+            kind = value.kind
+        if kind == "name" and "." in value.data:
+            name = value.data.split(".", 1)[0]
+        elif kind == "param" and value is not None:
+            name = value.data
+        else:
+            return False
+        ref = FunctionRef(module, function)
+        fact = self.program.function(ref)
+        if fact is None or name not in fact.params or name in fact.locals:
+            return False
+        return not self.program.callers(ref)
 
     def _parameter(self, module: str, function: str | None, name: str, depth: int, *, to_callers: bool) -> Outcome:
         """A parameter: from the API's callers when no caller in the project passes it; else,

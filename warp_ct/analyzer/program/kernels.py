@@ -1381,9 +1381,12 @@ class Kernels:
                 out.extend(self._field_kernels(passed_module, passed_function, passed, field, depth + 1))
             return out or [UNRESOLVED]
         if holder.kind == "sub" and len(holder.items) == 2:
-            # ``_KERNELS[dtype].forward`` of a table of NamedTuples: the field of the row a
-            # constant key picks, else of every row the table holds.
-            rows = self._keyed_values(module, function, holder, depth + 1)
+            # ``family, dims = make(x); family.stvk``: the item of what the call returns at
+            # that position. ``_KERNELS[dtype].forward`` of a table of NamedTuples: the field
+            # of the row a constant key picks, else of every row the table holds.
+            rows = self._picked(module, function, holder, depth + 1)
+            if rows is None:
+                rows = self._keyed_values(module, function, holder, depth + 1)
             if rows is None:
                 rows = self._table_rows(module, function, holder.items[0], 0)
             if not rows:
@@ -1391,7 +1394,7 @@ class Kernels:
             out = []
             for row_module, row_function, row in rows:
                 out.extend(self._field_kernels(row_module, row_function, row, field, depth + 1))
-            return out or [UNRESOLVED]
+            return out  # each row answered ([]: the field is None there, no kernel)
         if holder.kind != "call":
             return [UNRESOLVED]
         if holder.data in NAMESPACE_CLASSES:  # ``types.SimpleNamespace(zero=zero, fill=fill)``
