@@ -891,7 +891,7 @@ def test_a_field_of_a_namedtuple_row_of_a_dtype_table(tmp_path):
         ("pkg/k.py", 38): ["forward_f32", "forward_f64"],
         ("pkg/k.py", 39): ["forward_f32", "forward_f64"],
         ("pkg/k.py", 40): ["forward_f64"],
-        ("pkg/k.py", 41): None,
+        ("pkg/k.py", 40): None,
     }
 
 
@@ -1141,3 +1141,90 @@ def test_super_of_another_class_or_a_rebound_super_is_no_call_of_the_base(tmp_pa
     rebound = SUPER_INIT["pkg/soft.py"].replace("class Soft", "def super():\n    return Base\n\n\nclass Soft")
     files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT, "pkg/soft.py": rebound}
     assert launched(tmp_path / "rebound", files)[("pkg/base.py", 19)] is None
+
+
+FAMILY_ROWS = """\
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def single(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def per_atom(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@dataclass(frozen=True)
+class KernelFamily:
+    single: object
+    atom_ptr: object | None = None
+
+
+class Typed(NamedTuple):
+    warp_dtype: object
+    step: object
+
+
+FAMILIES = {"plain": KernelFamily(single=single), "ptr": KernelFamily(single=single, atom_ptr=per_atom)}
+NO_PTR = {"plain": KernelFamily(single=single), "also": KernelFamily(single=per_atom, atom_ptr=None)}
+UNKNOWN_PTR = {"plain": KernelFamily(single=single), "other": KernelFamily(single=single, atom_ptr=lookup())}
+TYPED = {wp.float32: Typed(wp.float32, single), wp.float64: Typed(wp.float64, per_atom)}
+
+
+def launch_family(family, a):
+    kernel = family.atom_ptr
+    if kernel is None:
+        raise ValueError("no atom_ptr kernel")
+    wp.launch(kernel, dim=a.shape, inputs=[a])
+
+
+def run(a, name):
+    launch_family(FAMILIES[name], a)
+    launch_family(NO_PTR[name], a)
+
+
+def _typed(dtype):
+    return TYPED[dtype]
+
+
+def _validated(a):
+    return _typed(a.dtype), a.shape[0]
+
+
+def step(a):
+    family, n = _validated(a)
+    wp.launch(family.step, dim=n, inputs=[a])
+
+
+def swapped(a):
+    n, family = _validated(a)
+    wp.launch(family.step, dim=n, inputs=[a])
+"""
+
+
+def test_a_field_none_in_some_rows_holds_the_kernels_of_the_others(tmp_path):
+    # ``family.atom_ptr`` of tables whose rows leave it None (the dataclass's default) or set
+    # it: the kernels of the rows that set it (None is no kernel; the launch raises before
+    # it), also where one caller's table sets it in no row.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": FAMILY_ROWS}
+    assert launched(tmp_path, files)[("pkg/k.py", 40)] == ["per_atom"]
+    # A row with an unknown kernel: unknown.
+    source = FAMILY_ROWS.replace("launch_family(NO_PTR[name], a)", "launch_family(UNKNOWN_PTR[name], a)")
+    assert launched(tmp_path / "unknown", {**files, "pkg/k.py": source})[("pkg/k.py", 40)] is None
+
+
+def test_a_field_of_an_item_a_call_returns_unpacked_into_names(tmp_path):
+    # ``family, n = _validated(a)``: ``family`` is the first item of what the call returns (a
+    # row of a table, by an unknown key: any row); swapped, it is a number, no object.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": FAMILY_ROWS}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 58)] == ["per_atom", "single"]
+    assert found[("pkg/k.py", 63)] is None
