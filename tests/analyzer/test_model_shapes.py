@@ -891,7 +891,7 @@ def test_a_field_of_a_namedtuple_row_of_a_dtype_table(tmp_path):
         ("pkg/k.py", 38): ["forward_f32", "forward_f64"],
         ("pkg/k.py", 39): ["forward_f32", "forward_f64"],
         ("pkg/k.py", 40): ["forward_f64"],
-        ("pkg/k.py", 40): None,
+        ("pkg/k.py", 41): None,
     }
 
 
@@ -1228,3 +1228,72 @@ def test_a_field_of_an_item_a_call_returns_unpacked_into_names(tmp_path):
     found = launched(tmp_path, files)
     assert found[("pkg/k.py", 58)] == ["per_atom", "single"]
     assert found[("pkg/k.py", 63)] is None
+
+
+LOCAL_OF_PARAMETERS = """\
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def fill_selected(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+def _run(a, fill_kernel, selective_kernel=None, flags=None):
+    if flags is None:
+        active_kernel = fill_kernel
+    else:
+        active_kernel = selective_kernel
+    wp.launch(active_kernel, dim=a.shape, inputs=[a])
+
+
+def run(a):
+    _run(a, fill)
+
+
+def run_selective(a, flags):
+    _run(a, fill, selective_kernel=fill_selected, flags=flags)
+"""
+
+
+def launched_at_call_sites(tmp_path: Path, files: dict[str, str], module: str) -> dict[int, list[str] | None]:
+    """Line -> the kernels of each launch the model adds to ``module`` at a call site of a
+    launching helper (the launch as that call gives it), None where unknown."""
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project([read_source(str(tmp_path / name)) for name in sorted(files) if name.endswith(".py")])
+    project = linter.project
+    try:
+        project.freeze()
+        program = project.program()
+        own = len(project.facts(project.files.get(str(tmp_path / (module.replace(".", "/") + ".py")))).launches)
+        out: dict[int, list[str] | None] = {}
+        for index, launch in enumerate(program.modules[module].launches[own:], own):
+            found = program.launch_kernels(module, index)
+            ok = found and all(isinstance(ref, KernelRef) for ref in found)
+            out[launch.span[0]] = sorted({program.kernel(ref).name for ref in found}) if ok else None
+        return out
+    finally:
+        deactivate(project)
+
+
+def test_a_local_that_is_one_of_the_helpers_kernel_parameters_is_launched_at_its_call_sites(tmp_path):
+    # ``active_kernel = fill_kernel`` on one branch, ``= selective_kernel`` (None by default) on
+    # the other: at each call site, the kernels that call passes (None, left out, is none).
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": LOCAL_OF_PARAMETERS}
+    assert launched(tmp_path, files) == {("pkg/k.py", 21): None}  # the helper's own launch: its callers say
+    assert launched_at_call_sites(tmp_path, files, "pkg.k") == {25: ["fill"], 29: ["fill", "fill_selected"]}
+    # A call passing an unknown kernel adds no launch there; a local also holding something
+    # else than parameters is no helper's kernel.
+    unknown = LOCAL_OF_PARAMETERS.replace("_run(a, fill)", "_run(a, lookup())")
+    assert launched_at_call_sites(tmp_path / "unknown", {**files, "pkg/k.py": unknown}, "pkg.k") == {
+        29: ["fill", "fill_selected"]}
+    mixed = LOCAL_OF_PARAMETERS.replace("active_kernel = selective_kernel", "active_kernel = lookup()")
+    assert launched_at_call_sites(tmp_path / "mixed", {**files, "pkg/k.py": mixed}, "pkg.k") == {}

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from warp_ct.analyzer.engine import Linter, read_source, read_sources
 from warp_ct.analyzer.facts import FileFacts, LaunchFact, Value
-from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, is_test_path
+from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, handed_kernel_params, is_test_path
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
 from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.config import Config
@@ -162,7 +162,7 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
             outcome = explainer.launch(module, index, launch)
             if outcome.status == RESOLVED:
                 coverage.resolved += 1
-                coverage.resolved_at_call_sites += launch.kernel.kind == "param"
+                coverage.resolved_at_call_sites += handed_kernel_params(launch.kernel) is not None
             elif outcome.status == PARAMETER:
                 coverage.parameter += 1
             elif outcome.status == EXTERNAL:
@@ -300,9 +300,13 @@ class LaunchExplainer:
     def launch(self, module: str, index: int, launch: LaunchFact) -> Outcome:
         """The outcome of the ``index``-th launch of ``module`` (``launch``)."""
         kernel = launch.kernel
-        if kernel.kind == "param" and launch.function:
+        params = handed_kernel_params(kernel)
+        if params and launch.function:
             # A launching helper: the model lints it at each call site with the kernel passed there.
-            return self._parameter(module, launch.function, kernel.data, 0, to_callers=True)
+            outcomes = [self._parameter(module, launch.function, param, 0, to_callers=True) for param in params]
+            outcome = _combined(outcomes)
+            assert outcome is not None
+            return outcome.through(f"`{kernel.data}`") if kernel.kind == "local" else outcome
         found = self.program.launch_kernels(module, index)
         if found and all(isinstance(ref, KernelRef) for ref in found):
             return Outcome(RESOLVED, frozenset(found))

@@ -154,6 +154,19 @@ def _reaches_param(value: Value, depth: int = 0) -> bool:
     return False
 
 
+def handed_kernel_params(kernel: Value) -> tuple[str, ...] | None:
+    """The parameters a launching helper's kernel comes from: ``def run(kernel): wp.launch(kernel,
+    ...)``, or a local (a choice) every value of which is a parameter or a constant
+    (``active = fill_kernel`` on one branch, ``active = selective_kernel`` on the other, with
+    ``selective_kernel=None``): its callers say which kernels. None for any other kernel."""
+    if kernel.kind == "param":
+        return (kernel.data,)
+    if kernel.kind not in ("local", "choice") or not all(item.kind in ("param", "const") for item in kernel.items):
+        return None
+    params = tuple(item.data for item in kernel.items if item.kind == "param")
+    return params or None
+
+
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
     """The argument a call value passes as keyword ``name`` or at ``position``."""
     for item in call.items:
@@ -366,7 +379,7 @@ class Kernels:
         added: dict[str, list[LaunchFact]] = {}
         for module, facts in self.modules.items():
             for launch in facts.launches:
-                if launch.kind in ("launch", "launch_tiled") and launch.kernel.kind == "param" and launch.function:
+                if launch.kind in ("launch", "launch_tiled") and handed_kernel_params(launch.kernel) and launch.function:
                     self._launches_at_call_sites(module, launch, added, 0)
         for module, launches in added.items():
             facts = self.modules[module]
@@ -396,6 +409,9 @@ class Kernels:
                 return argument
 
             kernel = passed(launch.kernel)
+            if launch.kernel.kind in ("local", "choice"):  # each of its values as this call gives it
+                parts = tuple(passed(item) or UNKNOWN for item in launch.kernel.items)
+                kernel = UNKNOWN if UNKNOWN in parts else Value(launch.kernel.kind, launch.kernel.data, parts)
             block_dim = passed(launch.block_dim)
             if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
                 continue  # not passed here, or a block_dim the helper computes: unknown at this site
@@ -1739,8 +1755,8 @@ class Kernels:
                 if not launch.kind.startswith("launch"):
                     continue
                 refs: list[Any] = list(self.launch_kernels(module, index))
-                if launch.kernel.kind == "param":  # a launching helper: ``def _launch(kernel, x)``
-                    refs.extend(self._kernels_passed_for(module, launch.function, launch.kernel.data))
+                for param in handed_kernel_params(launch.kernel) or ():  # a launching helper: ``def _launch(kernel, x)``
+                    refs.extend(self._kernels_passed_for(module, launch.function, param))
                 for ref in refs:
                     if isinstance(ref, KernelRef):
                         found.setdefault(ref.module, set()).add(module)
