@@ -1297,3 +1297,70 @@ def test_a_local_that_is_one_of_the_helpers_kernel_parameters_is_launched_at_its
         29: ["fill", "fill_selected"]}
     mixed = LOCAL_OF_PARAMETERS.replace("active_kernel = selective_kernel", "active_kernel = lookup()")
     assert launched_at_call_sites(tmp_path / "mixed", {**files, "pkg/k.py": mixed}, "pkg.k") == {}
+
+
+BUILT_FAMILIES = """\
+from dataclasses import dataclass
+from typing import Any
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def scale(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(2.0) * a[wp.tid()]
+
+
+@wp.kernel
+def scale_ptr(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(3.0) * a[wp.tid()]
+
+
+@dataclass(frozen=True)
+class Family:
+    single: object
+    atom_ptr: object | None = None
+
+
+def register(kernel, dtypes):
+    return {t: wp.overload(kernel, [wp.array(dtype=t)]) for t in dtypes}
+
+
+def build_families(single_kernel, ptr_kernel, dtypes=(wp.float32, wp.float64)):
+    singles = register(single_kernel, dtypes)
+    ptrs = register(ptr_kernel, dtypes)
+    return {t: Family(single=singles[t], atom_ptr=ptrs[t]) for t in dtypes}
+
+
+FAMILIES = build_families(scale, scale_ptr)
+
+
+def launch_family(family, a):
+    wp.launch(family.single, dim=a.shape, inputs=[a])
+    wp.launch(family.atom_ptr, dim=a.shape, inputs=[a])
+
+
+def dispatch(families, a):
+    family = families[a.dtype]
+    launch_family(family, a)
+
+
+def run(a):
+    dispatch(FAMILIES, a)
+"""
+
+
+def test_a_field_of_a_row_of_the_table_a_parameter_receives_from_a_factory(tmp_path):
+    # ``dispatch(FAMILIES, a)`` hands a table ``build_families`` returns (a comprehension of
+    # dataclass rows) to ``families[a.dtype]``: any row; each field an overload of the kernel
+    # the factory received and handed on to ``register`` (its callers say which).
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": BUILT_FAMILIES}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 39)] == ["scale"] and found[("pkg/k.py", 40)] == ["scale_ptr"]
+    # A table of unknown rows, or a factory handed an unknown kernel, stays unknown.
+    for broken in ("dispatch(lookup(), a)", "dispatch(build_families(scale, lookup()), a)"):
+        source = BUILT_FAMILIES.replace("dispatch(FAMILIES, a)", broken)
+        found = launched(tmp_path / str(len(broken)), {**files, "pkg/k.py": source})
+        assert found[("pkg/k.py", 40)] is None, broken

@@ -711,8 +711,9 @@ class Kernels:
 
     def _table_rows(self, module: str, function: str | None, table: Value, steps: int) -> list[tuple[str, str | None, Value]] | None:
         """Every value a table can hold, where each binding of ``table`` (a local, a global, also
-        imported) is a dict or tuple literal or an entry stored into it: ``_KERNELS = {torch.float32:
-        _Set(...), ...}``. None when any binding is something else."""
+        imported, what each call passes for a parameter, what a project function returns) is a
+        dict or tuple literal or an entry stored into it: ``_KERNELS = {torch.float32: _Set(...),
+        ...}``, ``families = build_families(...)``. None when any binding is something else."""
         if steps > 4:
             return None
         kind = table.kind
@@ -734,6 +735,14 @@ class Kernels:
                     return None
                 where, dotted = resolved
             bindings = [(where, None, item) for item in self.modules[where].globals.get(dotted, ())]
+        elif kind == "param" and function is not None:
+            bindings = self.passed_values(FunctionRef(module, function), table.data) or []
+        elif kind == "call" and table.data:
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, table.data)
+            fact = self.function(target) if target is not None else None
+            if fact is None or fact.class_name is not None or fact.is_kernel:
+                return None
+            bindings = [(target.module, target.qualname, item) for item in fact.returns]  # type: ignore[union-attr]
         else:
             return None
         if not bindings:
@@ -1198,6 +1207,8 @@ class Kernels:
                 return self.kernels_of_value(module, None, default, depth + 1) if default is not None else [UNRESOLVED]
             if len(sites) > 1:
                 return self._bound_kernels(site_module, site_function, argument, sites[1:], depth + 1)
+            if argument.kind == "param" and site_function is not None:  # handed on: what its callers pass
+                return self._bound_kernels(site_module, site_function, argument, (), depth + 1)
             return self.kernels_of_value(site_module, site_function, argument, depth + 1)
         if kind == "sub" and len(value.items) == 2:
             rows = self._keyed_rows(module, function, value.items[0], value.items[1], sites)
