@@ -1364,3 +1364,59 @@ def test_a_field_of_a_row_of_the_table_a_parameter_receives_from_a_factory(tmp_p
         source = BUILT_FAMILIES.replace("dispatch(FAMILIES, a)", broken)
         found = launched(tmp_path / str(len(broken)), {**files, "pkg/k.py": source})
         assert found[("pkg/k.py", 40)] is None, broken
+
+
+COMPREHENDED = """\
+from typing import Any
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def stvk(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(1.0)
+
+
+@wp.kernel
+def measure(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(2.0)
+
+
+kernel = measure  # a module global of the same name as the loop variable below
+BASE = (((1, 1), stvk), ((2, 2), stvk))
+OTHER = (((1, 1), lookup()),)
+
+
+def _overload(kernel, dtype):
+    return wp.overload(kernel, [wp.array(dtype=dtype)])
+
+
+def precision_family(dtype):
+    by_rows = {dims: _overload(kernel, dtype) for dims, kernel in BASE}
+    listed = [_overload(row[1], dtype) for row in BASE]
+    unknown = {dims: _overload(kernel, dtype) for dims, kernel in OTHER}
+    return by_rows, listed, unknown
+
+
+F32, LISTED, UNKNOWN_F32 = precision_family(wp.float32)
+
+
+def run(a, dims, i):
+    wp.launch(F32[dims], dim=a.shape, inputs=[a])
+    wp.launch(LISTED[i], dim=a.shape, inputs=[a])
+    wp.launch(UNKNOWN_F32[dims], dim=a.shape, inputs=[a])
+"""
+
+
+def test_a_comprehension_in_a_function_reads_its_own_loop_variables(tmp_path):
+    # ``{dims: _overload(kernel, dtype) for dims, kernel in BASE}``: ``kernel`` is the
+    # comprehension's own variable, the second item of each row of BASE (not the module's
+    # global ``kernel``, which Python's scoping hides there). A table of unknown rows stays
+    # unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": COMPREHENDED}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 38)] == ["stvk"]
+    assert found[("pkg/k.py", 39)] == ["stvk"]
+    assert found[("pkg/k.py", 40)] is None

@@ -714,11 +714,8 @@ class _Extractor:
             return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))  # type: ignore[attr-defined]
         if kind is ast.BoolOp:  # ``args.cache or scratch.name``: one of its operands
             return Value("choice", None, tuple(self.value(v) for v in node.values))  # type: ignore[attr-defined]
-        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
-            # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
-            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[attr-defined]
-        if kind is ast.DictComp:  # ``{kind: make(kind) for kind in groups}``: a table of what it builds
-            return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[attr-defined]
+        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp or kind is ast.DictComp:
+            return self.comprehension(node)  # type: ignore[arg-type]
         if kind is ast.Dict:
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)  # type: ignore[attr-defined]
             values = tuple(self.value(v) for v in node.values)  # type: ignore[attr-defined]
@@ -727,6 +724,33 @@ class _Extractor:
             if isinstance(node.operand.value, (int, float)):  # type: ignore[attr-defined]
                 return self.shared("const", -node.operand.value)  # type: ignore[attr-defined]
         return UNKNOWN
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Value:
+        """``[Linear(a, b) for a, b in ...]``: a container of what the element builds;
+        ``{kind: make(kind) for kind in groups}``: a table of what it builds. Inside a
+        function, the element reads each loop variable as an element of what its ``for``
+        iterates (``for dims, kernel in BASE.items()``), as a ``for`` statement's body does;
+        the names are the comprehension's own, so the function's are restored after."""
+        fact = self.scopes[-1].fact
+        shadowed: dict[str, Value | None] = {}
+        if fact is not None:
+            for generator in node.generators:
+                iterated = self.value(generator.iter)
+                bound: dict[str, Any] = {}
+                _bind_targets(generator.target, Value("elem", None, (iterated,)), bound, single=True)
+                for name, element in bound.items():
+                    shadowed.setdefault(name, fact.loop_tables.get(name))
+                    fact.loop_tables[name] = element
+        try:
+            if node.__class__ is ast.DictComp:
+                return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[union-attr]
+            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[union-attr]
+        finally:
+            for name, previous in shadowed.items():
+                if previous is None:
+                    del fact.loop_tables[name]  # type: ignore[union-attr]
+                else:
+                    fact.loop_tables[name] = previous  # type: ignore[union-attr]
 
     def table_get(self, node: ast.Call) -> Value | None:
         """``tables[dtype].get(order)`` / ``TABLE.get(dtype, {}).get(order)``: ``.get`` on an

@@ -719,8 +719,8 @@ class Kernels:
         kind = table.kind
         if kind == "dict":
             half = len(table.items) // 2
-            if len(table.items) % 2 or any(entry.kind not in ("const", "name", "tuple") for entry in table.items[:half]):
-                return None
+            if len(table.items) % 2 or any(entry.kind == "unknown" for entry in table.items[:half]):
+                return None  # ``**rest``: entries the model cannot read
             return [(module, function, item) for item in table.items[half:]]
         if kind == "tuple":
             return [(module, function, item) for item in table.items]
