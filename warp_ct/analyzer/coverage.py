@@ -385,7 +385,7 @@ class LaunchExplainer:
             kind = value.kind
         if kind == "name" and "." in value.data:
             name = value.data.split(".", 1)[0]
-        elif kind == "param" and value is not None:
+        elif kind == "param":
             name = value.data
         else:
             return False

@@ -729,7 +729,7 @@ class _Extractor:
         """``[Linear(a, b) for a, b in ...]``: a container of what the element builds;
         ``{kind: make(kind) for kind in groups}``: a table of what it builds. Inside a
         function, the element reads each loop variable as an element of what its ``for``
-        iterates (``for dims, kernel in BASE.items()``), as a ``for`` statement's body does;
+        iterates (``for dims, kernel in ROWS``), as a ``for`` statement's body does;
         the names are the comprehension's own, so the function's are restored after."""
         fact = self.scopes[-1].fact
         shadowed: dict[str, Value | None] = {}
