@@ -1053,3 +1053,370 @@ def swap(a, b):
 """}
     found = launched(tmp_path, files)
     assert found[("pkg/integrator.py", 7)] is None and found[("pkg/integrator.py", 6)] == ["p2g"]
+
+
+RESULT_METHOD = DISPATCHER.replace("def run(ids, out, n, dispatcher):", """\
+@functools.cache
+def typed_dispatcher(dtype):
+    return Dispatcher(scatter, ("ids",))
+
+
+def run_on_results(ids, out, n, dtype, make):
+    wp.launch(typed_dispatcher(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(Dispatcher(gather, ("ids",)).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(make(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(lookup(dtype).select(ids), dim=n, inputs=[ids, out])
+    wp.launch(typed_dispatcher(dtype).missing(ids), dim=n, inputs=[ids, out])
+
+
+def run(ids, out, n, dispatcher):""")
+
+
+def test_a_method_called_on_what_a_call_returns_runs_on_the_object_that_call_builds(tmp_path):
+    # ``typed_dispatcher(dtype).select(ids)``: no name holds the object; the call builds it
+    # (a cached factory's ``return Dispatcher(...)``, a constructor call itself), so ``select``
+    # returns the overloads of its kernel. A factory the callers pass, one of another package
+    # and a method the class lacks stay unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": RESULT_METHOD}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 53)] == ["scatter"]
+    assert found[("pkg/k.py", 54)] == ["gather"]
+    assert found[("pkg/k.py", 55)] is None
+    assert found[("pkg/k.py", 56)] is None
+    assert found[("pkg/k.py", 57)] is None
+    assert found[("pkg/k.py", 62)] == ["gather"]  # the named receivers as before
+
+
+SUPER_INIT = {
+    "pkg/base.py": """\
+import warp as wp
+
+
+@wp.kernel
+def soft(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def hard(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+class Base:
+    def __init__(self, *, kernels):
+        self._kernels = kernels
+
+    def __call__(self, a):
+        wp.launch(self._kernels[a.dtype], dim=a.shape, inputs=[a])
+""",
+    "pkg/soft.py": """\
+import warp as wp
+
+from pkg.base import Base, soft
+
+
+class Soft(Base):
+    def __init__(self):
+        super().__init__(kernels={wp.float32: soft})
+""",
+}
+
+
+def test_a_base_constructor_super_runs_is_called_with_what_the_subclass_passes(tmp_path):
+    # ``super().__init__(kernels=...)`` in a subclass of another module calls the base's
+    # ``__init__``: what it stores on ``self`` is what the subclasses pass.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT}
+    assert launched(tmp_path, files)[("pkg/base.py", 19)] == ["soft"]
+
+
+def test_super_of_another_class_or_a_rebound_super_is_no_call_of_the_base(tmp_path):
+    # ``super(Other, self)`` starts the lookup elsewhere, a module's own ``super`` is not the
+    # builtin, and an unknown subclass argument keeps the launch unknown.
+    for line in ("        super(Other, self).__init__(kernels={wp.float32: soft})",
+                 "        super().__init__(kernels=make())"):  # fmt: skip
+        soft_module = SUPER_INIT["pkg/soft.py"].replace(
+            "        super().__init__(kernels={wp.float32: soft})", line) + "\n\nclass Other(Base):\n    pass\n"
+        files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT, "pkg/soft.py": soft_module}
+        assert launched(tmp_path / str(len(line)), files)[("pkg/base.py", 19)] is None, line
+    rebound = SUPER_INIT["pkg/soft.py"].replace("class Soft", "def super():\n    return Base\n\n\nclass Soft")
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", **SUPER_INIT, "pkg/soft.py": rebound}
+    assert launched(tmp_path / "rebound", files)[("pkg/base.py", 19)] is None
+
+
+FAMILY_ROWS = """\
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def single(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def per_atom(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@dataclass(frozen=True)
+class KernelFamily:
+    single: object
+    atom_ptr: object | None = None
+
+
+class Typed(NamedTuple):
+    warp_dtype: object
+    step: object
+
+
+FAMILIES = {"plain": KernelFamily(single=single), "ptr": KernelFamily(single=single, atom_ptr=per_atom)}
+NO_PTR = {"plain": KernelFamily(single=single), "also": KernelFamily(single=per_atom, atom_ptr=None)}
+UNKNOWN_PTR = {"plain": KernelFamily(single=single), "other": KernelFamily(single=single, atom_ptr=lookup())}
+TYPED = {wp.float32: Typed(wp.float32, single), wp.float64: Typed(wp.float64, per_atom)}
+
+
+def launch_family(family, a):
+    kernel = family.atom_ptr
+    if kernel is None:
+        raise ValueError("no atom_ptr kernel")
+    wp.launch(kernel, dim=a.shape, inputs=[a])
+
+
+def run(a, name):
+    launch_family(FAMILIES[name], a)
+    launch_family(NO_PTR[name], a)
+
+
+def _typed(dtype):
+    return TYPED[dtype]
+
+
+def _validated(a):
+    return _typed(a.dtype), a.shape[0]
+
+
+def step(a):
+    family, n = _validated(a)
+    wp.launch(family.step, dim=n, inputs=[a])
+
+
+def swapped(a):
+    n, family = _validated(a)
+    wp.launch(family.step, dim=n, inputs=[a])
+"""
+
+
+def test_a_field_none_in_some_rows_holds_the_kernels_of_the_others(tmp_path):
+    # ``family.atom_ptr`` of tables whose rows leave it None (the dataclass's default) or set
+    # it: the kernels of the rows that set it (None is no kernel; the launch raises before
+    # it), also where one caller's table sets it in no row.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": FAMILY_ROWS}
+    assert launched(tmp_path, files)[("pkg/k.py", 40)] == ["per_atom"]
+    # A row with an unknown kernel: unknown.
+    source = FAMILY_ROWS.replace("launch_family(NO_PTR[name], a)", "launch_family(UNKNOWN_PTR[name], a)")
+    assert launched(tmp_path / "unknown", {**files, "pkg/k.py": source})[("pkg/k.py", 40)] is None
+
+
+def test_a_field_of_an_item_a_call_returns_unpacked_into_names(tmp_path):
+    # ``family, n = _validated(a)``: ``family`` is the first item of what the call returns (a
+    # row of a table, by an unknown key: any row); swapped, it is a number, no object.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": FAMILY_ROWS}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 58)] == ["per_atom", "single"]
+    assert found[("pkg/k.py", 63)] is None
+
+
+LOCAL_OF_PARAMETERS = """\
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def fill(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def fill_selected(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+def _run(a, fill_kernel, selective_kernel=None, flags=None):
+    if flags is None:
+        active_kernel = fill_kernel
+    else:
+        active_kernel = selective_kernel
+    wp.launch(active_kernel, dim=a.shape, inputs=[a])
+
+
+def run(a):
+    _run(a, fill)
+
+
+def run_selective(a, flags):
+    _run(a, fill, selective_kernel=fill_selected, flags=flags)
+"""
+
+
+def launched_at_call_sites(tmp_path: Path, files: dict[str, str], module: str) -> dict[int, list[str] | None]:
+    """Line -> the kernels of each launch the model adds to ``module`` at a call site of a
+    launching helper (the launch as that call gives it), None where unknown."""
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project([read_source(str(tmp_path / name)) for name in sorted(files) if name.endswith(".py")])
+    project = linter.project
+    try:
+        project.freeze()
+        program = project.program()
+        own = len(project.facts(project.files.get(str(tmp_path / (module.replace(".", "/") + ".py")))).launches)
+        out: dict[int, list[str] | None] = {}
+        for index, launch in enumerate(program.modules[module].launches[own:], own):
+            found = program.launch_kernels(module, index)
+            ok = found and all(isinstance(ref, KernelRef) for ref in found)
+            out[launch.span[0]] = sorted({program.kernel(ref).name for ref in found}) if ok else None
+        return out
+    finally:
+        deactivate(project)
+
+
+def test_a_local_that_is_one_of_the_helpers_kernel_parameters_is_launched_at_its_call_sites(tmp_path):
+    # ``active_kernel = fill_kernel`` on one branch, ``= selective_kernel`` (None by default) on
+    # the other: at each call site, the kernels that call passes (None, left out, is none).
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": LOCAL_OF_PARAMETERS}
+    assert launched(tmp_path, files) == {("pkg/k.py", 21): None}  # the helper's own launch: its callers say
+    assert launched_at_call_sites(tmp_path, files, "pkg.k") == {25: ["fill"], 29: ["fill", "fill_selected"]}
+    # A call passing an unknown kernel adds no launch there; a local also holding something
+    # else than parameters is no helper's kernel.
+    unknown = LOCAL_OF_PARAMETERS.replace("_run(a, fill)", "_run(a, lookup())")
+    assert launched_at_call_sites(tmp_path / "unknown", {**files, "pkg/k.py": unknown}, "pkg.k") == {
+        29: ["fill", "fill_selected"]}
+    mixed = LOCAL_OF_PARAMETERS.replace("active_kernel = selective_kernel", "active_kernel = lookup()")
+    assert launched_at_call_sites(tmp_path / "mixed", {**files, "pkg/k.py": mixed}, "pkg.k") == {}
+
+
+BUILT_FAMILIES = """\
+from dataclasses import dataclass
+from typing import Any
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def scale(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(2.0) * a[wp.tid()]
+
+
+@wp.kernel
+def scale_ptr(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(3.0) * a[wp.tid()]
+
+
+@dataclass(frozen=True)
+class Family:
+    single: object
+    atom_ptr: object | None = None
+
+
+def register(kernel, dtypes):
+    return {t: wp.overload(kernel, [wp.array(dtype=t)]) for t in dtypes}
+
+
+def build_families(single_kernel, ptr_kernel, dtypes=(wp.float32, wp.float64)):
+    singles = register(single_kernel, dtypes)
+    ptrs = register(ptr_kernel, dtypes)
+    return {t: Family(single=singles[t], atom_ptr=ptrs[t]) for t in dtypes}
+
+
+FAMILIES = build_families(scale, scale_ptr)
+
+
+def launch_family(family, a):
+    wp.launch(family.single, dim=a.shape, inputs=[a])
+    wp.launch(family.atom_ptr, dim=a.shape, inputs=[a])
+
+
+def dispatch(families, a):
+    family = families[a.dtype]
+    launch_family(family, a)
+
+
+def run(a):
+    dispatch(FAMILIES, a)
+"""
+
+
+def test_a_field_of_a_row_of_the_table_a_parameter_receives_from_a_factory(tmp_path):
+    # ``dispatch(FAMILIES, a)`` hands a table ``build_families`` returns (a comprehension of
+    # dataclass rows) to ``families[a.dtype]``: any row; each field an overload of the kernel
+    # the factory received and handed on to ``register`` (its callers say which).
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": BUILT_FAMILIES}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 39)] == ["scale"] and found[("pkg/k.py", 40)] == ["scale_ptr"]
+    # A table of unknown rows, or a factory handed an unknown kernel, stays unknown.
+    for broken in ("dispatch(lookup(), a)", "dispatch(build_families(scale, lookup()), a)"):
+        source = BUILT_FAMILIES.replace("dispatch(FAMILIES, a)", broken)
+        found = launched(tmp_path / str(len(broken)), {**files, "pkg/k.py": source})
+        assert found[("pkg/k.py", 40)] is None, broken
+
+
+COMPREHENDED = """\
+from typing import Any
+
+import warp as wp
+
+from other import lookup
+
+
+@wp.kernel
+def stvk(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(1.0)
+
+
+@wp.kernel
+def measure(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(2.0)
+
+
+kernel = measure  # a module global of the same name as the loop variable below
+BASE = (((1, 1), stvk), ((2, 2), stvk))
+OTHER = (((1, 1), lookup()),)
+
+
+def _overload(kernel, dtype):
+    return wp.overload(kernel, [wp.array(dtype=dtype)])
+
+
+def precision_family(dtype):
+    by_rows = {dims: _overload(kernel, dtype) for dims, kernel in BASE}
+    listed = [_overload(row[1], dtype) for row in BASE]
+    unknown = {dims: _overload(kernel, dtype) for dims, kernel in OTHER}
+    return by_rows, listed, unknown
+
+
+F32, LISTED, UNKNOWN_F32 = precision_family(wp.float32)
+
+
+def run(a, dims, i):
+    wp.launch(F32[dims], dim=a.shape, inputs=[a])
+    wp.launch(LISTED[i], dim=a.shape, inputs=[a])
+    wp.launch(UNKNOWN_F32[dims], dim=a.shape, inputs=[a])
+"""
+
+
+def test_a_comprehension_in_a_function_reads_its_own_loop_variables(tmp_path):
+    # ``{dims: _overload(kernel, dtype) for dims, kernel in BASE}``: ``kernel`` is the
+    # comprehension's own variable, the second item of each row of BASE (not the module's
+    # global ``kernel``, which Python's scoping hides there). A table of unknown rows stays
+    # unknown.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": COMPREHENDED}
+    found = launched(tmp_path, files)
+    assert found[("pkg/k.py", 38)] == ["stvk"]
+    assert found[("pkg/k.py", 39)] == ["stvk"]
+    assert found[("pkg/k.py", 40)] is None

@@ -283,3 +283,39 @@ def test_the_readme_states_the_exit_codes(cli, project):
     from .test_docs_facts import _exit_codes
 
     assert _exit_codes("model") == {0, 2}
+
+
+PARTS_OF_PARAMETERS = """\
+import warp as wp
+
+from .kernels import BY_NAME, scale
+
+
+def dispatch(table, key, a):
+    kernel = table[key]
+    wp.launch(kernel, dim=a.shape, inputs=[a, 1.0])
+
+
+def launch_field(family, a):
+    wp.launch(family.single, dim=a.shape, inputs=[a, 1.0])
+
+
+def launch_picked(table, key, a):
+    wp.launch(table[key], dim=a.shape, inputs=[a, 1.0])
+
+
+def launch_all(a):
+    launch_picked(lookup(), "scale", a)
+    launch_picked(BY_NAME, "scale", a)
+"""
+
+
+def test_an_entry_or_a_field_of_an_api_parameter_comes_from_the_apis_callers(project):
+    # ``table[key]`` and ``family.single`` of parameters no call in the project passes: from
+    # the API's callers, as the parameter itself. One the project's calls pass (one of them
+    # an unknown table) is followed to them and stays unresolved.
+    _write_app(project)
+    project.write("app/app/parts.py", PARTS_OF_PARAMETERS)
+    (app,) = measure_paths(["app/app/parts.py"], Config())
+    assert (app.launches, app.resolved, app.parameter) == (3, 0, 2)
+    assert [(site.line, site.cause) for site in app.unresolved] == [(16, "subscript")]

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from warp_ct.analyzer.engine import Linter, read_source, read_sources
 from warp_ct.analyzer.facts import FileFacts, LaunchFact, Value
-from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, is_test_path
+from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, handed_kernel_params, is_test_path
 from warp_ct.analyzer.project import deactivate, package_layout_fixed
 from warp_ct.analyzer.scope import Scope, project_files, scopes_of
 from warp_ct.config import Config
@@ -162,7 +162,7 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
             outcome = explainer.launch(module, index, launch)
             if outcome.status == RESOLVED:
                 coverage.resolved += 1
-                coverage.resolved_at_call_sites += launch.kernel.kind == "param"
+                coverage.resolved_at_call_sites += handed_kernel_params(launch.kernel) is not None
             elif outcome.status == PARAMETER:
                 coverage.parameter += 1
             elif outcome.status == EXTERNAL:
@@ -277,6 +277,8 @@ def describe(value: Value, depth: int = 0) -> str:
         return f"{base}.{value.data}"
     if kind == "call":
         return f"{value.data}()"
+    if kind == "method" and value.items:
+        return f"{describe(value.items[0], depth + 1)}.{value.data}()"
     if kind == "sub" and value.items:
         return f"{describe(value.items[0], depth + 1)}[...]"
     if kind == "elem" and value.items:
@@ -298,9 +300,13 @@ class LaunchExplainer:
     def launch(self, module: str, index: int, launch: LaunchFact) -> Outcome:
         """The outcome of the ``index``-th launch of ``module`` (``launch``)."""
         kernel = launch.kernel
-        if kernel.kind == "param" and launch.function:
+        params = handed_kernel_params(kernel)
+        if params and launch.function:
             # A launching helper: the model lints it at each call site with the kernel passed there.
-            return self._parameter(module, launch.function, kernel.data, 0, to_callers=True)
+            outcomes = [self._parameter(module, launch.function, param, 0, to_callers=True) for param in params]
+            outcome = _combined(outcomes)
+            assert outcome is not None
+            return outcome.through(f"`{kernel.data}`") if kernel.kind == "local" else outcome
         found = self.program.launch_kernels(module, index)
         if found and all(isinstance(ref, KernelRef) for ref in found):
             return Outcome(RESOLVED, frozenset(found))
@@ -314,12 +320,14 @@ class LaunchExplainer:
         if depth > MAX_REASON_DEPTH:
             return _unfollowed(f"`{describe(value)}` not followed (too deep)", "depth")
         kind = value.kind
-        if kind in ("name", "call", "attr", "sub", "elem"):
+        if kind in ("name", "call", "method", "attr", "sub", "elem"):
             origin = self._origin_outside(module, function, value, 0)
             if origin is not None:  # ``bundle = ext.get_kernel(...); bundle.fill``
                 return _from_package(origin)
         if kind == "param":
             return self._parameter(module, function, value.data, depth, to_callers=False)
+        if self._part_of_api_parameter(module, function, value):  # ``overloads[key]`` of an API's table
+            return Outcome(PARAMETER)
         if kind in ("local", "choice", "tuple", "dict"):
             items = value.items[len(value.items) // 2:] if kind == "dict" else value.items
             step = f"`{value.data}`" if kind == "local" else None
@@ -333,6 +341,8 @@ class LaunchExplainer:
             return self._call(module, function, value, depth)
         if kind == "attr":
             return self._attribute(module, function, value, depth)
+        if kind == "method":
+            return _unfollowed(f"return value of `{describe(value)}` not followed", "return")
         if kind == "sub" and value.items and value.items[0].kind == "elem":
             value = value.items[0]  # ``for name, kernel in table.items()``: a part of a loop element
             kind = "elem"
@@ -362,6 +372,28 @@ class LaunchExplainer:
             elif self.program.kernels_of_value(module, function, item):
                 outcomes.append(self.value(module, function, item, depth + 1))
         return _combined(outcomes)
+
+    def _part_of_api_parameter(self, module: str, function: str | None, value: Value) -> bool:
+        """``value`` is an entry or an attribute of a parameter no call in the project passes
+        (``def dispatch(table, key): wp.launch(table[key], ...)``, ``family.single``): like
+        the parameter itself, it comes from the callers of the project's API."""
+        if function is None:
+            return False
+        kind = value.kind
+        while kind in ("sub", "attr") and value.items and value.items[0].kind != "self":
+            value = value.items[0]
+            kind = value.kind
+        if kind == "name" and "." in value.data:
+            name = value.data.split(".", 1)[0]
+        elif kind == "param":
+            name = value.data
+        else:
+            return False
+        ref = FunctionRef(module, function)
+        fact = self.program.function(ref)
+        if fact is None or name not in fact.params or name in fact.locals:
+            return False
+        return not self.program.callers(ref)
 
     def _parameter(self, module: str, function: str | None, name: str, depth: int, *, to_callers: bool) -> Outcome:
         """A parameter: from the API's callers when no caller in the project passes it; else,
@@ -458,7 +490,7 @@ class LaunchExplainer:
             if self.program.resolve_call(module, caller, callee) is None and self._outside(module, callee):
                 return callee
             return None
-        if kind in ("attr", "sub", "elem") and value.items and value.items[0].kind != "self":
+        if kind in ("attr", "method", "sub", "elem") and value.items and value.items[0].kind != "self":
             return self._origin_outside(module, function, value.items[0], depth + 1)
         if kind == "local" and value.items:
             origins = {self._origin_outside(module, function, item, depth + 1) for item in value.items}

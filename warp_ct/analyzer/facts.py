@@ -40,8 +40,9 @@ class Value:
     an imported object), ``attr`` (``self.x``: data is "x"; items[0] is the base),
     ``sub`` (items: base, index), ``tuple`` (items), ``choice`` (items: the alternatives
     of ``a if c else b``; data: the condition's text), ``call`` (data: callee dotted name,
-    items: positional arguments), ``local`` (data: name; items: the values assigned to it
-    in the function), ``unknown``.
+    items: positional arguments), ``method`` (``make(t).select(ids)``: data is the method's
+    name, items[0] the receiver, a call, then the arguments as a call's), ``local`` (data:
+    name; items: the values assigned to it in the function), ``unknown``.
     """
 
     kind: str
@@ -695,7 +696,7 @@ class _Extractor:
                 return known
             callee = self.dotted(node.func) or ""  # type: ignore[union-attr]
             if not callee:
-                looked_up = self.table_get(node) or self.applied_kernel(node)  # type: ignore[arg-type]
+                looked_up = self.table_get(node) or self.applied_kernel(node) or self.method_of_result(node)  # type: ignore[arg-type]
                 if looked_up is not None:
                     self._call_values[id(node)] = looked_up
                     return looked_up
@@ -722,11 +723,8 @@ class _Extractor:
             return Value("choice", _text(node.test), (self.value(node.body), self.value(node.orelse)))  # type: ignore[attr-defined]
         if kind is ast.BoolOp:  # ``args.cache or scratch.name``: one of its operands
             return Value("choice", None, tuple(self.value(v) for v in node.values))  # type: ignore[attr-defined]
-        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp:
-            # ``[Linear(a, b) for a, b in ...]``: a container of what the element builds.
-            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[attr-defined]
-        if kind is ast.DictComp:  # ``{kind: make(kind) for kind in groups}``: a table of what it builds
-            return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[attr-defined]
+        if kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp or kind is ast.DictComp:
+            return self.comprehension(node)  # type: ignore[arg-type]
         if kind is ast.Dict:
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)  # type: ignore[attr-defined]
             values = tuple(self.value(v) for v in node.values)  # type: ignore[attr-defined]
@@ -735,6 +733,33 @@ class _Extractor:
             if isinstance(node.operand.value, (int, float)):  # type: ignore[attr-defined]
                 return self.shared("const", -node.operand.value)  # type: ignore[attr-defined]
         return UNKNOWN
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Value:
+        """``[Linear(a, b) for a, b in ...]``: a container of what the element builds;
+        ``{kind: make(kind) for kind in groups}``: a table of what it builds. Inside a
+        function, the element reads each loop variable as an element of what its ``for``
+        iterates (``for dims, kernel in ROWS``), as a ``for`` statement's body does;
+        the names are the comprehension's own, so the function's are restored after."""
+        fact = self.scopes[-1].fact
+        shadowed: dict[str, Value | None] = {}
+        if fact is not None:
+            for generator in node.generators:
+                iterated = self.value(generator.iter)
+                bound: dict[str, Any] = {}
+                _bind_targets(generator.target, Value("elem", None, (iterated,)), bound, single=True)
+                for name, element in bound.items():
+                    shadowed.setdefault(name, fact.loop_tables.get(name))
+                    fact.loop_tables[name] = element
+        try:
+            if node.__class__ is ast.DictComp:
+                return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[union-attr]
+            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[union-attr]
+        finally:
+            for name, previous in shadowed.items():
+                if previous is None:
+                    del fact.loop_tables[name]  # type: ignore[union-attr]
+                else:
+                    fact.loop_tables[name] = previous  # type: ignore[union-attr]
 
     def table_get(self, node: ast.Call) -> Value | None:
         """``tables[dtype].get(order)`` / ``TABLE.get(dtype, {}).get(order)``: ``.get`` on an
@@ -751,6 +776,20 @@ class _Extractor:
             return None
         default = self.value(node.args[1]) if len(node.args) == 2 else self.shared("const", None)
         return Value("choice", None, (Value("sub", None, (self.value(base), self.value(node.args[0]))), default))
+
+    def method_of_result(self, node: ast.Call) -> Value | None:
+        """``make(dtype).select(ids)``: a method called on what a call returns, valued as
+        ``method`` (data: the method's name; items: the receiver, then the arguments as a
+        call's). None for any other call (``table[k](x)``, ``f()()``: no receiver to follow)."""
+        func = node.func
+        if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Call:  # type: ignore[attr-defined]
+            return None
+        value_of = self.value
+        shared = self.shared
+        receiver = value_of(func.value)  # type: ignore[attr-defined]
+        keywords = [shared("kw", k.arg, (value_of(k.value),)) for k in node.keywords if k.arg]
+        arguments = [value_of(a) for a in node.args]
+        return shared("method", func.attr, (receiver, *arguments, *keywords))  # type: ignore[attr-defined]
 
     def applied_kernel(self, node: ast.Call) -> Value | None:
         """``wp.kernel(enable_backward=False, module="unique")(fn)``: the kernel ``fn`` makes,
@@ -1382,6 +1421,21 @@ class _Extractor:
         self.facts.decorated.append((kernel, tuple((dotted, value) for dotted, value, _node in candidates)))
 
     # calls ---------------------------------------------------------------
+    def calls_super(self, node: ast.AST) -> bool:
+        """``super()`` (or ``super(Cls, self)`` naming the method's own class), the builtin
+        not rebound: the call ``super().method(...)`` runs the method a base class defines."""
+        if node.__class__ is not ast.Call or node.keywords or self.dotted(node.func) != "super":  # type: ignore[attr-defined]
+            return False
+        if "super" in self.facts.globals or "super" in self.facts.aliases:
+            return False
+        arguments = node.args  # type: ignore[attr-defined]
+        if not arguments:
+            return True
+        fact = self.scopes[-1].fact
+        owner = fact.class_name if fact is not None else None
+        return (len(arguments) == 2 and arguments[0].__class__ is ast.Name and owner is not None
+                and arguments[0].id == owner.rpartition(".")[2])  # fmt: skip
+
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
@@ -1402,7 +1456,8 @@ class _Extractor:
         if callee is None:
             # ``self.x.method()`` with a non-name base, ``obj.method()`` on a call result...
             if func.__class__ is ast.Attribute:
-                callee = "?." + func.attr  # type: ignore[attr-defined]
+                receiver = "super" if self.calls_super(func.value) else "?"  # type: ignore[attr-defined]
+                callee = receiver + "." + func.attr  # type: ignore[attr-defined]
             else:
                 if self.applied_kernel(node) is not None:
                     self.kernel_made(node, func)  # type: ignore[arg-type]

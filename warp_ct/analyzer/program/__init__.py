@@ -50,7 +50,7 @@ from warp_ct.analyzer.program.calls import Calls
 from warp_ct.analyzer.program.effects import Effects
 from warp_ct.analyzer.program.fem import FemCalls
 from warp_ct.analyzer.program.frequency import Frequencies
-from warp_ct.analyzer.program.kernels import Kernels
+from warp_ct.analyzer.program.kernels import Kernels, handed_kernel_params
 from warp_ct.analyzer.program.runs import Runs
 from warp_ct.analyzer.program.tapes import Tapes
 from warp_ct.analyzer.program.values import Values
@@ -121,6 +121,6 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
 
 __all__ = [
     "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
-    "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "innermost_call", "is_demo_path",
+    "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "handed_kernel_params", "innermost_call", "is_demo_path",
     "is_test_module", "is_test_path", "module_key", "path_in_project",
 ]  # fmt: skip

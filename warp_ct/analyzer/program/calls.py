@@ -25,10 +25,10 @@ _PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 
 
 def _binds(program: Calls, module: str, caller: FunctionFact, name: str) -> bool:
-    """Whether ``_resolve_call`` reads ``name`` from the caller: ``self``/``cls``, or a local
+    """Whether ``_resolve_call`` reads ``name`` from the caller: ``self``/``cls``/``super``, or a local
     or loop table of the caller or an enclosing function. Otherwise the call resolves as it
     would at module level (most calls: ``np.zeros``, ``helper(...)``, ``pkg.make()``)."""
-    if name in ("self", "cls"):
+    if name in ("self", "cls", "super"):
         return True
     scope: FunctionFact | None = caller
     while scope is not None:
@@ -166,13 +166,23 @@ class Calls:
         alias = facts.method_aliases.get(qualname)  # the facts keep aliases of defined methods only
         if alias is not None:
             return FunctionRef(module, alias)
+        return self.inherited_method(module, class_name, method, depth)
+
+
+    def inherited_method(self, module: str, class_name: str, method: str, depth: int = 0) -> FunctionRef | None:
+        """``method`` as the class's project bases define it, not the class itself: what
+        ``super().method(...)`` in the class runs."""
+        facts = self.modules.get(module)
+        if facts is None or depth > 6:
+            return None
         for base in facts.classes.get(class_name, ()):
             if not base:
                 continue
             if base in facts.classes:
                 found = self.method(module, base, method, depth + 1)
             else:
-                resolved = self.resolve_dotted(facts.aliases.get(base.split(".")[0], base) + base[len(base.split(".")[0]):])
+                head = base.split(".")[0]
+                resolved = self.resolve_dotted(facts.aliases.get(head, head) + base[len(head):])
                 found = self.method(resolved[0], resolved[1], method, depth + 1) if resolved else None
             if found:
                 return found
@@ -212,6 +222,9 @@ class Calls:
         if facts is None:
             return None
         parts = callee.split(".")
+        if parts[0] == "super" and len(parts) == 2 and caller is not None:  # see ``calls_super`` of the facts
+            class_name = self.class_of(FunctionRef(module, caller.qualname))
+            return self.inherited_method(module, class_name, parts[1]) if class_name is not None else None
         if parts[0] in ("self", "cls") and caller is not None:
             class_name = self.class_of(FunctionRef(module, caller.qualname))
             if class_name is None:

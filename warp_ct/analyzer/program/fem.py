@@ -106,7 +106,7 @@ class FemCalls:
     def _makers(self, module: str, caller: FunctionFact | None, value: Value, depth: int) -> set[Value] | None:
         if depth > _DEPTH:
             return None
-        if value.kind == "call":
+        if value.kind in ("call", "method"):
             return {value}
         if value.kind == "local" and value.items:
             found: set[Value] = set()

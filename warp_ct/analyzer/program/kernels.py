@@ -154,6 +154,19 @@ def _reaches_param(value: Value, depth: int = 0) -> bool:
     return False
 
 
+def handed_kernel_params(kernel: Value) -> tuple[str, ...] | None:
+    """The parameters a launching helper's kernel comes from: ``def run(kernel): wp.launch(kernel,
+    ...)``, or a local (a choice) every value of which is a parameter or a constant
+    (``active = fill_kernel`` on one branch, ``active = selective_kernel`` on the other, with
+    ``selective_kernel=None``): its callers say which kernels. None for any other kernel."""
+    if kernel.kind == "param":
+        return (kernel.data,)
+    if kernel.kind not in ("local", "choice") or not all(item.kind in ("param", "const") for item in kernel.items):
+        return None
+    params = tuple(item.data for item in kernel.items if item.kind == "param")
+    return params or None
+
+
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
     """The argument a call value passes as keyword ``name`` or at ``position``."""
     for item in call.items:
@@ -366,7 +379,7 @@ class Kernels:
         added: dict[str, list[LaunchFact]] = {}
         for module, facts in self.modules.items():
             for launch in facts.launches:
-                if launch.kind in ("launch", "launch_tiled") and launch.kernel.kind == "param" and launch.function:
+                if launch.kind in ("launch", "launch_tiled") and handed_kernel_params(launch.kernel) and launch.function:
                     self._launches_at_call_sites(module, launch, added, 0)
         for module, launches in added.items():
             facts = self.modules[module]
@@ -396,6 +409,9 @@ class Kernels:
                 return argument
 
             kernel = passed(launch.kernel)
+            if launch.kernel.kind in ("local", "choice"):  # each of its values as this call gives it
+                parts = tuple(passed(item) or UNKNOWN for item in launch.kernel.items)
+                kernel = UNKNOWN if UNKNOWN in parts else Value(launch.kernel.kind, launch.kernel.data, parts)
             block_dim = passed(launch.block_dim)
             if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
                 continue  # not passed here, or a block_dim the helper computes: unknown at this site
@@ -555,6 +571,10 @@ class Kernels:
                 if bound is not None and UNRESOLVED not in bound:
                     return bound
             return out or [UNRESOLVED]
+        if kind == "method" and value.items:  # ``make(dtype).select(ids)``: on the object the call builds
+            receivers = self._constructions(module, function, value.items[0], 0)
+            found = self._kernels_on_receivers(receivers, value.data, None, depth + 1) if receivers else None
+            return found or [UNRESOLVED]
         if kind == "stored":  # an entry a function stored in a global table: from any of its calls
             return self._bound_kernels(module, value.data, value.items[0], (), depth)
         if kind == "function":  # decorated with a project's own kernel decorator
@@ -691,15 +711,16 @@ class Kernels:
 
     def _table_rows(self, module: str, function: str | None, table: Value, steps: int) -> list[tuple[str, str | None, Value]] | None:
         """Every value a table can hold, where each binding of ``table`` (a local, a global, also
-        imported) is a dict or tuple literal or an entry stored into it: ``_KERNELS = {torch.float32:
-        _Set(...), ...}``. None when any binding is something else."""
+        imported, what each call passes for a parameter, what a project function returns) is a
+        dict or tuple literal or an entry stored into it: ``_KERNELS = {torch.float32: _Set(...),
+        ...}``, ``families = build_families(...)``. None when any binding is something else."""
         if steps > 4:
             return None
         kind = table.kind
         if kind == "dict":
             half = len(table.items) // 2
-            if len(table.items) % 2 or any(entry.kind not in ("const", "name", "tuple") for entry in table.items[:half]):
-                return None
+            if len(table.items) % 2 or any(entry.kind == "unknown" for entry in table.items[:half]):
+                return None  # ``**rest``: entries the model cannot read
             return [(module, function, item) for item in table.items[half:]]
         if kind == "tuple":
             return [(module, function, item) for item in table.items]
@@ -714,6 +735,14 @@ class Kernels:
                     return None
                 where, dotted = resolved
             bindings = [(where, None, item) for item in self.modules[where].globals.get(dotted, ())]
+        elif kind == "param" and function is not None:
+            bindings = self.passed_values(FunctionRef(module, function), table.data) or []
+        elif kind == "call" and table.data:
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, table.data)
+            fact = self.function(target) if target is not None else None
+            if fact is None or fact.class_name is not None or fact.is_kernel:
+                return None
+            bindings = [(target.module, target.qualname, item) for item in fact.returns]  # type: ignore[union-attr]
         else:
             return None
         if not bindings:
@@ -738,11 +767,19 @@ class Kernels:
         receivers = self._receivers(module, function, head)
         if not receivers:
             return None
+        return self._kernels_on_receivers(receivers, name, target, depth)
+
+    def _kernels_on_receivers(self, receivers: list[tuple[str, str | None, Value, tuple[str, str]]], name: str,
+                              target: FunctionRef | None, depth: int) -> list[Any] | None:  # fmt: skip
+        """The kernels the method ``name`` returns on each object ``receivers`` built. None
+        when a receiver's class has no such method (or, ``target`` given, one other than
+        the call resolved to)."""
         out: list[Any] = []
         for receiver in receivers:
-            if self.method(receiver[3][0], receiver[3][1], name) != target:
+            method = self.method(receiver[3][0], receiver[3][1], name)
+            if method is None or target is not None and method != target:
                 return None
-            out.extend(self._method_kernels_for(target, receiver, depth, 0))
+            out.extend(self._method_kernels_for(method, receiver, depth, 0))
         return out
 
     def _receivers(self, module: str, function: str | None, head: str) -> list[tuple[str, str | None, Value, tuple[str, str]]] | None:
@@ -1170,6 +1207,8 @@ class Kernels:
                 return self.kernels_of_value(module, None, default, depth + 1) if default is not None else [UNRESOLVED]
             if len(sites) > 1:
                 return self._bound_kernels(site_module, site_function, argument, sites[1:], depth + 1)
+            if argument.kind == "param" and site_function is not None:  # handed on: what its callers pass
+                return self._bound_kernels(site_module, site_function, argument, (), depth + 1)
             return self.kernels_of_value(site_module, site_function, argument, depth + 1)
         if kind == "sub" and len(value.items) == 2:
             rows = self._keyed_rows(module, function, value.items[0], value.items[1], sites)
@@ -1369,9 +1408,12 @@ class Kernels:
                 out.extend(self._field_kernels(passed_module, passed_function, passed, field, depth + 1))
             return out or [UNRESOLVED]
         if holder.kind == "sub" and len(holder.items) == 2:
-            # ``_KERNELS[dtype].forward`` of a table of NamedTuples: the field of the row a
-            # constant key picks, else of every row the table holds.
-            rows = self._keyed_values(module, function, holder, depth + 1)
+            # ``family, dims = make(x); family.stvk``: the item of what the call returns at
+            # that position. ``_KERNELS[dtype].forward`` of a table of NamedTuples: the field
+            # of the row a constant key picks, else of every row the table holds.
+            rows = self._picked(module, function, holder, depth + 1)
+            if rows is None:
+                rows = self._keyed_values(module, function, holder, depth + 1)
             if rows is None:
                 rows = self._table_rows(module, function, holder.items[0], 0)
             if not rows:
@@ -1379,7 +1421,7 @@ class Kernels:
             out = []
             for row_module, row_function, row in rows:
                 out.extend(self._field_kernels(row_module, row_function, row, field, depth + 1))
-            return out or [UNRESOLVED]
+            return out  # each row answered ([]: the field is None there, no kernel)
         if holder.kind != "call":
             return [UNRESOLVED]
         if holder.data in NAMESPACE_CLASSES:  # ``types.SimpleNamespace(zero=zero, fill=fill)``
@@ -1724,8 +1766,8 @@ class Kernels:
                 if not launch.kind.startswith("launch"):
                     continue
                 refs: list[Any] = list(self.launch_kernels(module, index))
-                if launch.kernel.kind == "param":  # a launching helper: ``def _launch(kernel, x)``
-                    refs.extend(self._kernels_passed_for(module, launch.function, launch.kernel.data))
+                for param in handed_kernel_params(launch.kernel) or ():  # a launching helper: ``def _launch(kernel, x)``
+                    refs.extend(self._kernels_passed_for(module, launch.function, param))
                 for ref in refs:
                     if isinstance(ref, KernelRef):
                         found.setdefault(ref.module, set()).add(module)

@@ -329,6 +329,8 @@ class Values:
             if value.data in ("int", "float", "str", "bool", "range", "len"):
                 return any(self.varies(module, function, item, depth + 1) for item in value.items)
             return True  # time.time(), random...: a fresh value each call
+        if kind == "method":  # ``make().next()``: as a call
+            return True
         return False
 
 

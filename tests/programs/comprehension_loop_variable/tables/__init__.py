@@ -1,0 +1,1 @@
+"""Filters whose typed kernels a comprehension builds from (name, kernel) rows."""

@@ -1,0 +1,1 @@
+"""An integrator whose kernel families a factory builds into a dtype table."""

@@ -1,0 +1,1 @@
+"""A neighbor search whose graph runner launches the fill kernel or the selective one."""
