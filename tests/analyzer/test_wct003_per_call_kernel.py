@@ -419,3 +419,20 @@ def test_the_same_loops_are_reported_in_a_shared_module_on_a_hot_path_or_without
     same = UNIQUE_PER_PASS.replace("x[wp.tid()] * scale", "x[wp.tid()] * 2.0")
     found = _wct003(lint_snippet(tmp_path / "same", same))
     assert [f.line for f in found] == [29] and "Define it once at module scope" in found[0].message
+
+
+def test_a_comprehension_over_settings_makes_each_variant_once(tmp_path):
+    # newton's test_convex_contact_witness: one kernel per sign made up front in a
+    # comprehension, then launched in a loop: each variant is needed, none is made again.
+    text = (
+        "import warp as wp\n\n\n"
+        "def make(sign: float):\n"
+        "    @wp.kernel\n    def k(x: wp.array(dtype=float)):\n        x[0] = sign\n\n    return k\n\n\n"
+        "def check_signs(x, cases):\n"
+        "    kernels = {sign: make(sign) for sign in (-1.0, 1.0)}\n"
+        "    for sign in cases:\n        wp.launch(kernels[sign], dim=1, inputs=[x])\n"
+    )
+    assert [f for f in lint_snippet(tmp_path, text) if f.rule == "WCT003"] == []
+    # The same comprehension in a step that runs on every call makes them again each time.
+    again = text.replace("def check_signs(x, cases)", "def step(x, cases)")
+    assert [f.line for f in lint_snippet(tmp_path, again) if f.rule == "WCT003"] == [6]

@@ -18,11 +18,12 @@ names bound by the file itself stay local (``make_scale``) and the model resolve
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from warp_ct.analyzer.exports import Export, module_exports
 from warp_ct.analyzer.skeleton import restore_ends, skeleton
@@ -736,10 +737,18 @@ class _Extractor:
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Value:
         """``[Linear(a, b) for a, b in ...]``: a container of what the element builds;
-        ``{kind: make(kind) for kind in groups}``: a table of what it builds. Inside a
-        function, the element reads each loop variable as an element of what its ``for``
-        iterates (``for dims, kernel in ROWS``), as a ``for`` statement's body does;
-        the names are the comprehension's own, so the function's are restored after."""
+        ``{kind: make(kind) for kind in groups}``: a table of what it builds."""
+        with self.comprehension_scope(node):
+            if node.__class__ is ast.DictComp:
+                return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[union-attr]
+            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[union-attr]
+
+    @contextlib.contextmanager
+    def comprehension_scope(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Iterator[None]:
+        """Inside a function, a comprehension reads each loop variable as an element of what
+        its ``for`` iterates (``for dims, kernel in ROWS``, ``{s: make(s) for s in (-1.0, 1.0)}``),
+        as a ``for`` statement's body does; the names are the comprehension's own, so the
+        function's are restored after."""
         fact = self.scopes[-1].fact
         shadowed: dict[str, Value | None] = {}
         if fact is not None:
@@ -751,9 +760,7 @@ class _Extractor:
                     shadowed.setdefault(name, fact.loop_tables.get(name))
                     fact.loop_tables[name] = element
         try:
-            if node.__class__ is ast.DictComp:
-                return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[union-attr]
-            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[union-attr]
+            yield
         finally:
             for name, previous in shadowed.items():
                 if previous is None:
@@ -882,8 +889,9 @@ class _Extractor:
             scope = self.scopes[-1]
             scope.loop_depth += 1
             try:
-                for child in _children(node):
-                    self.expr(child)
+                with self.comprehension_scope(node):  # type: ignore[arg-type]
+                    for child in _children(node):
+                        self.expr(child)
             finally:
                 scope.loop_depth -= 1
             return
