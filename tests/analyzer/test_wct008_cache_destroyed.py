@@ -230,3 +230,17 @@ def test_a_cleanup_function_registered_at_exit_is_no_maintenance_path(tmp_path):
     manual = text.replace("    atexit.register(_cleanup, '/tmp/x')\n", "    pass\n")
     found = [f for f in lint_files(tmp_path / "manual", {"app.py": manual}) if f.rule == "WCT008"]
     assert [(f.line, f.severity) for f in found] == [(5, Severity.INFO)]
+
+
+def test_clearing_a_cache_dir_this_code_chose_says_which_cache(tmp_path):
+    # newton's parallel test runner: a private per-worker folder, then the clear.
+    text = (
+        "import os\n\nimport warp as wp\n\n\n"
+        "def init_worker(index):\n"
+        "    folder = os.path.join(os.path.expanduser('~/.cache/warp'), f'worker-{index:03d}')\n"
+        "    wp.config.kernel_cache_dir = folder\n"
+        "    wp.clear_kernel_cache()\n"
+    )
+    found = [f for f in lint_snippet(tmp_path, text) if f.rule == "WCT008" and "clear_kernel_cache" in f.message]
+    assert len(found) == 1 and "line 8 pointed `wp.config.kernel_cache_dir` at" in found[0].message
+    assert "shared" not in found[0].message

@@ -499,7 +499,16 @@ class CacheDestroyed(Rule):
         name = ctx.call_name(node)
         if name and name.startswith("warp.") and name.rsplit(".", 1)[-1] in ("clear_kernel_cache", "clear_lto_cache"):
             what = name.rsplit(".", 1)[-1]
-            if what == "clear_kernel_cache":
+            pointed = _cache_dir_set_before(node, ctx) if what == "clear_kernel_cache" else None
+            if pointed is not None:
+                # ``wp.config.kernel_cache_dir = private`` first (a test runner's per-worker
+                # folder): the clear deletes that folder, not the one every program shares.
+                message = (
+                    f"`clear_kernel_cache()` deletes the kernel cache that line {pointed} pointed "
+                    "`wp.config.kernel_cache_dir` at: the next run that uses that folder compiles all of its "
+                    "modules from scratch"
+                )
+            elif what == "clear_kernel_cache":
                 message = (
                     "`clear_kernel_cache()` deletes Warp's shared kernel cache: the next run of every Warp "
                     "program on this machine compiles all of its modules from scratch"
@@ -613,3 +622,13 @@ class CacheDestroyed(Rule):
             fixes = [fix] if fix else []
         ctx.report(node, message, fixes=fixes)
 
+
+def _cache_dir_set_before(node: ast.Call, ctx: FileContext) -> int | None:
+    """The line where the code around ``node`` (its function, or the module body) set
+    ``wp.config.kernel_cache_dir`` before it, if it did."""
+    function = next((a for a in syntax.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    lines = range(function.lineno, node.lineno) if function is not None else range(0, node.lineno)
+    found = [o.span[0] for o in ctx.facts.options
+             if o.kind == "config" and "kernel_cache_dir" in o.options and o.span[0] in lines
+             and (function is not None or o.function is None)]  # fmt: skip
+    return max(found) if found else None
