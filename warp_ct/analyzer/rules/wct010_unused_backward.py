@@ -427,16 +427,25 @@ def _tree_decides(summary: "FileSummary", project: "Project") -> bool:
     )
 
 
-def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts] | None:
-    """The verdict and the file's own backward facts, unless the module is differentiated or
-    its own setting cannot be read: nothing to say then."""
+def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts, bool] | None:
+    """The verdict, the file's own backward facts and whether something may differentiate the
+    module; None when there is nothing to say: its own setting cannot be read, or the module
+    is differentiated and none of its unique kernels runs only where no tape records."""
+    program = project.program()
     verdict = project_verdict(project)
-    if _is_differentiated(project.program(), verdict, summary.module_name):
+    differentiated = _is_differentiated(program, verdict, summary.module_name)
+    if differentiated and not _unrecorded_unique(program, summary.module_name):
         return None
     facts = _facts(project, summary)
     if facts.self_backward_unknown:
         return None
-    return verdict, facts
+    return verdict, facts, differentiated
+
+
+def _unrecorded_unique(program: Program, module: str) -> bool:
+    """Some ``module="unique"`` kernel of ``module`` is launched only where no tape records."""
+    prefix = f"unique:{module}."
+    return any(key.startswith(prefix) for key in program.unrecorded_modules())
 
 
 def _test_code(project: "Project", summary: "FileSummary | None") -> bool:
@@ -498,28 +507,37 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
 
 
 def _unique_kernels_to_report(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
-                              facts: BackwardFacts, kernels: list[tuple[str, int]]) -> tuple[list[int], str]:  # fmt: skip
+                              facts: BackwardFacts, kernels: list[tuple[str, int]],
+                              differentiated: bool) -> tuple[list[int], str]:  # fmt: skip
     """A ``module="unique"`` kernel is a module of its own: the file's options never reach
     it (WCT013 says so where the file turns backward code off), so it compiles backward
     code unless its decorator says ``enable_backward=False``. Of the file's unique
     ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
-    differentiates, and the modules that launch them (for the message)."""
+    differentiates, and the modules that launch them (for the message). Where something may
+    differentiate the file's module (``differentiated``), only those launched where no tape
+    records (``Program.unrecorded_modules``) and that no public API hands to callers' tapes."""
     module = summary.module_name
-    if not kernels or facts.self_backward is False or module in verdict.differentiated or _test_code(project, summary):
+    if not kernels or facts.self_backward is False or _test_code(project, summary):
         return [], ""  # (a test's own kernels: see ``_module_finding``)
     if _backward_off_in_every_run(program, verdict, module):
         return [], ""
     consumers = _consumers(project, summary, verdict)
-    if not consumers or _gradient_api(program, module):
-        return [], ""  # launched by nobody in view, or an API callers may differentiate through
+    if not consumers:
+        return [], ""  # launched by nobody in view
+    # Nothing reaches the module at all, and no API callers may differentiate through.
+    whole = not differentiated and module not in verdict.differentiated and not _gradient_api(program, module)
     taped, _opaque = program.differentiated()
+    unrecorded = program.unrecorded_modules()
     own = {(k.name, k.span[0]): ref for ref, k in program.kernels() if ref.module == module}
     chosen = []
     for i, key in enumerate(kernels):
         ref = own.get(key)
-        if ref is not None and not any(
-            isinstance(target, tuple) and module_key(target) in taped for target in program.kernel_modules(ref)
-        ):
+        if ref is None:
+            continue
+        keys = [module_key(target) for target in program.kernel_modules(ref) if isinstance(target, tuple)]
+        if any(k in taped for k in keys):
+            continue
+        if whole or (keys and all(k in unrecorded for k in keys) and not _kernel_gradient_api(program, ref)):
             chosen.append(i)
     return chosen, ", ".join(sorted({c.module_name for c in consumers})[:3])
 
@@ -907,7 +925,9 @@ class UnusedBackward(Rule):
         case = _open_case(project, summary)
         if case is None:
             return False
-        verdict, facts = case
+        verdict, facts, differentiated = case
+        if differentiated:
+            return True  # a unique kernel launched only where no tape records (``_unique_kernels_to_report``)
         configured = verdict.configured.get(summary.module_name, "unset")
         if configured is None or configured is False:
             return False
@@ -932,13 +952,15 @@ class UnusedBackward(Rule):
         case = _open_case(ctx.project, summary)
         if case is None:
             return
-        verdict, facts = case
+        verdict, facts, differentiated = case
         unique = [k for k in ctx.facts.kernels if k.decorator == "kernel" and _unique_fact_with_backward(k)]
         keys = [(k.name, k.span[0]) for k in unique]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
+        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys, differentiated)
         for i in chosen:
             end = ctx.range_of(unique[i].module_span).end  # type: ignore[arg-type]  # after ``module="unique"``
             _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], where)
+        if differentiated:
+            return  # the module's own kernels: something may differentiate them
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -963,8 +985,10 @@ class UnusedBackward(Rule):
         case = _open_case(project, summary)
         if case is None:
             return
-        verdict, facts = case
-        self._check_unique_kernels(ctx, summary, verdict, facts)
+        verdict, facts, differentiated = case
+        self._check_unique_kernels(ctx, summary, verdict, facts, differentiated)
+        if differentiated:
+            return  # the module's own kernels: something may differentiate them
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -988,11 +1012,11 @@ class UnusedBackward(Rule):
         _report_module_finding(ctx, live[0].decorator, finding)
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
-                              facts: BackwardFacts) -> None:
+                              facts: BackwardFacts, differentiated: bool) -> None:
         """``_unique_kernels_to_report``, read from the tree."""
         live = [d for d in ctx.kernel_decorators() if d.kind == "kernel" and _unique_with_backward(d)]
         keys = [(d.funcdef.name, d.funcdef.lineno) for d in live]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
+        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys, differentiated)
         for i in chosen:
             end = ctx.node_range(live[i].keywords["module"]).end  # after ``module="unique"``
             _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], where)
@@ -1228,6 +1252,8 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
         return True
     if module in program.differentiated()[0]:
         return True
+    if module in program.unrecorded_modules():
+        return False  # launched only where the tape is suspended: no tape, opaque or a caller's, records them
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
@@ -1281,21 +1307,40 @@ def _compute_gradient_api(program: Program, module: str) -> bool:
     return _callers_may_tape(program, module, _launching_functions(program).get(module, set()))
 
 
+def _kernel_gradient_api(program: Program, ref: KernelRef) -> bool:
+    """``_gradient_api`` of one kernel (a ``module="unique"`` one: a module of its own), from
+    the functions that launch it alone."""
+    launching = _launching_functions_by_kernel(program).get(ref, set())
+    return program.memo(f"WCT010.kernel_gradient_api.{ref.module}.{ref.index}",
+                        lambda: _callers_may_tape(program, ref.module, launching))  # fmt: skip
+
+
 def _launching_functions(program: Program) -> dict[str, set[FunctionRef]]:
-    """Python module of a kernel -> the functions with a launch of one of its kernels (one
-    pass over the program's launches, not one per module asked about)."""
+    """Python module of a kernel -> the functions with a launch of one of its kernels."""
     def compute() -> dict[str, set[FunctionRef]]:
         out: dict[str, set[FunctionRef]] = {}
+        for kernel, functions in _launching_functions_by_kernel(program).items():
+            out.setdefault(kernel.module, set()).update(functions)
+        return out
+
+    return program.memo("WCT010.launching_functions", compute)
+
+
+def _launching_functions_by_kernel(program: Program) -> dict[KernelRef, set[FunctionRef]]:
+    """Kernel -> the functions with a launch of it (one pass over the program's launches,
+    not one per module asked about)."""
+    def compute() -> dict[KernelRef, set[FunctionRef]]:
+        out: dict[KernelRef, set[FunctionRef]] = {}
         for launch_module, launch_facts in program.modules.items():
             for index, launch in enumerate(launch_facts.launches):
                 if launch.function is None or not launch.kind.startswith("launch"):
                     continue
                 for kernel in program.launch_kernels(launch_module, index):
                     if isinstance(kernel, KernelRef):
-                        out.setdefault(kernel.module, set()).add(FunctionRef(launch_module, launch.function))
+                        out.setdefault(kernel, set()).add(FunctionRef(launch_module, launch.function))
         return out
 
-    return program.memo("WCT010.launching_functions", compute)
+    return program.memo("WCT010.launching_functions_by_kernel", compute)
 
 
 def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]) -> bool:
