@@ -206,3 +206,11 @@ def test_batch_and_linter_agree_on_untyped_calls(tmp_path):
         results = batch.run_lint([str(root)], load_config(root))
         found = sorted((r.path.removeprefix(str(root) + "/"), f.line) for r in results for f in r.findings if f.rule == "WCT010")
         assert found == _wct010(lint_files(root, files)), name
+
+
+def test_the_finding_says_why_no_tape_records_them(tmp_path):
+    # A user's tape around ``solver.step`` is the doubt a reader has: the message answers it,
+    # and names where the unique kernel itself is launched (elements.py, not the adjoint).
+    found = {f.path: f.message for f in lint_files(tmp_path, _library()) if f.rule == "WCT010"}
+    assert "launched from rods.blocks, only while a `with` block has set Warp's runtime tape to None" in found["rods/blocks.py"]
+    assert "launched from rods.elements, only while" in found["rods/elements.py"]

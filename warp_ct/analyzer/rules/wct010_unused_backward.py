@@ -500,36 +500,46 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
         ), Severity.INFO
     return (
         f"{when}module `{module}` compiles backward (adjoint) code for its {live} kernel(s), but "
-        f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
-        "adjoint=True): turn it off for this module with "
-        "`wp.set_module_options({\"enable_backward\": False})`"
+        f"nothing in this project differentiates them (launched from {where}, {_never_recorded(program, module)}): "
+        "turn it off for this module with `wp.set_module_options({\"enable_backward\": False})`"
     ), None
+
+
+def _never_recorded(program: Program, module: str, them: str = "them") -> str:
+    """Why no tape records the launches of Warp module ``module`` (``module_key``), for a message."""
+    if module in program.unrecorded_modules():
+        # A caller's tape around the solver's step is the usual doubt: say why it records nothing.
+        return ("only while a `with` block has set Warp's runtime tape to None: no wp.Tape records "
+                f"{them}, not even one around the call that runs {them}")  # fmt: skip
+    return "never under a wp.Tape or with adjoint=True"
 
 
 def _unique_kernels_to_report(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
                               facts: BackwardFacts, kernels: list[tuple[str, int]],
-                              differentiated: bool) -> tuple[list[int], str]:  # fmt: skip
+                              differentiated: bool) -> list[tuple[int, str]]:  # fmt: skip
     """A ``module="unique"`` kernel is a module of its own: the file's options never reach
     it (WCT013 says so where the file turns backward code off), so it compiles backward
     code unless its decorator says ``enable_backward=False``. Of the file's unique
-    ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
-    differentiates, and the modules that launch them (for the message). Where something may
+    ``kernels`` (name, ``def`` line) that set nothing about it, the index of each nobody
+    differentiates, with where it is launched and why no tape records it (for the message). Where something may
     differentiate the file's module (``differentiated``), only those launched where no tape
     records (``Program.unrecorded_modules``) and that no public API hands to callers' tapes."""
     module = summary.module_name
     if not kernels or facts.self_backward is False or _test_code(project, summary):
-        return [], ""  # (a test's own kernels: see ``_module_finding``)
+        return []  # (a test's own kernels: see ``_module_finding``)
     if _backward_off_in_every_run(program, verdict, module):
-        return [], ""
+        return []
     consumers = _consumers(project, summary, verdict)
     if not consumers:
-        return [], ""  # launched by nobody in view
+        return []  # launched by nobody in view
     # Nothing reaches the module at all, and no API callers may differentiate through.
     whole = not differentiated and module not in verdict.differentiated and not _gradient_api(program, module)
     taped, _opaque = program.differentiated()
     unrecorded = program.unrecorded_modules()
     own = {(k.name, k.span[0]): ref for ref, k in program.kernels() if ref.module == module}
-    chosen = []
+    launching = _launching_functions_by_kernel(program)
+    consumed = ", ".join(sorted({c.module_name for c in consumers})[:3])
+    chosen: list[tuple[int, str]] = []
     for i, key in enumerate(kernels):
         ref = own.get(key)
         if ref is None:
@@ -537,20 +547,25 @@ def _unique_kernels_to_report(project: "Project", program: Program, summary: "Fi
         keys = [module_key(target) for target in program.kernel_modules(ref) if isinstance(target, tuple)]
         if any(k in taped for k in keys):
             continue
-        if whole or (keys and all(k in unrecorded for k in keys) and not _kernel_gradient_api(program, ref)):
-            chosen.append(i)
-    return chosen, ", ".join(sorted({c.module_name for c in consumers})[:3])
+        suspended = bool(keys) and all(k in unrecorded for k in keys)
+        if whole:
+            chosen.append((i, f"launched from {consumed}, {_never_recorded(program, '', 'it')}"))
+        elif suspended and not _kernel_gradient_api(program, ref):
+            # Its own launches say where (another kernel of the file may be launched elsewhere).
+            where = ", ".join(sorted({f.module for f in launching.get(ref, ())})[:3]) or consumed
+            chosen.append((i, f"launched from {where}, {_never_recorded(program, keys[0], 'it')}"))
+    return chosen
 
 
-def _report_unique_kernel(ctx: "FileContext | QueryContext", at: Any, end: Any, name: str, where: str) -> None:
+def _report_unique_kernel(ctx: "FileContext | QueryContext", at: Any, end: Any, name: str, launched: str) -> None:
     """The unique-kernel finding at its decorator ``at``; the fix goes after ``module="unique"`` (``end``)."""
     fix = ctx.fix("Turn backward code off for this kernel",
                   ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
     ctx.report(
         at,
         f"`{name}` has a module of its own (module=\"unique\") that compiles backward "
-        f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
-        "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator",
+        f"(adjoint) code, but nothing in this project differentiates it ({launched}): pass "
+        "`enable_backward=False` to its decorator",
         fixes=[fix],
     )
 
@@ -955,10 +970,10 @@ class UnusedBackward(Rule):
         verdict, facts, differentiated = case
         unique = [k for k in ctx.facts.kernels if k.decorator == "kernel" and _unique_fact_with_backward(k)]
         keys = [(k.name, k.span[0]) for k in unique]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys, differentiated)
-        for i in chosen:
+        for i, launched in _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys,
+                                                     differentiated):  # fmt: skip
             end = ctx.range_of(unique[i].module_span).end  # type: ignore[arg-type]  # after ``module="unique"``
-            _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], where)
+            _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], launched)
         if differentiated:
             return  # the module's own kernels: something may differentiate them
         configured = verdict.configured.get(ctx.module_name, "unset")
@@ -1016,10 +1031,10 @@ class UnusedBackward(Rule):
         """``_unique_kernels_to_report``, read from the tree."""
         live = [d for d in ctx.kernel_decorators() if d.kind == "kernel" and _unique_with_backward(d)]
         keys = [(d.funcdef.name, d.funcdef.lineno) for d in live]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys, differentiated)
-        for i in chosen:
+        for i, launched in _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys,
+                                                     differentiated):  # fmt: skip
             end = ctx.node_range(live[i].keywords["module"]).end  # after ``module="unique"``
-            _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], where)
+            _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], launched)
 
     def _check_kernel_decorators(self, ctx: FileContext) -> None:
         """A project's own kernel decorator (``def unique_kernel(**kw): ... wp.kernel(f,
