@@ -789,6 +789,18 @@ class UnusedBackward(Rule):
     runs it; a `wp.Tape` opened inside it still records. A context the model cannot
     resolve counts as a tape when its text names one (`with something_tape():`).
 
+    Code that runs only while the tape is suspended is recorded by no tape at all: a
+    solver whose `step` runs its forward work inside `suspended_tape()` and records a
+    hand-made adjoint instead (`tape.record_func`) leaves the kernels of that work
+    unrecorded, whatever tape a caller holds around `step`, and whatever the adjoint's
+    own tapes record around calls the linter cannot follow: such a module (or unique
+    kernel) is reported, and the message says so. A function the project calls itself
+    only with the tape suspended counts as its own helper; what may run outside every
+    suspension may be recorded: a function nothing in the project calls, one handed
+    around as a value, a method that a call on an object of unknown type
+    (`blk.assemble(x)`) names, and a launch of a kernel the linter cannot name there
+    keeps every module in doubt.
+
     ## Why it costs compile time
     With backward enabled (Warp's default) every kernel is compiled twice over: the
     forward code and its adjoint, which is often larger than the forward code. For a
