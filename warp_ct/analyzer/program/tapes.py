@@ -78,6 +78,13 @@ class Tapes:
 
         return self.memo("program.suspends_anything", compute)
 
+    def reaching_recorded(self, targets: Sequence[FunctionRef]) -> set[FunctionRef]:
+        """The functions whose run can reach one of ``targets`` while a tape it runs under
+        records: ``reaching``, less the ways in through calls in a suspended block."""
+        if not self.suspends_anything():
+            return self.reaching(targets)
+        return self._callers_closure(targets, enclosing=True, skip=lambda call: bool(call.withs) and self.suspended(call))
+
     def taped_closure(self, starts: Sequence[FunctionRef]) -> set[FunctionRef]:
         """The functions a tape block's calls to ``starts`` run while the tape records:
         ``called_closure``, less what runs only through calls in a suspended block."""

@@ -1354,13 +1354,16 @@ def _launching_functions(program: Program) -> dict[str, set[FunctionRef]]:
 
 
 def _launching_functions_by_kernel(program: Program) -> dict[KernelRef, set[FunctionRef]]:
-    """Kernel -> the functions with a launch of it (one pass over the program's launches,
-    not one per module asked about)."""
+    """Kernel -> the functions with a launch of it outside a suspended block (where a
+    caller's tape may record it; one pass over the program's launches, not one per module
+    asked about)."""
     def compute() -> dict[KernelRef, set[FunctionRef]]:
         out: dict[KernelRef, set[FunctionRef]] = {}
         for launch_module, launch_facts in program.modules.items():
             for index, launch in enumerate(launch_facts.launches):
                 if launch.function is None or not launch.kind.startswith("launch"):
+                    continue
+                if launch.withs and program.suspended(launch):
                     continue
                 for kernel in program.launch_kernels(launch_module, index):
                     if isinstance(kernel, KernelRef):
@@ -1374,7 +1377,7 @@ def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]
     """``_gradient_api`` for the launches (or warp.fem calls) made in ``launching``."""
     if not launching:
         return False
-    reach = program.reaching(launching)
+    reach = program.reaching_recorded(list(launching))  # a caller's tape around a suspension records nothing
     open_ = program.open_functions()  # handed out as values, ``__call__`` of objects handed out
     if not any(_public(program, ref) or (ref in open_ and _library(program, ref.module)) for ref in reach):
         return False  # only the project's own runs, tests or private helpers get there

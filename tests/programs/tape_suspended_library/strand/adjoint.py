@@ -1,0 +1,27 @@
+"""The step's adjoint: tapes of its own, inside a suspension of the caller's."""
+
+from types import SimpleNamespace
+
+import warp as wp
+
+from strand import residual
+from strand.state import suspended_tape
+
+
+class StepAdjoint:
+    def __init__(self, solver):
+        n = solver.n
+        self.parts = [SimpleNamespace(blk=e) for e in solver.elements]
+        self.f = wp.zeros(n, dtype=float, device="cpu", requires_grad=True)
+        self.r = wp.zeros(1, dtype=float, device="cpu", requires_grad=True)
+
+    def vjp(self, x):
+        with suspended_tape():
+            self.r.zero_()
+            tape = wp.Tape()
+            with tape:
+                for e in self.parts:
+                    y = e.blk.bind(x)  # a call the linter cannot type: any `bind` method may run
+                    wp.launch(e.blk.k.forces, dim=y.shape[0], inputs=[y, self.f], device="cpu")
+                wp.launch(residual.residual, dim=x.shape[0], inputs=[x, self.f, self.r], device="cpu")
+            tape.backward(self.r)
