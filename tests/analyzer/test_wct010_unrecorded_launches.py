@@ -214,3 +214,22 @@ def test_the_finding_says_why_no_tape_records_them(tmp_path):
     found = {f.path: f.message for f in lint_files(tmp_path, _library()) if f.rule == "WCT010"}
     assert "launched from rods.blocks, only while a `with` block has set Warp's runtime tape to None" in found["rods/blocks.py"]
     assert "launched from rods.elements, only while" in found["rods/elements.py"]
+
+
+def test_a_callers_tape_around_the_suspension_makes_no_gradient_api(tmp_path):
+    # A user's script steps under a tape of its own with arrays asking for gradients: the
+    # public ``Solver.step`` reaches the forward blocks only through the suspension, so the
+    # callers' tapes record none of them (a warning, not the library API's information).
+    files = _library()
+    files["example_fit.py"] = (
+        "import warp as wp\nfrom rods.blocks import Block\nfrom rods.solver import Solver\n\n\n"
+        "def main():\n"
+        "    x = wp.zeros(4, dtype=float, requires_grad=True)\n"
+        "    solver = Solver([Block()])\n"
+        "    tape = wp.Tape()\n"
+        "    with tape:\n"
+        "        solver.step(x)\n"
+        "    tape.backward(grads={x: x})\n"
+    )
+    found = {(f.path, f.line): f.severity.label for f in lint_files(tmp_path, files) if f.rule == "WCT010"}
+    assert found == {("rods/blocks.py", 4): "warning", ("rods/elements.py", 7): "warning"}
