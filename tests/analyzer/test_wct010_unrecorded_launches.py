@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from warp_ct.analyzer import batch
+from warp_ct.analyzer.coverage import TapeReach
 from warp_ct.analyzer.engine import Linter, discover, read_source
 from warp_ct.analyzer.program import FunctionRef
 from warp_ct.config import load_config
@@ -233,3 +234,14 @@ def test_a_callers_tape_around_the_suspension_makes_no_gradient_api(tmp_path):
     )
     found = {(f.path, f.line): f.severity.label for f in lint_files(tmp_path, files) if f.rule == "WCT010"}
     assert found == {("rods/blocks.py", 4): "warning", ("rods/elements.py", 7): "warning"}
+
+
+def test_model_coverage_counts_launches_run_only_inside_a_suspension_as_untaped(tmp_path):
+    # ``warp-ct model``'s tape figures: the forward blocks' launches are known untaped, though
+    # an opaque tape's file imports their module; the adjoint's taped launches stay taped.
+    program = _program(tmp_path, _library())
+    reach = TapeReach(program)
+    placed = {(module, launch.function): reach.placed(module, launch)
+              for module in ("rods.blocks", "rods.adjoint") for launch in program.modules[module].launches}  # fmt: skip
+    assert placed == {("rods.blocks", "Block.assemble"): False, ("rods.blocks", "Block.energy"): False,
+                      ("rods.adjoint", "Adjoint.vjp"): True}  # fmt: skip

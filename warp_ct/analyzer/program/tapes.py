@@ -518,10 +518,9 @@ class Tapes:
             out.extend(targets)
         return out
 
-    def launch_recordable(self, module: str, index: int) -> bool:
-        """A tape may record launch ``index`` of ``module``: it sits in a tape block, or in a
+    def launch_recordable(self, module: str, launch: LaunchFact) -> bool:
+        """A tape may record ``launch`` (of ``module``): it sits in a tape block, or in a
         recordable function outside every suspended block (or at a module's top level)."""
-        launch = self.modules[module].launches[index]
         if launch.adjoint is not None and launch.adjoint != Value("const", False):
             return True
         if self.taped(launch):
@@ -547,7 +546,7 @@ class Tapes:
             for index, launch in enumerate(facts.launches):
                 if not launch.kind.startswith("launch"):
                     continue
-                recordable = self.launch_recordable(module, index)
+                recordable = self.launch_recordable(module, launch)
                 for target in self.launch_kernels(module, index):
                     if not isinstance(target, KernelRef):
                         if recordable and not self._placed_helper_launch(module, launch, placed, 0):
