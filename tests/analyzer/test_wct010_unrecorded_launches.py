@@ -213,8 +213,8 @@ def test_the_finding_says_why_no_tape_records_them(tmp_path):
     # A user's tape around ``solver.step`` is the doubt a reader has: the message answers it,
     # and names where the unique kernel itself is launched (elements.py, not the adjoint).
     found = {f.path: f.message for f in lint_files(tmp_path, _library()) if f.rule == "WCT010"}
-    assert "launched from rods.blocks, only while a `with` block has set Warp's runtime tape to None" in found["rods/blocks.py"]
-    assert "launched from rods.elements, only while" in found["rods/elements.py"]
+    assert "launched from rods.blocks, only where Warp's tape is suspended" in found["rods/blocks.py"]
+    assert "launched from rods.elements, only where" in found["rods/elements.py"]
 
 
 def test_a_callers_tape_around_the_suspension_makes_no_gradient_api(tmp_path):
@@ -245,3 +245,37 @@ def test_model_coverage_counts_launches_run_only_inside_a_suspension_as_untaped(
               for module in ("rods.blocks", "rods.adjoint") for launch in program.modules[module].launches}  # fmt: skip
     assert placed == {("rods.blocks", "Block.assemble"): False, ("rods.blocks", "Block.energy"): False,
                       ("rods.adjoint", "Adjoint.vjp"): True}  # fmt: skip
+
+
+LINEAR = (
+    "import warp as wp\n\n\n"
+    "@wp.kernel\n"
+    "def convert(x: wp.array(dtype=float)):\n"
+    "    i = wp.tid()\n"
+    "    x[i] = x[i] * 0.5\n"
+)
+
+
+def _with_backward_solve(callback: str) -> dict[str, str]:
+    """The adjoint's tape also records a callback (``callback``) that solves its linear system
+    with rods.linear's kernel, outside any tape of its own."""
+    adjoint = ADJOINT.replace("from rods import blocks, residual", "from rods import blocks, linear, residual").replace(
+        "            tape.backward(grads={x: x})\n",
+        f"                tape.record_func({callback}, [x])\n            tape.backward(grads={{x: x}})\n\n"
+        "    def _linear_solve(self, x):\n        wp.launch(linear.convert, dim=x.shape, inputs=[x])\n")  # fmt: skip
+    return {**_library(adjoint=adjoint), "rods/linear.py": LINEAR}
+
+
+def test_a_record_func_callback_runs_in_backward_where_no_tape_records(tmp_path):
+    # dismech-newton's ``tape.record_func(lambda: self._solve(...), [q_star])``: Warp runs the
+    # callback in ``tape.backward()``, which records nothing: its launches are unrecorded.
+    files = _with_backward_solve("lambda: self._linear_solve(x)")
+    assert _wct010(lint_files(tmp_path / "lambda", files)) == [
+        ("rods/blocks.py", 4), ("rods/elements.py", 7), ("rods/linear.py", 4)]
+    program = _program(tmp_path / "lambda", {})
+    solve = [call for call in program.modules["rods.adjoint"].functions["Adjoint.vjp"].calls if call.callee == "self._linear_solve"]
+    assert len(solve) == 1 and [w.kind for w in solve[0].withs][-1] == "backward" and program.suspended(solve[0])
+    # A function handed on by name is a value the model keeps: whoever holds it may call it
+    # under a tape (the model does not follow it into Warp's backward pass).
+    files = _with_backward_solve("self._linear_solve")
+    assert _wct010(lint_files(tmp_path / "named", files)) == [("rods/blocks.py", 4), ("rods/elements.py", 7)]

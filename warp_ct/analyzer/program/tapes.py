@@ -123,6 +123,8 @@ class Tapes:
             return found[1]
         if context.kind == "tape":
             verdict: bool | None = True
+        elif context.kind == "backward":
+            verdict = False  # a ``record_func`` callback: run by ``tape.backward()``, which records nothing
         elif context.kind == "call":
             verdict = self._call_context(context)
         else:

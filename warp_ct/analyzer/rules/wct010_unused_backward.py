@@ -509,8 +509,9 @@ def _never_recorded(program: Program, module: str, them: str = "them") -> str:
     """Why no tape records the launches of Warp module ``module`` (``module_key``), for a message."""
     if module in program.unrecorded_modules():
         # A caller's tape around the solver's step is the usual doubt: say why it records nothing.
-        return ("only while a `with` block has set Warp's runtime tape to None: no wp.Tape records "
-                f"{them}, not even one around the call that runs {them}")  # fmt: skip
+        return ("only where Warp's tape is suspended, inside a `with` block that sets the runtime tape to None "
+                f"or a `tape.record_func` callback that backward() runs: no wp.Tape records {them}, not even one "
+                f"around the call that runs {them}")  # fmt: skip
     return "never under a wp.Tape or with adjoint=True"
 
 
