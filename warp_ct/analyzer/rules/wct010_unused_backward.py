@@ -795,7 +795,10 @@ class UnusedBackward(Rule):
     hand-made adjoint instead (`tape.record_func`) leaves the kernels of that work
     unrecorded, whatever tape a caller holds around `step`, and whatever the adjoint's
     own tapes record around calls the linter cannot follow: such a module (or unique
-    kernel) is reported, and the message says so. A function the project calls itself
+    kernel) is reported, and the message says so. So is the body of a lambda handed to
+    `tape.record_func(lambda: ..., arrays)`: Warp runs it in `tape.backward()`, where no
+    tape records (a function handed on by name is a value that may run anywhere). A
+    function the project calls itself
     only with the tape suspended counts as its own helper; what may run outside every
     suspension may be recorded: a function nothing in the project calls, one handed
     around as a value, a method that a call on an object of unknown type
