@@ -798,12 +798,11 @@ class UnusedBackward(Rule):
     kernel) is reported, and the message says so. So is the body of a lambda handed to
     `tape.record_func(lambda: ..., arrays)`: Warp runs it in `tape.backward()`, where no
     tape records (a function handed on by name is a value that may run anywhere). A
-    function the project calls itself
-    only with the tape suspended counts as its own helper; what may run outside every
-    suspension may be recorded: a function nothing in the project calls, one handed
-    around as a value, a method that a call on an object of unknown type
-    (`blk.assemble(x)`) names, and a launch of a kernel the linter cannot name there
-    keeps every module in doubt.
+    function the project calls itself only with the tape suspended counts as its own
+    helper; what may run outside every suspension may be recorded: a function nothing in
+    the project calls, one handed around as a value, a method that a call on an object of
+    unknown type (`blk.assemble(x)`) names, and a launch of a kernel the linter cannot
+    name there keeps every module in doubt.
 
     ## Why it costs compile time
     With backward enabled (Warp's default) every kernel is compiled twice over: the
