@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import warp as wp
 
-from strand import residual
+from strand import linear, residual
 from strand.state import suspended_tape
 
 
@@ -24,4 +24,9 @@ class StepAdjoint:
                     y = e.blk.bind(x)  # a call the linter cannot type: any `bind` method may run
                     wp.launch(e.blk.k.forces, dim=y.shape[0], inputs=[y, self.f], device="cpu")
                 wp.launch(residual.residual, dim=x.shape[0], inputs=[x, self.f, self.r], device="cpu")
+                # run by tape.backward() below (first: the tape replays in reverse), where no tape records
+                tape.record_func(lambda: self._precondition(x), [x])
             tape.backward(self.r)
+
+    def _precondition(self, x):
+        wp.launch(linear.precondition, dim=x.shape[0], inputs=[x, x.grad], device="cpu")
