@@ -568,7 +568,8 @@ class TapeReach:
     block runs. A launch is known untaped when it is none of these, every run that reaches
     it starts in the project (a module body, a ``__main__`` block, a test), and no tape over
     code the model cannot name may reach its module (the modules such a tape's file imports,
-    and those whose kernels are handed on as values: what WCT010 takes such a tape to reach)."""
+    and those whose kernels are handed on as values: what WCT010 takes such a tape to reach);
+    or when it runs only while the tape is suspended (``Program.launch_recordable``)."""
 
     def __init__(self, program: Program) -> None:
         self.program = program
@@ -582,6 +583,8 @@ class TapeReach:
         ref = FunctionRef(module, launch.function or "<module>")
         if adjoint or self.program.taped(launch) or ref in self._taped and not self.program.suspended(launch):
             return True
+        if self.program.suspends_anything() and not self.program.launch_recordable(module, launch):
+            return False  # runs only while the tape is suspended: no tape, followed or not, records it
         if module in self._opaque_reach:
             return None
         return False if self._runs_start_in_project(ref) else None

@@ -103,7 +103,9 @@ class WithFact:
     a tape, suspends one or is neither is the model's answer (``Tapes.tape_context``): a
     context manager of another file, a name holding a ``wp.Tape``."""
 
-    kind: str  # "tape" (``wp.Tape()``), "call" (``callee(...)``), "value" (a name or attribute)
+    # "tape" (``wp.Tape()``), "call" (``callee(...)``), "value" (a name or attribute), "backward"
+    # (not a ``with``: the body of a lambda handed to ``tape.record_func``, run by ``tape.backward()``)
+    kind: str
     callee: str | None  # "call": dotted, import-resolved, as ``CallFact.callee``
     value: Value | None  # "value": the expression (``Value``)
     # The text names a tape (``with tape:``, ``with SGATape():``, ``with suspended_tape():``):
@@ -875,6 +877,8 @@ class _Extractor:
                 if keyword.value.__class__ not in leaves:
                     expr(keyword.value)
             self.call(node)  # type: ignore[arg-type]
+            if func.__class__ is ast.Attribute and func.attr == "record_func":  # type: ignore[attr-defined]
+                self.backward_callback(node)  # type: ignore[arg-type]
             return
         if kind in _LEAVES or kind is ast.Lambda:
             return
@@ -1118,6 +1122,22 @@ class _Extractor:
             scope.loop_depth -= 1
             scope.loops.pop()
         self.block(node.orelse)
+
+    def backward_callback(self, node: ast.Call) -> None:
+        """``tape.record_func(lambda: self.vjp(x), arrays)``: the lambda runs in the tape's
+        backward pass, when no tape records. Its calls are the caller's, in a ``backward``
+        context (``WithFact``) that the model reads as a suspension of the tape."""
+        callback = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "backward"), None)
+        if callback is None or callback.__class__ is not ast.Lambda:
+            return  # a function handed on by name: a value the model keeps (it may run anywhere)
+        scope = self.scopes[-1]
+        withs, depth = scope.withs, scope.tape_depth
+        scope.withs = (*withs, WithFact("backward", None, None, False, self.facts.module, scope.qualname))
+        scope.tape_depth = 0
+        try:
+            self.expr(callback.body)  # type: ignore[attr-defined]
+        finally:
+            scope.withs, scope.tape_depth = withs, depth
 
     def stmt_With(self, node: ast.With | ast.AsyncWith) -> None:
         taped = False

@@ -548,9 +548,11 @@ class Calls:
 
 
     def _callers_closure(self, starts: Iterable[FunctionRef], enclosing: bool,
-                         more_callers: dict[FunctionRef, list[FunctionRef]] | None = None) -> set[FunctionRef]:  # fmt: skip
+                         more_callers: dict[FunctionRef, list[FunctionRef]] | None = None,
+                         skip: Callable[[CallFact], bool] | None = None) -> set[FunctionRef]:  # fmt: skip
         """``starts`` and every flow that calls into them (a module body for its top-level
-        calls), transitively; ``enclosing``: the functions that define them, too."""
+        calls), transitively; ``enclosing``: the functions that define them, too; ``skip``:
+        the calls left out."""
         seen: set[FunctionRef] = set()
         stack = list(starts)
         while stack:
@@ -558,7 +560,9 @@ class Calls:
             if ref in seen:
                 continue
             seen.add(ref)
-            for caller, module, _call in self.callers(ref):
+            for caller, module, call in self.callers(ref):
+                if skip is not None and skip(call):
+                    continue
                 if caller is None or caller.qualname == "<main>":
                     stack.append(FunctionRef(module, "<module>"))
                 elif caller.qualname != "<atexit>":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
@@ -78,6 +78,13 @@ class Tapes:
 
         return self.memo("program.suspends_anything", compute)
 
+    def reaching_recorded(self, targets: Sequence[FunctionRef]) -> set[FunctionRef]:
+        """The functions whose run can reach one of ``targets`` while a tape it runs under
+        records: ``reaching``, less the ways in through calls in a suspended block."""
+        if not self.suspends_anything():
+            return self.reaching(targets)
+        return self._callers_closure(targets, enclosing=True, skip=lambda call: bool(call.withs) and self.suspended(call))
+
     def taped_closure(self, starts: Sequence[FunctionRef]) -> set[FunctionRef]:
         """The functions a tape block's calls to ``starts`` run while the tape records:
         ``called_closure``, less what runs only through calls in a suspended block."""
@@ -116,6 +123,8 @@ class Tapes:
             return found[1]
         if context.kind == "tape":
             verdict: bool | None = True
+        elif context.kind == "backward":
+            verdict = False  # a ``record_func`` callback: run by ``tape.backward()``, which records nothing
         elif context.kind == "call":
             verdict = self._call_context(context)
         else:
@@ -279,10 +288,10 @@ class Tapes:
 
     def _loose_names(self) -> tuple[frozenset[str], frozenset[str]]:
         values: set[str] = set()
-        methods: set[str] = set()
         seen: set[int] = set()
+        named = self._python_function_names()
 
-        def walk(value: Value) -> None:
+        def walk(value: Value, module: str, function: str | None = None) -> None:
             stack = [value]
             while stack:
                 v = stack.pop()
@@ -290,37 +299,73 @@ class Tapes:
                 if key in seen:
                     continue
                 seen.add(key)
+                if self._holds_kernels_only(module, function, v, named):
+                    continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
                 kind = v.kind
                 if kind in ("name", "attr") and isinstance(v.data, str):
                     values.add(v.data.rsplit(".", 1)[-1])
-                elif kind == "local" and isinstance(v.data, str):
-                    values.add(v.data)
+                elif kind == "local" and isinstance(v.data, str) and any(item.kind == "function" for item in v.items):
+                    values.add(v.data)  # a nested ``def`` read as a value (the rest: what the local holds)
                 stack.extend(v.items)
 
         for module, facts in self.modules.items():
             for values_list in facts.globals.values():
                 for v in values_list:
-                    walk(v)
+                    walk(v, module)
             for fields in facts.class_fields.values():
                 for _name, v in fields:
-                    walk(v)
+                    walk(v, module)
             scopes: list[tuple] = []
             for fact in facts.functions.values():
+                if fact.is_kernel:
+                    continue  # a kernel's or Warp function's body hands no Python function around
                 for values_list in (*fact.locals.values(), *fact.self_attrs.values(), fact.returns, fact.defaults.values()):
                     for v in values_list:
-                        walk(v)
+                        walk(v, module, fact.qualname)
                 scopes.append((fact, fact.calls))
             scopes.append((None, [*facts.module_calls, *facts.main_calls]))
             for fact, calls in scopes:
+                function = fact.qualname if fact is not None else None
                 for call in calls:
                     for v in call.args:
-                        walk(v)
+                        walk(v, module, function)
                     for v in call.kwargs.values():
-                        walk(v)
+                        walk(v, module, function)
+        methods = {call.callee.rsplit(".", 1)[1] for calls in self.untyped_calls().values() for call in calls}
+        return frozenset(values), frozenset(methods)
+
+    def _python_function_names(self) -> frozenset[str]:
+        """The names of the project's Python functions (not kernels): the only names a value
+        handed around can make an unknown call run."""
+        return frozenset(fact.name for _ref, fact in self.functions() if not fact.is_kernel)
+
+    def _holds_kernels_only(self, module: str, function: str | None, value: Value, named: frozenset[str]) -> bool:
+        """``value`` (a name or attribute named like a Python function of the project) holds
+        kernels and nothing else: handed on, it is launched, never called."""
+        if value.kind not in ("name", "attr", "local") or not isinstance(value.data, str):
+            return False
+        if value.data.rsplit(".", 1)[-1] not in named:
+            return False
+        kernels = self.kernels_of_value(module, function, value)
+        return bool(kernels) and all(isinstance(k, KernelRef) for k in kernels)
+
+    def untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
+        """Per function (``<module>`` for a module's top level), its calls of a method on an
+        object the model cannot type (``blk.assemble(q)``): any project method of that name
+        may run. Read before a batch drops the calls that reach no project function."""
+        return self.memo("program.untyped_calls", self._untyped_calls)
+
+    def _untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
+        out: dict[FunctionRef, list[CallFact]] = {}
+        for module, facts in self.modules.items():
+            scopes = [(fact, FunctionRef(module, fact.qualname), fact.calls) for fact in facts.functions.values()]
+            scopes.append((None, FunctionRef(module, "<module>"), [*facts.module_calls, *facts.main_calls]))
+            for fact, ref, calls in scopes:
+                for call in calls:
                     callee = call.callee
                     if "." in callee and not callee.startswith("warp.") and not self._call_targets(module, fact, callee):
-                        methods.add(callee.rsplit(".", 1)[1])
-        return frozenset(values), frozenset(methods)
+                        out.setdefault(ref, []).append(call)
+        return out
 
 
     def opaque_tape_reach(self) -> frozenset[str]:
@@ -395,3 +440,148 @@ class Tapes:
                 else:
                     launched |= hit
         return closed & launched
+
+    # ------------------------------------------------------------------ unrecorded launches
+    # A launch in code that runs only while Warp's tape is suspended (a solver's forward step
+    # inside ``suspended_tape()``) is recorded by no tape, however the project's tapes reach
+    # the calls into it: only a ``wp.Tape`` opened inside the suspension records there, and
+    # ``taped`` reads that one. What may run while a tape records is everything reachable,
+    # through calls outside suspended blocks, from where the project's own calls do not lead:
+    # a function nothing in view calls (a caller outside, a callback, a lambda's), a module's
+    # top level, a function handed around as a value, a ``__call__``, the calls inside tape
+    # blocks; and, from a call of a method on an object the model cannot type, every project
+    # method of that name. A function the project calls itself only where the tape is
+    # suspended is taken for its own helper: the API is what it does not call.
+
+    def recordable_functions(self) -> frozenset[FunctionRef]:
+        """The functions that may run while a tape records (above); every function where the
+        program suspends no tape."""
+        return self.memo("program.recordable_functions", self._recordable_functions)
+
+    def _recordable_functions(self) -> frozenset[FunctionRef]:
+        return frozenset(self._recordable_walk()[0])
+
+    def _recordable_walk(self) -> tuple[set[FunctionRef], set[FunctionRef]]:
+        """(the recordable functions, those of them entered where the model sees no call:
+        roots, values, ``__call__``, methods an untyped call names)."""
+        return self.memo("program.recordable_walk", self._walk_recordable)
+
+    def _walk_recordable(self) -> tuple[set[FunctionRef], set[FunctionRef]]:
+        values, methods = self.loose_names()
+        untyped = self.untyped_calls()
+        unseen: set[FunctionRef] = set()  # entered by no call the model resolves
+        for ref, fact in self.functions():
+            if fact.is_kernel:
+                continue
+            method = fact.class_name is not None and fact.parent is None
+            called = bool(self.callers(ref)) or (method and fact.name in methods)
+            if not called or fact.name in values or (method and fact.name == "__call__"):
+                unseen.add(ref)
+        for module, facts in self.modules.items():
+            for alias, target in facts.method_aliases.items():
+                if alias.endswith(".__call__"):
+                    unseen.add(FunctionRef(module, target))
+        stack = list(unseen)
+        for module, facts in self.modules.items():
+            stack.extend(self._unsuspended_targets(module, None, [*facts.module_calls, *facts.main_calls], unseen))
+            stack.extend(self._unsuspended_targets(module, None, untyped.get(FunctionRef(module, "<module>"), ()), unseen))
+            for fact in facts.functions.values():
+                taped = [call for call in fact.calls if call.withs and self.taped(call)]
+                taped += [call for call in untyped.get(FunctionRef(module, fact.qualname), ()) if call.withs and self.taped(call)]
+                stack.extend(self._unsuspended_targets(module, fact, taped, unseen))
+        seen: set[FunctionRef] = set()
+        while stack:
+            ref = stack.pop()
+            if ref in seen:
+                continue
+            seen.add(ref)
+            fact = self.function(ref)
+            if fact is None:
+                continue
+            stack.extend(self._unsuspended_targets(ref.module, fact, fact.calls, unseen))
+            stack.extend(self._unsuspended_targets(ref.module, fact, untyped.get(ref, ()), unseen))
+        return seen, unseen
+
+    def _unsuspended_targets(self, module: str, caller: FunctionFact | None, calls: Sequence[CallFact],
+                             unseen: set[FunctionRef]) -> list[FunctionRef]:  # fmt: skip
+        """The project functions ``calls`` (outside suspended blocks) may run; those of an
+        untyped method call (any method of its name) go into ``unseen`` too."""
+        out: list[FunctionRef] = []
+        for call in calls:
+            if call.withs and self.suspended(call):
+                continue
+            targets = self._call_targets(module, caller, call.callee)
+            if not targets and call.callee.startswith("warp."):
+                replaced = self._patched(call.callee)
+                targets = [replaced] if replaced is not None else []
+            if not targets and "." in call.callee and not call.callee.startswith("warp."):
+                targets = self._methods_named(call.callee.rsplit(".", 1)[1])
+                unseen.update(targets)
+            out.extend(targets)
+        return out
+
+    def launch_recordable(self, module: str, launch: LaunchFact) -> bool:
+        """A tape may record ``launch`` (of ``module``): it sits in a tape block, or in a
+        recordable function outside every suspended block (or at a module's top level)."""
+        if launch.adjoint is not None and launch.adjoint != Value("const", False):
+            return True
+        if self.taped(launch):
+            return True
+        if launch.withs and self.suspended(launch):
+            return False
+        return launch.function is None or FunctionRef(module, launch.function) in self.recordable_functions()
+
+    def unrecorded_modules(self) -> frozenset[str]:
+        """The Warp modules (``module_key``: a Python module's, ``unique:...`` a unique
+        kernel's) whose kernels the program launches, and only where no tape records: empty
+        where the program suspends no tape, or a launch that may be recorded runs a kernel
+        the model cannot name (or cannot place in a module)."""
+        return self.memo("program.unrecorded_modules", self._unrecorded_modules)
+
+    def _unrecorded_modules(self) -> frozenset[str]:
+        if not self.suspends_anything():
+            return frozenset()
+        launched: set[str] = set()
+        recorded: set[str] = set()
+        placed = self._placed_launches()
+        for module, facts in self.modules.items():
+            for index, launch in enumerate(facts.launches):
+                if not launch.kind.startswith("launch"):
+                    continue
+                recordable = self.launch_recordable(module, launch)
+                for target in self.launch_kernels(module, index):
+                    if not isinstance(target, KernelRef):
+                        if recordable and not self._placed_helper_launch(module, launch, placed, 0):
+                            return frozenset()  # a recorded launch of a kernel the model cannot name
+                        continue
+                    keys = self.kernel_modules(target)
+                    if any(key is UNRESOLVED for key in keys):
+                        return frozenset()
+                    (recorded if recordable else launched).update(_module_key(key) for key in keys)
+        return frozenset(launched - recorded)
+
+    def _placed_launches(self) -> dict[tuple[str, Any], LaunchFact]:
+        """(module, span) -> the launch there: a helper's launch placed at a call site
+        (``_add_helper_launches``) is found at the call's span."""
+        return {(module, launch.span): launch for module, facts in self.modules.items() for launch in facts.launches}
+
+    def _placed_helper_launch(self, module: str, launch: LaunchFact, placed: dict, depth: int) -> bool:
+        """A helper's launch of the kernel it is handed (``def _launch(self, kernel, ...)``)
+        whose every call site the model placed a launch of named kernels at, and that no
+        unseen call enters (``_walk_recordable``): its kernels are the placed launches'."""
+        if launch.kernel is None or launch.kernel.kind != "param" or launch.function is None or depth > 2:
+            return False
+        ref = FunctionRef(module, launch.function)
+        if ref in self._recordable_walk()[1]:
+            return False
+        callers = self.callers(ref)
+        if not callers:
+            return False
+        for _caller, caller_module, call in callers:
+            at_site = placed.get((caller_module, call.span))
+            if at_site is None or at_site is launch:
+                return False
+            if at_site.kernel is not None and at_site.kernel.kind == "param":
+                if not self._placed_helper_launch(caller_module, at_site, placed, depth + 1):
+                    return False
+        return True

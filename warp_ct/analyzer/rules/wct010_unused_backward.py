@@ -427,16 +427,25 @@ def _tree_decides(summary: "FileSummary", project: "Project") -> bool:
     )
 
 
-def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts] | None:
-    """The verdict and the file's own backward facts, unless the module is differentiated or
-    its own setting cannot be read: nothing to say then."""
+def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts, bool] | None:
+    """The verdict, the file's own backward facts and whether something may differentiate the
+    module; None when there is nothing to say: its own setting cannot be read, or the module
+    is differentiated and none of its unique kernels runs only where no tape records."""
+    program = project.program()
     verdict = project_verdict(project)
-    if _is_differentiated(project.program(), verdict, summary.module_name):
+    differentiated = _is_differentiated(program, verdict, summary.module_name)
+    if differentiated and not _unrecorded_unique(program, summary.module_name):
         return None
     facts = _facts(project, summary)
     if facts.self_backward_unknown:
         return None
-    return verdict, facts
+    return verdict, facts, differentiated
+
+
+def _unrecorded_unique(program: Program, module: str) -> bool:
+    """Some ``module="unique"`` kernel of ``module`` is launched only where no tape records."""
+    prefix = f"unique:{module}."
+    return any(key.startswith(prefix) for key in program.unrecorded_modules())
 
 
 def _test_code(project: "Project", summary: "FileSummary | None") -> bool:
@@ -491,48 +500,73 @@ def _module_finding(project: "Project", program: Program, summary: "FileSummary"
         ), Severity.INFO
     return (
         f"{when}module `{module}` compiles backward (adjoint) code for its {live} kernel(s), but "
-        f"nothing in this project differentiates them (launched from {where}, never under a wp.Tape or with "
-        "adjoint=True): turn it off for this module with "
-        "`wp.set_module_options({\"enable_backward\": False})`"
+        f"nothing in this project differentiates them (launched from {where}, {_never_recorded(program, module)}): "
+        "turn it off for this module with `wp.set_module_options({\"enable_backward\": False})`"
     ), None
 
 
+def _never_recorded(program: Program, module: str, them: str = "them") -> str:
+    """Why no tape records the launches of Warp module ``module`` (``module_key``), for a message."""
+    if module in program.unrecorded_modules():
+        # A caller's tape around the solver's step is the usual doubt: say why it records nothing.
+        return ("only where Warp's tape is suspended, inside a `with` block that sets the runtime tape to None "
+                f"or a `tape.record_func` callback that backward() runs: no wp.Tape records {them}, not even one "
+                f"around the call that runs {them}")  # fmt: skip
+    return "never under a wp.Tape or with adjoint=True"
+
+
 def _unique_kernels_to_report(project: "Project", program: Program, summary: "FileSummary", verdict: _Verdict,
-                              facts: BackwardFacts, kernels: list[tuple[str, int]]) -> tuple[list[int], str]:  # fmt: skip
+                              facts: BackwardFacts, kernels: list[tuple[str, int]],
+                              differentiated: bool) -> list[tuple[int, str]]:  # fmt: skip
     """A ``module="unique"`` kernel is a module of its own: the file's options never reach
     it (WCT013 says so where the file turns backward code off), so it compiles backward
     code unless its decorator says ``enable_backward=False``. Of the file's unique
-    ``kernels`` (name, ``def`` line) that set nothing about it, the indexes of those nobody
-    differentiates, and the modules that launch them (for the message)."""
+    ``kernels`` (name, ``def`` line) that set nothing about it, the index of each nobody
+    differentiates, with where it is launched and why no tape records it (for the message). Where something may
+    differentiate the file's module (``differentiated``), only those launched where no tape
+    records (``Program.unrecorded_modules``) and that no public API hands to callers' tapes."""
     module = summary.module_name
-    if not kernels or facts.self_backward is False or module in verdict.differentiated or _test_code(project, summary):
-        return [], ""  # (a test's own kernels: see ``_module_finding``)
+    if not kernels or facts.self_backward is False or _test_code(project, summary):
+        return []  # (a test's own kernels: see ``_module_finding``)
     if _backward_off_in_every_run(program, verdict, module):
-        return [], ""
+        return []
     consumers = _consumers(project, summary, verdict)
-    if not consumers or _gradient_api(program, module):
-        return [], ""  # launched by nobody in view, or an API callers may differentiate through
+    if not consumers:
+        return []  # launched by nobody in view
+    # Nothing reaches the module at all, and no API callers may differentiate through.
+    whole = not differentiated and module not in verdict.differentiated and not _gradient_api(program, module)
     taped, _opaque = program.differentiated()
+    unrecorded = program.unrecorded_modules()
     own = {(k.name, k.span[0]): ref for ref, k in program.kernels() if ref.module == module}
-    chosen = []
+    launching = _launching_functions_by_kernel(program)
+    consumed = ", ".join(sorted({c.module_name for c in consumers})[:3])
+    chosen: list[tuple[int, str]] = []
     for i, key in enumerate(kernels):
         ref = own.get(key)
-        if ref is not None and not any(
-            isinstance(target, tuple) and module_key(target) in taped for target in program.kernel_modules(ref)
-        ):
-            chosen.append(i)
-    return chosen, ", ".join(sorted({c.module_name for c in consumers})[:3])
+        if ref is None:
+            continue
+        keys = [module_key(target) for target in program.kernel_modules(ref) if isinstance(target, tuple)]
+        if any(k in taped for k in keys):
+            continue
+        suspended = bool(keys) and all(k in unrecorded for k in keys)
+        if whole:
+            chosen.append((i, f"launched from {consumed}, {_never_recorded(program, '', 'it')}"))
+        elif suspended and not _kernel_gradient_api(program, ref):
+            # Its own launches say where (another kernel of the file may be launched elsewhere).
+            where = ", ".join(sorted({f.module for f in launching.get(ref, ())})[:3]) or consumed
+            chosen.append((i, f"launched from {where}, {_never_recorded(program, keys[0], 'it')}"))
+    return chosen
 
 
-def _report_unique_kernel(ctx: "FileContext | QueryContext", at: Any, end: Any, name: str, where: str) -> None:
+def _report_unique_kernel(ctx: "FileContext | QueryContext", at: Any, end: Any, name: str, launched: str) -> None:
     """The unique-kernel finding at its decorator ``at``; the fix goes after ``module="unique"`` (``end``)."""
     fix = ctx.fix("Turn backward code off for this kernel",
                   ctx.insert_at(end.line, end.character, ", enable_backward=False"), safe=False)  # fmt: skip
     ctx.report(
         at,
         f"`{name}` has a module of its own (module=\"unique\") that compiles backward "
-        f"(adjoint) code, but nothing in this project differentiates it (launched from {where}, never "
-        "under a wp.Tape or with adjoint=True): pass `enable_backward=False` to its decorator",
+        f"(adjoint) code, but nothing in this project differentiates it ({launched}): pass "
+        "`enable_backward=False` to its decorator",
         fixes=[fix],
     )
 
@@ -756,6 +790,20 @@ class UnusedBackward(Rule):
     runs it; a `wp.Tape` opened inside it still records. A context the model cannot
     resolve counts as a tape when its text names one (`with something_tape():`).
 
+    Code that runs only while the tape is suspended is recorded by no tape at all: a
+    solver whose `step` runs its forward work inside `suspended_tape()` and records a
+    hand-made adjoint instead (`tape.record_func`) leaves the kernels of that work
+    unrecorded, whatever tape a caller holds around `step`, and whatever the adjoint's
+    own tapes record around calls the linter cannot follow: such a module (or unique
+    kernel) is reported, and the message says so. So is the body of a lambda handed to
+    `tape.record_func(lambda: ..., arrays)`: Warp runs it in `tape.backward()`, where no
+    tape records (a function handed on by name is a value that may run anywhere). A
+    function the project calls itself only with the tape suspended counts as its own
+    helper; what may run outside every suspension may be recorded: a function nothing in
+    the project calls, one handed around as a value, a method that a call on an object of
+    unknown type (`blk.assemble(x)`) names, and a launch of a kernel the linter cannot
+    name there keeps every module in doubt.
+
     ## Why it costs compile time
     With backward enabled (Warp's default) every kernel is compiled twice over: the
     forward code and its adjoint, which is often larger than the forward code. For a
@@ -907,7 +955,9 @@ class UnusedBackward(Rule):
         case = _open_case(project, summary)
         if case is None:
             return False
-        verdict, facts = case
+        verdict, facts, differentiated = case
+        if differentiated:
+            return True  # a unique kernel launched only where no tape records (``_unique_kernels_to_report``)
         configured = verdict.configured.get(summary.module_name, "unset")
         if configured is None or configured is False:
             return False
@@ -932,13 +982,15 @@ class UnusedBackward(Rule):
         case = _open_case(ctx.project, summary)
         if case is None:
             return
-        verdict, facts = case
+        verdict, facts, differentiated = case
         unique = [k for k in ctx.facts.kernels if k.decorator == "kernel" and _unique_fact_with_backward(k)]
         keys = [(k.name, k.span[0]) for k in unique]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
-        for i in chosen:
+        for i, launched in _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys,
+                                                     differentiated):  # fmt: skip
             end = ctx.range_of(unique[i].module_span).end  # type: ignore[arg-type]  # after ``module="unique"``
-            _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], where)
+            _report_unique_kernel(ctx, unique[i].decorator_span, end, keys[i][0], launched)
+        if differentiated:
+            return  # the module's own kernels: something may differentiate them
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -963,8 +1015,10 @@ class UnusedBackward(Rule):
         case = _open_case(project, summary)
         if case is None:
             return
-        verdict, facts = case
-        self._check_unique_kernels(ctx, summary, verdict, facts)
+        verdict, facts, differentiated = case
+        self._check_unique_kernels(ctx, summary, verdict, facts, differentiated)
+        if differentiated:
+            return  # the module's own kernels: something may differentiate them
         configured = verdict.configured.get(ctx.module_name, "unset")
         if configured is None or configured is False:
             return  # set (or possibly set) from elsewhere by name
@@ -988,14 +1042,14 @@ class UnusedBackward(Rule):
         _report_module_finding(ctx, live[0].decorator, finding)
 
     def _check_unique_kernels(self, ctx: FileContext, summary: "FileSummary", verdict: _Verdict,
-                              facts: BackwardFacts) -> None:
+                              facts: BackwardFacts, differentiated: bool) -> None:
         """``_unique_kernels_to_report``, read from the tree."""
         live = [d for d in ctx.kernel_decorators() if d.kind == "kernel" and _unique_with_backward(d)]
         keys = [(d.funcdef.name, d.funcdef.lineno) for d in live]
-        chosen, where = _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys)
-        for i in chosen:
+        for i, launched in _unique_kernels_to_report(ctx.project, ctx.program, summary, verdict, facts, keys,
+                                                     differentiated):  # fmt: skip
             end = ctx.node_range(live[i].keywords["module"]).end  # after ``module="unique"``
-            _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], where)
+            _report_unique_kernel(ctx, live[i].decorator, end, keys[i][0], launched)
 
     def _check_kernel_decorators(self, ctx: FileContext) -> None:
         """A project's own kernel decorator (``def unique_kernel(**kw): ... wp.kernel(f,
@@ -1228,6 +1282,8 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
         return True
     if module in program.differentiated()[0]:
         return True
+    if module in program.unrecorded_modules():
+        return False  # launched only where the tape is suspended: no tape, opaque or a caller's, records them
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
@@ -1281,28 +1337,50 @@ def _compute_gradient_api(program: Program, module: str) -> bool:
     return _callers_may_tape(program, module, _launching_functions(program).get(module, set()))
 
 
+def _kernel_gradient_api(program: Program, ref: KernelRef) -> bool:
+    """``_gradient_api`` of one kernel (a ``module="unique"`` one: a module of its own), from
+    the functions that launch it alone."""
+    launching = _launching_functions_by_kernel(program).get(ref, set())
+    return program.memo(f"WCT010.kernel_gradient_api.{ref.module}.{ref.index}",
+                        lambda: _callers_may_tape(program, ref.module, launching))  # fmt: skip
+
+
 def _launching_functions(program: Program) -> dict[str, set[FunctionRef]]:
-    """Python module of a kernel -> the functions with a launch of one of its kernels (one
-    pass over the program's launches, not one per module asked about)."""
+    """Python module of a kernel -> the functions with a launch of one of its kernels."""
     def compute() -> dict[str, set[FunctionRef]]:
         out: dict[str, set[FunctionRef]] = {}
+        for kernel, functions in _launching_functions_by_kernel(program).items():
+            out.setdefault(kernel.module, set()).update(functions)
+        return out
+
+    return program.memo("WCT010.launching_functions", compute)
+
+
+def _launching_functions_by_kernel(program: Program) -> dict[KernelRef, set[FunctionRef]]:
+    """Kernel -> the functions with a launch of it outside a suspended block (where a
+    caller's tape may record it; one pass over the program's launches, not one per module
+    asked about)."""
+    def compute() -> dict[KernelRef, set[FunctionRef]]:
+        out: dict[KernelRef, set[FunctionRef]] = {}
         for launch_module, launch_facts in program.modules.items():
             for index, launch in enumerate(launch_facts.launches):
                 if launch.function is None or not launch.kind.startswith("launch"):
                     continue
+                if launch.withs and program.suspended(launch):
+                    continue
                 for kernel in program.launch_kernels(launch_module, index):
                     if isinstance(kernel, KernelRef):
-                        out.setdefault(kernel.module, set()).add(FunctionRef(launch_module, launch.function))
+                        out.setdefault(kernel, set()).add(FunctionRef(launch_module, launch.function))
         return out
 
-    return program.memo("WCT010.launching_functions", compute)
+    return program.memo("WCT010.launching_functions_by_kernel", compute)
 
 
 def _callers_may_tape(program: Program, module: str, launching: set[FunctionRef]) -> bool:
     """``_gradient_api`` for the launches (or warp.fem calls) made in ``launching``."""
     if not launching:
         return False
-    reach = program.reaching(launching)
+    reach = program.reaching_recorded(list(launching))  # a caller's tape around a suspension records nothing
     open_ = program.open_functions()  # handed out as values, ``__call__`` of objects handed out
     if not any(_public(program, ref) or (ref in open_ and _library(program, ref.module)) for ref in reach):
         return False  # only the project's own runs, tests or private helpers get there
