@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.analyzer.helpers import write_files
 from warp_ct.analyzer.engine import Linter, read_source
+from warp_ct.analyzer.facts import Value
 from warp_ct.analyzer.program import KernelRef
 from warp_ct.analyzer.project import deactivate
 from warp_ct.config import load_config
@@ -1053,3 +1054,110 @@ def swap(a, b):
 """}
     found = launched(tmp_path, files)
     assert found[("pkg/integrator.py", 7)] is None and found[("pkg/integrator.py", 6)] == ["p2g"]
+
+
+def _kernel_facts(tmp_path: Path, files: dict[str, str]) -> dict[str, tuple[list, object]]:
+    """Kernel name -> (the Warp module identities the model gives it, its backward option)."""
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    paths = sorted(str(tmp_path / name) for name in files if name.endswith(".py"))
+    linter.add_to_project([read_source(path) for path in paths])
+    project = linter.project
+    try:
+        project.freeze()
+        program = project.program()
+        return {kernel.name: (program.kernel_modules(ref), kernel.enable_backward) for ref, kernel in program.kernels()}
+    finally:
+        deactivate(project)
+
+
+_DYNAMIC_FACTORY = """\
+import warp as wp
+import warp.fem as fem
+from warp.fem import cache
+
+
+def make_scale(factor: int):
+    @fem.cache.dynamic_kernel(suffix=factor, kernel_options={"enable_backward": False, "fast_math": True})
+    def scale(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] * float(factor)
+
+    return scale
+
+
+def make_shift(n: int):
+    @cache.dynamic_kernel((n, "shift"))
+    def shift(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] + float(n)
+
+    return shift
+
+
+def run(x):
+    wp.launch(make_scale(2), dim=1, inputs=[x])
+    wp.launch(make_shift(3), dim=1, inputs=[x])
+"""
+
+
+def test_a_kernel_warp_fems_cache_makes_per_suffix_has_a_module_of_its_own(tmp_path):
+    # ``fem.cache.dynamic_kernel(suffix, kernel_options)``: warp.fem makes one ``wp.Kernel`` per
+    # suffix, in a module ``<file module>.dyn.<name>_<hash>`` of its own (fem/cache.py,
+    # get_kernel), with ``kernel_options`` as its options.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": _DYNAMIC_FACTORY}
+    assert launched(tmp_path, files) == {("pkg/k.py", 23): ["scale"], ("pkg/k.py", 24): ["shift"]}
+    kernels = _kernel_facts(tmp_path, files)
+    assert kernels["scale"] == ([("fem.dynamic", "pkg.k", "make_scale.<locals>.scale")], Value("const", False))
+    assert kernels["shift"] == ([("fem.dynamic", "pkg.k", "make_shift.<locals>.shift")], None)  # the file module's
+
+
+def test_other_cache_decorators_and_a_bare_dynamic_kernel_are_no_kernels(tmp_path):
+    # ``dynamic_func`` makes a ``wp.Function``; a bare ``@dynamic_kernel`` makes the decorator
+    # (``dynamic_kernel(func)`` returns ``wrap_kernel``); a project's own ``dynamic_kernel`` is
+    # not warp.fem's: none is a kernel the model knows.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/mycache.py": """\
+def dynamic_kernel(suffix):
+    def wrap(func):
+        return func
+
+    return wrap
+""",
+        "pkg/k.py": """\
+import warp as wp
+import warp.fem as fem
+from pkg import mycache
+
+
+def make_a(n):
+    @fem.cache.dynamic_func(suffix=n)
+    def a(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return a
+
+
+def make_b(n):
+    @fem.cache.dynamic_kernel
+    def b(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return b
+
+
+def make_c(n):
+    @mycache.dynamic_kernel(suffix=n)
+    def c(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return c
+
+
+def run(x):
+    wp.launch(make_a(1), dim=1, inputs=[x])
+    wp.launch(make_b(1), dim=1, inputs=[x])
+    wp.launch(make_c(1), dim=1, inputs=[x])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 31): None, ("pkg/k.py", 32): None, ("pkg/k.py", 33): None}

@@ -18,6 +18,7 @@ from warp_ct.analyzer.facts import (
 )
 from warp_ct.analyzer.program.base import (
     _UNRESOLVED_ONLY,
+    DYNAMIC,
     MAX_DEPTH,
     UNIQUE,
     UNRESOLVED,
@@ -57,6 +58,10 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
 _EMPTY_CONTAINERS = frozenset({
     "dict", "list", "tuple", "set", "collections.OrderedDict", "collections.defaultdict", "OrderedDict", "defaultdict",
 })  # fmt: skip
+
+# warp.fem's decorator that makes a kernel per suffix (``warp/_src/fem/cache.py``), by the
+# names Warp exports it under.
+_DYNAMIC_KERNEL_DECORATORS = frozenset({"warp.fem.cache.dynamic_kernel", "warp._src.fem.cache.dynamic_kernel"})
 
 # Calls that iterate their arguments' elements (``for i, k in enumerate(kernels)``).
 _ITERATING = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed", "iter"})
@@ -152,6 +157,28 @@ def _reaches_param(value: Value, depth: int = 0) -> bool:
     if kind in ("local", "choice", "tuple"):
         return any(_reaches_param(item, depth + 1) for item in value.items)
     return False
+
+
+def _dynamic_kernel(kernel: KernelFact, call: Value) -> KernelFact:
+    """The kernel ``@fem.cache.dynamic_kernel(suffix, kernel_options=None, allow_overloads=False)``
+    makes of ``kernel``'s function. Warp 1.19 (``fem/cache.py``, ``get_kernel``) keys it by
+    (``__module__``, ``__qualname__``, suffix, sorted options) in a process-wide cache; a new key
+    gets ``wp.Kernel(func, key, module=wp.get_module(f"{__module__}.dyn.{key}"),
+    options=kernel_options)``, the module's options the file module's as they are then, updated
+    with ``kernel_options``. Its module is a ``DYNAMIC`` value holding the suffix and the options
+    (``kernel_modules``); its backward option is ``kernel_options``' ``"enable_backward"``
+    (None: the file module's; unknown where the options are no dict literal)."""
+    options = _argument_named(call, "kernel_options", 1)
+    backward: Value | None = None
+    if options is not None and not (options.kind == "const" and options.data is None):
+        backward = UNKNOWN
+        half = len(options.items) // 2
+        if options.kind == "dict" and all(key.kind == "const" for key in options.items[:half]):
+            picked = [item for key, item in zip(options.items[:half], options.items[half:]) if key.data == "enable_backward"]
+            backward = picked[-1] if picked else None
+    suffix = _argument_named(call, "suffix", 0) or UNKNOWN
+    return replace(kernel, module=Value(DYNAMIC, None, (suffix, options or Value("const", None))),
+                   module_options=options, enable_backward=backward)
 
 
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
@@ -270,6 +297,8 @@ class Kernels:
         """``kernel`` as the first of its ``candidates`` that makes kernels makes it; None if none does."""
         parent = self.function(FunctionRef(module, kernel.function)) if kernel.function else None
         for dotted, call in candidates:
+            if dotted in _DYNAMIC_KERNEL_DECORATORS:
+                return _dynamic_kernel(kernel, call) if call is not None else None
             keywords = {item.data: item.items[0] for item in call.items if item.kind == "kw"} if call is not None else {}
             made = self._partial_kernel(module, dotted)
             if made is not None:
@@ -431,6 +460,9 @@ class Kernels:
         facts = self.modules[ref.module]
         if kernel.module is None:
             return [facts.module]
+        if kernel.module.kind == DYNAMIC:  # one module per suffix, named after the kernel's function
+            qualname = f"{kernel.function}.<locals>.{kernel.name}" if kernel.function else kernel.name
+            return [(DYNAMIC, ref.module, f"{kernel.owner}.{kernel.name}" if kernel.owner else qualname)]
         out = []
         for value in self.resolve(ref.module, kernel.function, kernel.module):
             if value is None:
