@@ -1161,3 +1161,137 @@ def run(x):
 """,
     }
     assert launched(tmp_path, files) == {("pkg/k.py", 31): None, ("pkg/k.py", 32): None, ("pkg/k.py", 33): None}
+
+
+_TABLE_KERNELS = """\
+import warp as wp
+
+
+@wp.kernel
+def small(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def large(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@wp.kernel
+def extra(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0
+
+
+def make(size):
+    return small if size < 8 else large
+"""
+
+
+def test_loops_over_tables_a_class_fills_hold_every_kernel_put_in_them(tmp_path):
+    # A dict built by a comprehension in ``__init__``, filled entry by entry in another method,
+    # iterated with ``.items()`` / ``.values()`` / ``enumerate``; a list filled with ``append``;
+    # a loop over the rows of a tuple of tuples; a local table assigned in two places.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\
+import warp as wp
+
+from pkg.k import extra, large, make, small
+
+
+class Solver:
+    def __init__(self, sizes):
+        self._by_size = {size: make(size) for size in sizes}
+        self._more = {}
+        self._list = [small]
+
+    def setup(self, sizes):
+        for size in sizes:
+            self._more[size] = make(size)
+        self._list.append(extra)
+
+    def step(self, a):
+        for size, kernel in self._by_size.items():
+            wp.launch(kernel, dim=size, inputs=[a])
+        for kernel in self._more.values():
+            wp.launch(kernel, dim=1, inputs=[a])
+        for i, (size, kernel) in enumerate(self._more.items()):
+            wp.launch(kernel, dim=i, inputs=[a])
+        for kernel in self._list:
+            wp.launch(kernel, dim=1, inputs=[a])
+
+
+def run(a, edge):
+    kernels = (small,)
+    if edge:
+        kernels = tuple([large, extra])
+    for kernel in kernels:
+        wp.launch(kernel, dim=1, inputs=[a])
+    for row in ((small,), (large, extra)):
+        for kernel in row:
+            wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {
+        ("pkg/solver.py", 19): ["large", "small"],
+        ("pkg/solver.py", 21): ["large", "small"],
+        ("pkg/solver.py", 23): ["large", "small"],
+        ("pkg/solver.py", 25): ["extra", "small"],
+        ("pkg/solver.py", 33): ["extra", "large", "small"],
+        ("pkg/solver.py", 36): ["extra", "large", "small"],
+    }
+
+
+def test_a_table_with_a_value_the_model_cannot_follow_stays_unknown(tmp_path):
+    # Any value put in the table that is not followed (a parameter nobody passes, an
+    # ``update`` with keywords, a ``setdefault`` of a kernel handed in) leaves the loop unknown;
+    # so do the keys of ``.items()`` and a dict indexed by a position it does not have.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\
+import warp as wp
+
+from pkg.k import large, small
+
+
+class Solver:
+    def __init__(self):
+        self._table = {0: small}
+        self._list = [small]
+        self._cache = {1: large}
+
+    def register(self, kernel):
+        self._table[1] = kernel
+        self._list.extend(kernel)
+        self._cache.setdefault(2, kernel)
+
+    def step(self, a):
+        for kernel in self._table.values():
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel in self._list:
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel, _ in self._cache.items():
+            wp.launch(kernel, dim=1, inputs=[a])
+        wp.launch(self._cache[1], dim=1, inputs=[a])
+
+
+def run(a, table):
+    for kernel in table.values():
+        wp.launch(kernel, dim=1, inputs=[a])
+    kernels = {1: large, 0: small}
+    wp.launch(kernels[0], dim=1, inputs=[a])
+""",
+    }
+    found = launched(tmp_path, files)
+    assert found[("pkg/solver.py", 19)] is None
+    assert found[("pkg/solver.py", 21)] is None
+    assert found[("pkg/solver.py", 23)] is None  # the key of ``.items()``
+    assert found[("pkg/solver.py", 24)] is None  # ``setdefault(2, kernel)`` of a kernel nobody passes
+    assert found[("pkg/solver.py", 29)] is None
+    # ``kernels[0]`` is the key 0 (``small``), not the first value (``large``): a dict is keyed,
+    # not indexed by position, so the lookup holds any of its values
+    assert found[("pkg/solver.py", 31)] == ["large", "small"]
