@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.analyzer.helpers import write_files
 from warp_ct.analyzer.engine import Linter, read_source
 from warp_ct.analyzer.facts import Value
-from warp_ct.analyzer.program import KernelRef
+from warp_ct.analyzer.program import FunctionRef, KernelRef
 from warp_ct.analyzer.project import deactivate
 from warp_ct.config import load_config
 
@@ -1206,11 +1206,13 @@ class Solver:
         self._by_size = {size: make(size) for size in sizes}
         self._more = {}
         self._list = [small]
+        self._named = dict()
 
     def setup(self, sizes):
         for size in sizes:
             self._more[size] = make(size)
         self._list.append(extra)
+        self._named.update({"extra": extra})
 
     def step(self, a):
         for size, kernel in self._by_size.items():
@@ -1220,6 +1222,8 @@ class Solver:
         for i, (size, kernel) in enumerate(self._more.items()):
             wp.launch(kernel, dim=i, inputs=[a])
         for kernel in self._list:
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel in self._named.values():
             wp.launch(kernel, dim=1, inputs=[a])
 
 
@@ -1235,12 +1239,13 @@ def run(a, edge):
 """,
     }
     assert launched(tmp_path, files) == {
-        ("pkg/solver.py", 19): ["large", "small"],
         ("pkg/solver.py", 21): ["large", "small"],
         ("pkg/solver.py", 23): ["large", "small"],
-        ("pkg/solver.py", 25): ["extra", "small"],
-        ("pkg/solver.py", 33): ["extra", "large", "small"],
-        ("pkg/solver.py", 36): ["extra", "large", "small"],
+        ("pkg/solver.py", 25): ["large", "small"],
+        ("pkg/solver.py", 27): ["extra", "small"],
+        ("pkg/solver.py", 29): ["extra"],
+        ("pkg/solver.py", 37): ["extra", "large", "small"],
+        ("pkg/solver.py", 40): ["extra", "large", "small"],
     }
 
 
@@ -1295,3 +1300,61 @@ def run(a, table):
     # ``kernels[0]`` is the key 0 (``small``), not the first value (``large``): a dict is keyed,
     # not indexed by position, so the lookup holds any of its values
     assert found[("pkg/solver.py", 31)] == ["large", "small"]
+
+
+def test_a_method_called_on_the_elements_of_a_table_is_one_callee_only_for_one_class(tmp_path):
+    # ``for energy in self.energies.values(): energy.fun()``: objects of two classes call two
+    # methods, which is not one callee; objects of one class call its method.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/m.py": """\
+import warp as wp
+
+
+class A:
+    def fun(self):
+        pass
+
+
+class B:
+    def fun(self):
+        pass
+
+
+class Model:
+    def __init__(self, energies):
+        self.energies = energies
+
+    def fun(self):
+        for energy in self.energies.values():
+            energy.fun()
+
+
+class Single:
+    def __init__(self):
+        self.parts = {"a": A(), "b": A()}
+
+    def fun(self):
+        for part in self.parts.values():
+            part.fun()
+
+
+def main():
+    Model({"a": A(), "b": B()}).fun()
+    Single().fun()
+""",
+    }
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project([read_source(str(tmp_path / name)) for name in files if name.endswith(".py")])
+    project = linter.project
+    try:
+        program = project.program()
+        model_fun = program.function(FunctionRef("pkg.m", "Model.fun"))
+        single_fun = program.function(FunctionRef("pkg.m", "Single.fun"))
+        assert model_fun is not None and single_fun is not None
+        assert program.resolve_call("pkg.m", model_fun, "energy.fun") is None
+        assert program.resolve_call("pkg.m", single_fun, "part.fun") == FunctionRef("pkg.m", "A.fun")
+    finally:
+        deactivate(project)

@@ -1495,8 +1495,9 @@ class _Extractor:
         entry = self._stored_entry(method, node)
         scope = self.scopes[-1]
         if self_attr:
-            # ``self.x.update(...)`` may be any object's method (a hot ``update``): not read as a store.
-            if scope.fact is not None and method != "update":
+            # ``self.x.update(...)`` may be any object's method (a hot ``update``): a store only
+            # where it is handed a dict literal.
+            if scope.fact is not None and (method != "update" or entry.kind == "dict"):
                 scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)  # type: ignore[attr-defined]
             return
         if entry is UNKNOWN and method not in _LIST_STORES:

@@ -1610,6 +1610,8 @@ class Kernels:
 
     def _table_elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         facts = self.modules.get(module)
+        if _is_empty_container(value):  # ``self._kernels = dict()``, filled later: its other bindings hold them
+            return []
         if value.kind == "tuple":
             return [(module, function, item) for item in value.items]
         if value.kind == "dict":
