@@ -1358,3 +1358,34 @@ def main():
         assert program.resolve_call("pkg.m", single_fun, "part.fun") == FunctionRef("pkg.m", "A.fun")
     finally:
         deactivate(project)
+
+
+def test_a_get_or_build_cache_read_by_a_constant_key_holds_what_it_is_filled_with(tmp_path):
+    # ``kernel = self._k[0]`` or ``self._k.get(p)``, else built and stored back: what the cache
+    # stores back is what it read or built, so it holds its literal's kernels and the built ones.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\\
+import warp as wp
+
+from pkg.k import make, small
+
+
+class C:
+    def __init__(self):
+        self._k = {0: small}
+
+    def run(self, a, p):
+        if 0 in self._k:
+            kernel = self._k[0]
+        else:
+            kernel = self._k.get(p)
+            if kernel is None:
+                kernel = make(p)
+                self._k[p] = kernel
+        wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/solver.py", 18): ["large", "small"]}

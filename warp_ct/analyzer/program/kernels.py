@@ -159,6 +159,29 @@ def _reaches_param(value: Value, depth: int = 0) -> bool:
     return False
 
 
+def _reads_self_table(value: Value, attr: str) -> bool:
+    """``self.<attr>[key]`` or ``self.<attr>.get(key)``: a read of the table itself."""
+    if value.kind == "sub" and value.items:
+        base = value.items[0]
+        return base.kind == "attr" and base.data == attr and bool(base.items) and base.items[0].kind == "self"
+    return value.kind == "call" and value.data == f"self.{attr}.get"
+
+
+def _entry_parts(item: Value, attr: str) -> list[Value]:
+    """What a binding of ``self.<attr>`` puts in the table, less what it read from the table
+    itself (``kernel = self._k.get(p) or self._k[0]...; self._k[p] = kernel``: a get-or-build
+    cache stores back what it found, which adds nothing the table does not hold)."""
+    if item.kind != "dict":
+        return [item]
+    parts: list[Value] = []
+    for entry in item.items[len(item.items) // 2:]:
+        if entry.kind == "local":
+            parts.extend(part for part in entry.items if not _reads_self_table(part, attr))
+        elif not _reads_self_table(entry, attr):
+            parts.append(entry)
+    return parts
+
+
 def _dynamic_kernel(kernel: KernelFact, call: Value) -> KernelFact:
     """The kernel ``@fem.cache.dynamic_kernel(suffix, kernel_options=None, allow_overloads=False)``
     makes of ``kernel``'s function. Warp 1.19 (``fem/cache.py``, ``get_kernel``) keys it by
@@ -597,7 +620,8 @@ class Kernels:
             out = []
             if class_name is not None:
                 for where, item in self.self_attr_values(module, class_name, value.data):
-                    out.extend(self._stored_kernels(where, item, depth + 1))
+                    for part in _entry_parts(item, value.data):
+                        out.extend(self._stored_kernels(where, part, depth + 1))
                 getter = self.method(module, class_name, value.data)
                 if getter is not None and self.is_property(getter):  # what the property returns
                     for returned in self.function(getter).returns:  # type: ignore[union-attr]
