@@ -1388,4 +1388,4 @@ class C:
         wp.launch(kernel, dim=1, inputs=[a])
 """,
     }
-    assert launched(tmp_path, files) == {("pkg/solver.py", 18): ["large", "small"]}
+    assert launched(tmp_path, files) == {("pkg/solver.py", 19): ["large", "small"]}
