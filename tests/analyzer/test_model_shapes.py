@@ -10,7 +10,8 @@ from pathlib import Path
 
 from tests.analyzer.helpers import write_files
 from warp_ct.analyzer.engine import Linter, read_source
-from warp_ct.analyzer.program import KernelRef
+from warp_ct.analyzer.facts import Value
+from warp_ct.analyzer.program import FunctionRef, KernelRef
 from warp_ct.analyzer.project import deactivate
 from warp_ct.config import load_config
 
@@ -1420,3 +1421,338 @@ def test_a_comprehension_in_a_function_reads_its_own_loop_variables(tmp_path):
     assert found[("pkg/k.py", 38)] == ["stvk"]
     assert found[("pkg/k.py", 39)] == ["stvk"]
     assert found[("pkg/k.py", 40)] is None
+
+
+def _kernel_facts(tmp_path: Path, files: dict[str, str]) -> dict[str, tuple[list, object]]:
+    """Kernel name -> (the Warp module identities the model gives it, its backward option)."""
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    paths = sorted(str(tmp_path / name) for name in files if name.endswith(".py"))
+    linter.add_to_project([read_source(path) for path in paths])
+    project = linter.project
+    try:
+        project.freeze()
+        program = project.program()
+        return {kernel.name: (program.kernel_modules(ref), kernel.enable_backward) for ref, kernel in program.kernels()}
+    finally:
+        deactivate(project)
+
+
+_DYNAMIC_FACTORY = """\
+import warp as wp
+import warp.fem as fem
+from warp.fem import cache
+
+
+def make_scale(factor: int):
+    @fem.cache.dynamic_kernel(suffix=factor, kernel_options={"enable_backward": False, "fast_math": True})
+    def scale(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] * float(factor)
+
+    return scale
+
+
+def make_shift(n: int):
+    @cache.dynamic_kernel((n, "shift"))
+    def shift(x: wp.array(dtype=float)):
+        x[wp.tid()] = x[wp.tid()] + float(n)
+
+    return shift
+
+
+def run(x):
+    wp.launch(make_scale(2), dim=1, inputs=[x])
+    wp.launch(make_shift(3), dim=1, inputs=[x])
+"""
+
+
+def test_a_kernel_warp_fems_cache_makes_per_suffix_has_a_module_of_its_own(tmp_path):
+    # ``fem.cache.dynamic_kernel(suffix, kernel_options)``: warp.fem makes one ``wp.Kernel`` per
+    # suffix, in a module ``<file module>.dyn.<name>_<hash>`` of its own (fem/cache.py,
+    # get_kernel), with ``kernel_options`` as its options.
+    files = {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "", "pkg/k.py": _DYNAMIC_FACTORY}
+    assert launched(tmp_path, files) == {("pkg/k.py", 23): ["scale"], ("pkg/k.py", 24): ["shift"]}
+    kernels = _kernel_facts(tmp_path, files)
+    assert kernels["scale"] == ([("fem.dynamic", "pkg.k", "make_scale.<locals>.scale")], Value("const", False))
+    assert kernels["shift"] == ([("fem.dynamic", "pkg.k", "make_shift.<locals>.shift")], None)  # the file module's
+
+
+def test_other_cache_decorators_and_a_bare_dynamic_kernel_are_no_kernels(tmp_path):
+    # ``dynamic_func`` makes a ``wp.Function``; a bare ``@dynamic_kernel`` makes the decorator
+    # (``dynamic_kernel(func)`` returns ``wrap_kernel``); a project's own ``dynamic_kernel`` is
+    # not warp.fem's: none is a kernel the model knows.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/mycache.py": """\
+def dynamic_kernel(suffix):
+    def wrap(func):
+        return func
+
+    return wrap
+""",
+        "pkg/k.py": """\
+import warp as wp
+import warp.fem as fem
+from pkg import mycache
+
+
+def make_a(n):
+    @fem.cache.dynamic_func(suffix=n)
+    def a(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return a
+
+
+def make_b(n):
+    @fem.cache.dynamic_kernel
+    def b(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return b
+
+
+def make_c(n):
+    @mycache.dynamic_kernel(suffix=n)
+    def c(x: wp.array(dtype=float)):
+        x[wp.tid()] = 1.0
+
+    return c
+
+
+def run(x):
+    wp.launch(make_a(1), dim=1, inputs=[x])
+    wp.launch(make_b(1), dim=1, inputs=[x])
+    wp.launch(make_c(1), dim=1, inputs=[x])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/k.py", 31): None, ("pkg/k.py", 32): None, ("pkg/k.py", 33): None}
+
+
+_TABLE_KERNELS = """\
+import warp as wp
+
+
+@wp.kernel
+def small(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+
+@wp.kernel
+def large(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@wp.kernel
+def extra(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0
+
+
+def make(size):
+    return small if size < 8 else large
+"""
+
+
+def test_loops_over_tables_a_class_fills_hold_every_kernel_put_in_them(tmp_path):
+    # A dict built by a comprehension in ``__init__``, filled entry by entry in another method,
+    # iterated with ``.items()`` / ``.values()`` / ``enumerate``; a list filled with ``append``;
+    # a loop over the rows of a tuple of tuples; a local table assigned in two places.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\
+import warp as wp
+
+from pkg.k import extra, large, make, small
+
+
+class Solver:
+    def __init__(self, sizes):
+        self._by_size = {size: make(size) for size in sizes}
+        self._more = {}
+        self._list = [small]
+        self._named = dict()
+
+    def setup(self, sizes):
+        for size in sizes:
+            self._more[size] = make(size)
+        self._list.append(extra)
+        self._named.update({"extra": extra})
+
+    def step(self, a):
+        for size, kernel in self._by_size.items():
+            wp.launch(kernel, dim=size, inputs=[a])
+        for kernel in self._more.values():
+            wp.launch(kernel, dim=1, inputs=[a])
+        for i, (size, kernel) in enumerate(self._more.items()):
+            wp.launch(kernel, dim=i, inputs=[a])
+        for kernel in self._list:
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel in self._named.values():
+            wp.launch(kernel, dim=1, inputs=[a])
+
+
+def run(a, edge):
+    kernels = (small,)
+    if edge:
+        kernels = tuple([large, extra])
+    for kernel in kernels:
+        wp.launch(kernel, dim=1, inputs=[a])
+    for row in ((small,), (large, extra)):
+        for kernel in row:
+            wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {
+        ("pkg/solver.py", 21): ["large", "small"],
+        ("pkg/solver.py", 23): ["large", "small"],
+        ("pkg/solver.py", 25): ["large", "small"],
+        ("pkg/solver.py", 27): ["extra", "small"],
+        ("pkg/solver.py", 29): ["extra"],
+        ("pkg/solver.py", 37): ["extra", "large", "small"],
+        ("pkg/solver.py", 40): ["extra", "large", "small"],
+    }
+
+
+def test_a_table_with_a_value_the_model_cannot_follow_stays_unknown(tmp_path):
+    # Any value put in the table that is not followed (a parameter nobody passes, an
+    # ``update`` with keywords, a ``setdefault`` of a kernel handed in) leaves the loop unknown;
+    # so do the keys of ``.items()`` and a dict indexed by a position it does not have.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\
+import warp as wp
+
+from pkg.k import large, small
+
+
+class Solver:
+    def __init__(self):
+        self._table = {0: small}
+        self._list = [small]
+        self._cache = {1: large}
+
+    def register(self, kernel):
+        self._table[1] = kernel
+        self._list.extend(kernel)
+        self._cache.setdefault(2, kernel)
+
+    def step(self, a):
+        for kernel in self._table.values():
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel in self._list:
+            wp.launch(kernel, dim=1, inputs=[a])
+        for kernel, _ in self._cache.items():
+            wp.launch(kernel, dim=1, inputs=[a])
+        wp.launch(self._cache[1], dim=1, inputs=[a])
+
+
+def run(a, table):
+    for kernel in table.values():
+        wp.launch(kernel, dim=1, inputs=[a])
+    kernels = {1: large, 0: small}
+    wp.launch(kernels[0], dim=1, inputs=[a])
+""",
+    }
+    found = launched(tmp_path, files)
+    assert found[("pkg/solver.py", 19)] is None
+    assert found[("pkg/solver.py", 21)] is None
+    assert found[("pkg/solver.py", 23)] is None  # the key of ``.items()``
+    assert found[("pkg/solver.py", 24)] is None  # ``setdefault(2, kernel)`` of a kernel nobody passes
+    assert found[("pkg/solver.py", 29)] is None
+    # ``kernels[0]`` is the key 0 (``small``), not the first value (``large``): a dict is keyed,
+    # not indexed by position, so the lookup holds any of its values
+    assert found[("pkg/solver.py", 31)] == ["large", "small"]
+
+
+def test_a_method_called_on_the_elements_of_a_table_is_one_callee_only_for_one_class(tmp_path):
+    # ``for energy in self.energies.values(): energy.fun()``: objects of two classes call two
+    # methods, which is not one callee; objects of one class call its method.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/m.py": """\
+import warp as wp
+
+
+class A:
+    def fun(self):
+        pass
+
+
+class B:
+    def fun(self):
+        pass
+
+
+class Model:
+    def __init__(self, energies):
+        self.energies = energies
+
+    def fun(self):
+        for energy in self.energies.values():
+            energy.fun()
+
+
+class Single:
+    def __init__(self):
+        self.parts = {"a": A(), "b": A()}
+
+    def fun(self):
+        for part in self.parts.values():
+            part.fun()
+
+
+def main():
+    Model({"a": A(), "b": B()}).fun()
+    Single().fun()
+""",
+    }
+    write_files(tmp_path, files)
+    linter = Linter(load_config(tmp_path))
+    linter.add_to_project([read_source(str(tmp_path / name)) for name in files if name.endswith(".py")])
+    project = linter.project
+    try:
+        program = project.program()
+        model_fun = program.function(FunctionRef("pkg.m", "Model.fun"))
+        single_fun = program.function(FunctionRef("pkg.m", "Single.fun"))
+        assert model_fun is not None and single_fun is not None
+        assert program.resolve_call("pkg.m", model_fun, "energy.fun") is None
+        assert program.resolve_call("pkg.m", single_fun, "part.fun") == FunctionRef("pkg.m", "A.fun")
+    finally:
+        deactivate(project)
+
+
+def test_a_get_or_build_cache_read_by_a_constant_key_holds_what_it_is_filled_with(tmp_path):
+    # ``kernel = self._k[0]`` or ``self._k.get(p)``, else built and stored back: what the cache
+    # stores back is what it read or built, so it holds its literal's kernels and the built ones.
+    files = {
+        "pyproject.toml": PYPROJECT,
+        "pkg/__init__.py": "",
+        "pkg/k.py": _TABLE_KERNELS,
+        "pkg/solver.py": """\\
+import warp as wp
+
+from pkg.k import make, small
+
+
+class C:
+    def __init__(self):
+        self._k = {0: small}
+
+    def run(self, a, p):
+        if 0 in self._k:
+            kernel = self._k[0]
+        else:
+            kernel = self._k.get(p)
+            if kernel is None:
+                kernel = make(p)
+                self._k[p] = kernel
+        wp.launch(kernel, dim=1, inputs=[a])
+""",
+    }
+    assert launched(tmp_path, files) == {("pkg/solver.py", 19): ["large", "small"]}

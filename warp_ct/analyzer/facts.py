@@ -1581,24 +1581,43 @@ class _Extractor:
         self.facts.kernel_objects.append((kernel, self.value(node)))
 
     def container_store(self, holder: ast.expr, method: str, node: ast.Call) -> None:
-        """``table.setdefault(k, v)`` / ``table.update({...})`` on a global or a local: what the
-        table can hold, as ``table[k] = v`` records it."""
-        if holder.__class__ is not ast.Name or node.keywords and method != "update":
+        """``table.setdefault(k, v)`` / ``table.update({...})`` / ``items.append(v)`` /
+        ``items.extend(vs)`` / ``items.insert(i, v)`` on a global, a local or ``self.attr``: what
+        the container can hold, as ``table[k] = v`` records it (a list's entry is a tuple of what
+        it adds: its elements). A call the model cannot read (``**kw``, ``*args``) adds UNKNOWN:
+        the container may then hold anything."""
+        self_attr = (holder.__class__ is ast.Attribute and holder.value.__class__ is ast.Name  # type: ignore[attr-defined]
+                     and holder.value.id == "self")  # type: ignore[attr-defined]  # fmt: skip
+        if holder.__class__ is not ast.Name and not self_attr:
             return
-        if method == "update":
-            if len(node.args) != 1 or node.keywords:
-                return
-            entry = self.value(node.args[0])
-        elif len(node.args) == 2:
-            entry = Value("dict", None, (self.value(node.args[0]), self.value(node.args[1])))
-        else:
-            return
+        entry = self._stored_entry(method, node)
         scope = self.scopes[-1]
+        if self_attr:
+            # ``self.x.update(...)`` may be any object's method (a hot ``update``): a store only
+            # where it is handed a dict literal.
+            if scope.fact is not None and (method != "update" or entry.kind == "dict"):
+                scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)  # type: ignore[attr-defined]
+            return
+        if entry is UNKNOWN and method not in _LIST_STORES:
+            return  # ``x.update(**kw)`` of an object that may be no table: as before, not a store
         name = holder.id  # type: ignore[attr-defined]
         if scope.fact is not None and name in scope.fact.locals:
             scope.fact.locals[name].append(entry)
         elif name not in scope.bound and not self.class_stack and name in self.facts.globals:
             self.facts.globals[name].append(_stored(entry, scope.qualname))
+
+    def _stored_entry(self, method: str, node: ast.Call) -> Value:
+        """What a container method call adds, as an entry of the container (UNKNOWN: unread)."""
+        args = node.args
+        if node.keywords or any(a.__class__ is ast.Starred for a in args):
+            return UNKNOWN
+        if method == "update" and len(args) == 1 or method == "extend" and len(args) == 1:
+            return self.value(args[0])
+        if method in ("setdefault", "__setitem__") and len(args) == 2:
+            return Value("dict", None, (self.value(args[0]), self.value(args[1])))
+        if method == "append" and len(args) == 1 or method == "insert" and len(args) == 2:
+            return Value("tuple", None, (self.value(args[-1]),))
+        return UNKNOWN
 
     def attribute_read(self, node: ast.AST) -> None:
         """``self.k`` read where it may be a property (a launch's kernel, ``k = self.k``, a
@@ -1757,7 +1776,7 @@ class _Extractor:
         if last in ("setdefault", "__setitem__") and isinstance(node.func, ast.Attribute):
             holder = node.func.value
             self.scopes[-1].container_writes.append(holder.id if isinstance(holder, ast.Name) else None)
-        if last in ("setdefault", "__setitem__", "update") and isinstance(node.func, ast.Attribute):
+        if last in _CONTAINER_STORES and isinstance(node.func, ast.Attribute):
             self.container_store(node.func.value, last, node)
         if last == "backward" and callee.startswith(("?.", "tape", "self.tape")) or callee.endswith("tape.backward"):
             self.mark_differentiates()
@@ -1893,8 +1912,12 @@ _NOT_KERNEL_DECORATOR_ROOTS = (
     "functools.", "contextlib.", "pytest.", "unittest.", "typing.", "typing_extensions.", "abc.", "dataclasses.",
     "torch.", "jax.", "numba.", "numpy.", "click.", "atexit.", "builtins.", "enum.", "warnings.", "deprecated",
 )  # fmt: skip
+# Methods that put values into a list or a dict (``FileFacts``' tables record what they add).
+_LIST_STORES = frozenset({"append", "extend", "insert"})
+_CONTAINER_STORES = frozenset({"setdefault", "__setitem__", "update", *_LIST_STORES})
 _OTHER_CALL_NAMES = frozenset({
     "setdefault", "__setitem__", "backward", "update", "setattr", "rmtree", "rmdir", "removedirs", "register", "putenv",
+    "append", "extend", "insert",
 })  # fmt: skip
 # Calls a function's facts need not keep: builtins and numpy/math never run project code, and
 # a tape over them records nothing (a fifth of newton's calls, with every argument's value).

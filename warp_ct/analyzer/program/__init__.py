@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 from warp_ct.analyzer.facts import CallFact, FileFacts, Value
 from warp_ct.analyzer.program.base import (
     _NO_CUT,
+    DYNAMIC,
     HOT_NAMES,
     MAX_DEPTH,
     ONCE_NAMES,
@@ -41,6 +42,7 @@ from warp_ct.analyzer.program.base import (
     argument_passed,
     innermost_call,
     is_demo_path,
+    is_own_module_key,
     is_test_module,
     is_test_path,
     module_key,
@@ -120,7 +122,7 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
 
 
 __all__ = [
-    "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
-    "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "handed_kernel_params", "innermost_call", "is_demo_path",
-    "is_test_module", "is_test_path", "module_key", "path_in_project",
+    "DYNAMIC", "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
+    "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "handed_kernel_params", "innermost_call",
+    "is_demo_path", "is_own_module_key", "is_test_module", "is_test_path", "module_key", "path_in_project",
 ]  # fmt: skip

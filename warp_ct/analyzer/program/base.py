@@ -16,6 +16,10 @@ from warp_ct.analyzer.facts import (
 )
 
 UNIQUE = "unique"
+# A kernel ``warp.fem.cache.dynamic_kernel`` makes: a Warp module of its own per distinct
+# (function, suffix, kernel_options), named ``<file module>.dyn.<name>_<hash>`` and kept in
+# warp.fem's process-wide cache (a second decoration with the same suffix defines nothing).
+DYNAMIC = "fem.dynamic"
 
 
 MAX_DEPTH = 12  # how far values and effects are followed through calls
@@ -303,3 +307,9 @@ class LoadHistory:
 
 def module_key(module: Any) -> str:
     return _module_key(module)
+
+
+def is_own_module_key(key: str) -> bool:
+    """A module identity (``module_key``) of a kernel's module of its own (``module="unique"``,
+    warp.fem's ``dynamic_kernel``): one per variant, which no other definition joins."""
+    return key.startswith((f"{UNIQUE}:", f"{DYNAMIC}:"))

@@ -257,14 +257,16 @@ class Calls:
                     # this call is resolved anew in the next program.
                     self._loop_resolving.add((module, caller.qualname))
                     self._loop_resolving.add((module, caller.qualname, callee))
-                    values = [scope.loop_tables[parts[0]]]
-                    function_of = scope.qualname
-                    for value in values:
-                        for item_module, item_function, item in self._picked(module, function_of, value, 0) or ():
-                            cls = self._class_of_value(item_module, item, item_function)
-                            if cls is not None and len(parts) == 2:
-                                return self.method(cls[0], cls[1], parts[1])
-                    return None
+                    if len(parts) != 2:
+                        return None
+                    # The method of the elements' class: one target only where every element the
+                    # model sees is an object of a class with that one method (a table of objects
+                    # of several classes calls several methods: not one callee).
+                    targets = set()
+                    for item_module, item_function, item in self._picked(module, scope.qualname, scope.loop_tables[parts[0]], 0) or ():
+                        cls = self._class_of_value(item_module, item, item_function)
+                        targets.add(self.method(cls[0], cls[1], parts[1]) if cls is not None else None)
+                    return next(iter(targets)) if len(targets) == 1 else None  # None among them: unknown
                 if values:
                     for value in values:
                         if value.kind == "function" and len(parts) == 1:

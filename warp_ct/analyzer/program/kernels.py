@@ -18,6 +18,7 @@ from warp_ct.analyzer.facts import (
 )
 from warp_ct.analyzer.program.base import (
     _UNRESOLVED_ONLY,
+    DYNAMIC,
     MAX_DEPTH,
     UNIQUE,
     UNRESOLVED,
@@ -57,6 +58,10 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
 _EMPTY_CONTAINERS = frozenset({
     "dict", "list", "tuple", "set", "collections.OrderedDict", "collections.defaultdict", "OrderedDict", "defaultdict",
 })  # fmt: skip
+
+# warp.fem's decorator that makes a kernel per suffix (``warp/_src/fem/cache.py``), by the
+# names Warp exports it under.
+_DYNAMIC_KERNEL_DECORATORS = frozenset({"warp.fem.cache.dynamic_kernel", "warp._src.fem.cache.dynamic_kernel"})
 
 # Calls that iterate their arguments' elements (``for i, k in enumerate(kernels)``).
 _ITERATING = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed", "iter"})
@@ -165,6 +170,51 @@ def handed_kernel_params(kernel: Value) -> tuple[str, ...] | None:
         return None
     params = tuple(item.data for item in kernel.items if item.kind == "param")
     return params or None
+
+
+def _reads_self_table(value: Value, attr: str) -> bool:
+    """``self.<attr>[key]`` or ``self.<attr>.get(key)``: a read of the table itself."""
+    if value.kind == "sub" and value.items:
+        base = value.items[0]
+        return base.kind == "attr" and base.data == attr and bool(base.items) and base.items[0].kind == "self"
+    return value.kind == "call" and value.data == f"self.{attr}.get"
+
+
+def _entry_parts(item: Value, attr: str) -> list[Value]:
+    """What a binding of ``self.<attr>`` puts in the table, less what it read from the table
+    itself (``kernel = self._k.get(p) or self._k[0]...; self._k[p] = kernel``: a get-or-build
+    cache stores back what it found, which adds nothing the table does not hold)."""
+    if item.kind != "dict":
+        return [item]
+    parts: list[Value] = []
+    for entry in item.items[len(item.items) // 2:]:
+        if entry.kind == "local":
+            parts.extend(part for part in entry.items if not _reads_self_table(part, attr))
+        elif not _reads_self_table(entry, attr):
+            parts.append(entry)
+    return parts
+
+
+def _dynamic_kernel(kernel: KernelFact, call: Value) -> KernelFact:
+    """The kernel ``@fem.cache.dynamic_kernel(suffix, kernel_options=None, allow_overloads=False)``
+    makes of ``kernel``'s function. Warp 1.19 (``fem/cache.py``, ``get_kernel``) keys it by
+    (``__module__``, ``__qualname__``, suffix, sorted options) in a process-wide cache; a new key
+    gets ``wp.Kernel(func, key, module=wp.get_module(f"{__module__}.dyn.{key}"),
+    options=kernel_options)``, the module's options the file module's as they are then, updated
+    with ``kernel_options``. Its module is a ``DYNAMIC`` value holding the suffix and the options
+    (``kernel_modules``); its backward option is ``kernel_options``' ``"enable_backward"``
+    (None: the file module's; unknown where the options are no dict literal)."""
+    options = _argument_named(call, "kernel_options", 1)
+    backward: Value | None = None
+    if options is not None and not (options.kind == "const" and options.data is None):
+        backward = UNKNOWN
+        half = len(options.items) // 2
+        if options.kind == "dict" and all(key.kind == "const" for key in options.items[:half]):
+            picked = [item for key, item in zip(options.items[:half], options.items[half:]) if key.data == "enable_backward"]
+            backward = picked[-1] if picked else None
+    suffix = _argument_named(call, "suffix", 0) or UNKNOWN
+    return replace(kernel, module=Value(DYNAMIC, None, (suffix, options or Value("const", None))),
+                   module_options=options, enable_backward=backward)
 
 
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
@@ -283,6 +333,8 @@ class Kernels:
         """``kernel`` as the first of its ``candidates`` that makes kernels makes it; None if none does."""
         parent = self.function(FunctionRef(module, kernel.function)) if kernel.function else None
         for dotted, call in candidates:
+            if dotted in _DYNAMIC_KERNEL_DECORATORS:
+                return _dynamic_kernel(kernel, call) if call is not None else None
             keywords = {item.data: item.items[0] for item in call.items if item.kind == "kw"} if call is not None else {}
             made = self._partial_kernel(module, dotted)
             if made is not None:
@@ -447,6 +499,9 @@ class Kernels:
         facts = self.modules[ref.module]
         if kernel.module is None:
             return [facts.module]
+        if kernel.module.kind == DYNAMIC:  # one module per suffix, named after the kernel's function
+            qualname = f"{kernel.function}.<locals>.{kernel.name}" if kernel.function else kernel.name
+            return [(DYNAMIC, ref.module, f"{kernel.owner}.{kernel.name}" if kernel.owner else qualname)]
         out = []
         for value in self.resolve(ref.module, kernel.function, kernel.module):
             if value is None:
@@ -585,7 +640,8 @@ class Kernels:
             out = []
             if class_name is not None:
                 for where, item in self.self_attr_values(module, class_name, value.data):
-                    out.extend(self._stored_kernels(where, item, depth + 1))
+                    for part in _entry_parts(item, value.data):
+                        out.extend(self._stored_kernels(where, part, depth + 1))
                 getter = self.method(module, class_name, value.data)
                 if getter is not None and self.is_property(getter):  # what the property returns
                     for returned in self.function(getter).returns:  # type: ignore[union-attr]
@@ -1620,6 +1676,8 @@ class Kernels:
 
     def _table_elements(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         facts = self.modules.get(module)
+        if _is_empty_container(value):  # ``self._kernels = dict()``, filled later: its other bindings hold them
+            return []
         if value.kind == "tuple":
             return [(module, function, item) for item in value.items]
         if value.kind == "dict":
@@ -1630,8 +1688,13 @@ class Kernels:
             resolved = self.resolve_dotted(value.data)  # a table imported from another module
             if resolved is not None and resolved[0] != module:
                 return self._elements(resolved[0], None, Value("name", resolved[1]), depth + 1)
-        if value.kind == "local" and len(value.items) == 1:
-            return self._elements(module, function, value.items[0], depth + 1)
+        if value.kind == "local":  # assigned in several places: the elements of any of them
+            return self._elements_of_each([(module, function, item) for item in value.items], depth)
+        if value.kind == "elem" and value.items:  # ``for row in rows: for k in row``: the elements of every row
+            rows = self._elements(module, function, value.items[0], depth + 1)
+            return self._elements_of_each(rows, depth) if rows is not None else None
+        if value.kind == "stored" and value.items:  # an entry a function stored in a global table
+            return self._elements(module, value.data, value.items[0], depth + 1)
         if value.kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
             class_name = self.class_of(FunctionRef(module, function))
             out: list[tuple[str, str | None, Value]] = []
@@ -1643,6 +1706,8 @@ class Kernels:
             return out or None
         if value.kind == "call" and value.data in ("list", "tuple") and len(value.items) == 1 and value.items[0].kind != "kw":
             return self._elements(module, function, value.items[0], depth + 1)  # ``list(DEFAULT_TERMS)``: a copy
+        if value.kind == "call" and not value.items and value.data.endswith((".values", ".items")):
+            return self._mapping_elements(module, function, value, depth)
         if value.kind == "call" and all(item.kind != "kw" for item in value.items) and self._namedtuple_fields(module, value.data):
             return [(module, function, item) for item in value.items]  # ``Pair(a, b)``: a tuple
         if value.kind == "call":  # ``a, b = make()``: what the one return statement builds
@@ -1667,6 +1732,42 @@ class Kernels:
         return None
 
 
+    def _elements_of_each(self, alternatives: list[tuple[str, str | None, Value]],
+                          depth: int) -> list[tuple[str, str | None, Value]] | None:  # fmt: skip
+        """The elements of every alternative (a local's assignments, a table's bindings); None
+        when those of any one cannot be told. ``[]`` for none: an empty container."""
+        out: list[tuple[str, str | None, Value]] = []
+        for where, binder, item in alternatives:
+            found = self._elements(where, binder, item, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+
+    def _mapping_elements(self, module: str, function: str | None, value: Value,
+                          depth: int) -> list[tuple[str, str | None, Value]] | None:  # fmt: skip
+        """``table.values()`` / ``table.items()`` of a table the model follows (a local,
+        ``self.attr`` as the class's methods fill it, a global: ``_table_bindings``): every value
+        any binding puts in it, or a (key, value) pair of each (the key unknown: it holds no
+        kernel). None when a binding's values cannot be told."""
+        table, _, method = value.data.rpartition(".")
+        bindings = self._table_bindings(module, function, table) if table else None
+        if not bindings:
+            return None
+        found = self._elements_of_each(bindings, depth)
+        if found is None or method == "values":
+            return found
+        return [(where, binder, self._item_pair(item)) for where, binder, item in found]
+
+    def _item_pair(self, item: Value) -> Value:
+        """The (key, value) pair ``dict.items()`` yields for a value ``item`` (the key unknown),
+        made once per value: the model's memos key values by identity."""
+        pairs: dict[int, tuple[Value, Value]] = self.memo("program.item_pairs", dict)
+        held = pairs.get(id(item))
+        if held is None or held[0] is not item:
+            held = pairs[id(item)] = (item, Value("tuple", None, (UNKNOWN, item)))
+        return held[1]
+
     def _picked(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
         """What ``base[i]`` (``sub``) or a loop element (``elem``) can be, structurally:
         ``for kernel, dim in STAGES`` -> the first item of every row of STAGES."""
@@ -1689,11 +1790,68 @@ class Kernels:
             return None
         out = []
         for row_module, row_function, row in rows:
-            items = self._elements(row_module, row_function, row, depth + 1)
-            if items is None or not -len(items) <= index.data < len(items):
-                return None
-            out.append(items[index.data])
+            for items in self._tuples(row_module, row_function, row, depth + 1) or [None]:
+                if items is None or not -len(items) <= index.data < len(items):
+                    return None
+                out.append(items[index.data])
         return out
+
+    def _tuples(self, module: str, function: str | None, value: Value,
+                depth: int) -> tuple[tuple[tuple[str, str | None, Value], ...], ...] | None:  # fmt: skip
+        """The tuple literals ``value`` can be, each one alternative with its items in order:
+        what ``value[i]`` picks by position. None when any alternative is no tuple the model
+        sees (a dict is keyed, not indexed by position)."""
+        if depth > MAX_DEPTH:
+            return self._queries.cut(None)
+        return self._queries.ask(("tuples", module, function, id(value)), value,
+                                 lambda: self._tuples_of(module, function, value, depth), None)
+
+    def _tuples_of(self, module: str, function: str | None, value: Value,
+                   depth: int) -> tuple[tuple[tuple[str, str | None, Value], ...], ...] | None:  # fmt: skip
+        kind = value.kind
+        if kind == "tuple":
+            return (tuple((module, function, item) for item in value.items),)
+        alternatives: list[tuple[str, str | None, Value]] | None = None
+        if kind == "local":
+            alternatives = [(module, function, item) for item in value.items]
+        elif kind == "name":
+            facts = self.modules.get(module)
+            if facts is not None and value.data in facts.globals:
+                alternatives = [(module, None, item) for item in facts.globals[value.data]]
+            else:
+                resolved = self.resolve_dotted(value.data)  # a table imported from another module
+                if resolved is not None and resolved[0] != module and resolved[0] in self.modules:
+                    alternatives = [(resolved[0], None, Value("name", resolved[1]))]
+        elif kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            class_name = self.class_of(FunctionRef(module, function))
+            if class_name is not None:
+                alternatives = [(where.module, where.qualname, item)
+                                for where, item in self.self_attr_values(module, class_name, value.data)]  # fmt: skip
+        elif kind == "call" and value.data in ("list", "tuple") and len(value.items) == 1 and value.items[0].kind != "kw":
+            alternatives = [(module, function, value.items[0])]  # ``list(DEFAULT_TERMS)``: a copy
+        elif kind == "call" and all(item.kind != "kw" for item in value.items) and self._namedtuple_fields(module, value.data):
+            return (tuple((module, function, item) for item in value.items),)  # ``Pair(a, b)``: a tuple
+        elif kind == "call":  # ``a, b = make()``: what the one return statement builds
+            target = self.resolve_call(module, self.function(FunctionRef(module, function)) if function else None, value.data)
+            fact = self.function(target) if target is not None else None
+            if fact is not None and len(fact.returns) == 1:
+                alternatives = [(target.module, target.qualname, fact.returns[0])]  # type: ignore[union-attr]
+        elif kind == "param" and function is not None:
+            ref = FunctionRef(module, function)
+            fact = self.function(ref)
+            if fact is not None and self.default_decides(ref, value.data):
+                alternatives = [(module, None, fact.defaults[value.data])]
+            else:
+                alternatives = self.passed_values(ref, value.data)
+        if not alternatives:
+            return None
+        out: list[tuple[tuple[str, str | None, Value], ...]] = []
+        for where, binder, item in alternatives:
+            found = self._tuples(where, binder, item, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return tuple(out)
 
 
     def _rows(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:

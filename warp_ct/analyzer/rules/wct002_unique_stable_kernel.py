@@ -313,7 +313,7 @@ def _launched_unique_kernels(program: Program, module: str) -> set[KernelRef]:
         for index, _launch in enumerate(facts.launches):
             for ref in program.launch_kernels(launch_module, index):
                 if isinstance(ref, KernelRef) and ref.module == module:
-                    if any(isinstance(m, tuple) for m in program.kernel_modules(ref)):
+                    if any(isinstance(m, tuple) and m[0] == UNIQUE for m in program.kernel_modules(ref)):  # not warp.fem's
                         launched.add(ref)
     return launched
 

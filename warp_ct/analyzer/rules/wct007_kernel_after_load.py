@@ -20,7 +20,8 @@ from warp_ct.analyzer.flows import (
 from warp_ct.analyzer.facts import FileFacts, KernelFact
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import (
-    UNIQUE, UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program, innermost_call, module_key,
+    UNRESOLVED, Event, Freq, FunctionRef, KernelRef, LoadHistory, Program, innermost_call, is_own_module_key,
+    module_key,
 )
 from warp_ct.analyzer.query import where
 from warp_ct.analyzer.rules.base import Rule
@@ -558,14 +559,14 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
 
 def _module_per_variant(program: Program, ref: KernelRef, kernel: KernelFact) -> bool:
     """A kernel a factory defines into a module named per call (``module=f"narrow_{writer.key}"``,
-    ``module="unique"``) where the factory's calls may pass other arguments: each variant is
+    ``module="unique"``, ``dynamic_kernel``) where the factory's calls may pass other arguments: each variant is
     another kernel object in a module of its own (newton's narrow phase, one per contact
     writer), so a launch site that sees several types may hand each to another variant.
     Arguments are the same for every call only where each call site passes constants or
     module-level names, outside loops, and all sites pass the same."""
     if kernel.function is None or kernel.module is None:
         return False
-    if not any(m is UNRESOLVED or isinstance(m, tuple) and m[0] == UNIQUE for m in program.kernel_modules(ref)):
+    if not any(m is UNRESOLVED or is_own_module_key(module_key(m)) for m in program.kernel_modules(ref)):
         return False  # a named module every variant joins
     calls = program.callers(FunctionRef(ref.module, kernel.function))
     if not calls:
@@ -710,7 +711,7 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
                 earlier = defined.setdefault(event.detail, [])
                 if asking is not None:
                     earlier.append(asking[1])
-                load = history.before(event, [m for m in event.warp_modules if not m.startswith("unique:")])
+                load = history.before(event, [m for m in event.warp_modules if not is_own_module_key(m)])
                 if load is None or asking is None:
                     continue
                 if len(earlier) > 1 and not _new_variant(program, earlier[:-1], asking[1]):
@@ -742,7 +743,7 @@ def _factories_of_shared_modules(program: Program) -> list[FunctionRef]:
             if kernel.function is None or kernel.decorator != "kernel":
                 continue
             keys = (module_key(m) for m in program.kernel_modules(KernelRef(module, index)) if m is not UNRESOLVED)
-            if any(not key.startswith("unique:") for key in keys):  # as the scan's ``history.before`` filters them
+            if any(not is_own_module_key(key) for key in keys):  # as the scan's ``history.before`` filters them
                 found.setdefault(FunctionRef(module, kernel.function))
     return list(found)
 
