@@ -617,3 +617,31 @@ def test_a_helper_in_a_tests_folder_that_is_no_package_is_test_code(tmp_path):
         "tool.py": helper + "\nif __name__ == '__main__':\n    run(wp.zeros(4))\n",
     }
     assert _only(lint_files(tmp_path, files)) == [("tool.py", 3)]
+
+
+_OPTIMIZER = (
+    "import warp as wp\n\n\n"
+    "class Objective:\n    def residuals(self, x):\n        pass\n\n\n"
+    "class Optimizer:\n"
+    "    def __init__(self, objectives):\n        self.objectives = objectives\n        self.tape = wp.Tape()\n\n"
+    "    def _each(self, fn, x):\n        for obj in self.objectives:\n            fn(obj, x)\n\n"
+    "    def _residuals(self, x):\n        def _do(obj, x):\n            obj.residuals(x)\n\n        self._each(_do, x)\n\n"
+    "    def jacobian(self, x):\n{body}"
+)
+_USER = (
+    "import warp as wp\n\nfrom pkg.opt import Objective, Optimizer\n\n\n"
+    "@wp.kernel\ndef collide(x: wp.array(dtype=float)):\n    x[0] = 1.0\n\n\n"
+    "class Avoid(Objective):\n    def residuals(self, x):\n        wp.launch(collide, dim=1, inputs=[x])\n\n\n"
+    "def main():\n    Optimizer([Avoid()]).jacobian(wp.zeros(1))\n"
+)
+
+
+def test_a_library_tape_over_a_callback_records_a_users_override(tmp_path):
+    # newton's IK: the optimizer tapes `fn(obj, ...)` in a helper handed `_do`, which calls
+    # `obj.compute_residuals()` on the user's objective: the user's kernels are differentiated.
+    taped = "        with self.tape:\n            self._residuals(x)\n        self.tape.backward()\n"
+    files = {"pkg/__init__.py": "", "pkg/opt.py": _OPTIMIZER.format(body=taped), "app.py": _USER}
+    assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT010" and f.path == "app.py"] == []
+    untaped = "        self._residuals(x)\n"
+    files["pkg/opt.py"] = _OPTIMIZER.format(body=untaped)
+    assert [f.line for f in lint_files(tmp_path, files) if f.rule == "WCT010" and f.path == "app.py"] == [6]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
@@ -94,23 +94,51 @@ class Tapes:
 
     def _taped_loads(self, starts: Sequence[FunctionRef]) -> set[str]:
         """The Warp modules the launches a tape block's calls to ``starts`` run load while
-        the tape records (``effects``' loads, less those of suspended blocks)."""
+        the tape records (``effects``' loads, less those of suspended blocks), and those of
+        what the calls the model does not follow on the way may run (``_unfollowed_runs``)."""
         modules: set[str] = set()
-        if not self.suspends_anything():
+        suspends = self.suspends_anything()
+        skip = (lambda call: bool(call.withs) and self.suspended(call)) if suspends else None
+        followed = self.taped_closure(starts)
+        wider = self.called_closure(starts, skip=skip, patched=suspends, also=self._unfollowed_runs(skip))
+        reached = wider - followed
+        if suspends:
+            reached |= followed
+        else:  # the effects hold the followed calls' loads
             for target in starts:
                 for event in self.effects(target):
                     if event.kind == "load":
                         modules.update(event.warp_modules)
-            return modules
-        flows = self.taped_closure(starts)
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
-                if launch.function is None or FunctionRef(module, launch.function) not in flows:
+                if launch.function is None or FunctionRef(module, launch.function) not in reached:
                     continue
                 if launch.withs and self.suspended(launch):
                     continue
                 modules.update(_module_key(t) for t in self.launch_modules(module, index) if t is not UNRESOLVED)
         return modules
+
+    def _unfollowed_runs(self, skip: Callable[[CallFact], bool] | None) -> Callable[[FunctionRef, FunctionFact], list[FunctionRef]]:
+        """For ``called_closure``: what a reached function's calls that resolve to nothing may
+        run while the tape records. A call of a parameter runs what the callers pass
+        (``fn(obj)`` in a helper handed ``_do``); a method on an object the model cannot type
+        runs any project method of that name (a library's ``obj.compute_residuals()`` on a
+        user's subclass of its objective)."""
+
+        def runs(ref: FunctionRef, fact: FunctionFact) -> list[FunctionRef]:
+            found: list[FunctionRef] = []
+            for call in fact.calls:
+                if skip is not None and skip(call) or self._call_targets(ref.module, fact, call.callee):
+                    continue
+                callee = call.callee
+                if "." not in callee and callee in fact.params:
+                    passed = self._functions_of(ref.module, ref.qualname, Value("param", callee), 0)
+                    found.extend(f for f in passed if f is not None)
+                elif "." in callee:
+                    found.extend(self.unfollowed_in_tape(ref.module, fact, callee) or ())
+            return found
+
+        return runs
 
     def tape_context(self, context: WithFact) -> bool | None:
         """True: the ``with`` block records on a tape (``wp.Tape()``, a name or attribute
