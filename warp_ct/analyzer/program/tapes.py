@@ -517,17 +517,10 @@ class Tapes:
                 taped = [call for call in fact.calls if call.withs and self.taped(call)]
                 taped += [call for call in untyped.get(FunctionRef(module, fact.qualname), ()) if call.withs and self.taped(call)]
                 stack.extend(self._unsuspended_targets(module, fact, taped, unseen))
-        seen: set[FunctionRef] = set()
-        while stack:
-            ref = stack.pop()
-            if ref in seen:
-                continue
-            seen.add(ref)
-            fact = self.function(ref)
-            if fact is None:
-                continue
-            stack.extend(self._unsuspended_targets(ref.module, fact, fact.calls, unseen))
-            stack.extend(self._unsuspended_targets(ref.module, fact, untyped.get(ref, ()), unseen))
+        seen = self.called_closure(stack, skip=lambda _call: True, also=lambda ref, fact: [
+            *self._unsuspended_targets(ref.module, fact, fact.calls, unseen),
+            *self._unsuspended_targets(ref.module, fact, untyped.get(ref, ()), unseen),
+        ])  # fmt: skip  # (its own targets only: the calls' and the untyped calls')
         return seen, unseen
 
     def _unsuspended_targets(self, module: str, caller: FunctionFact | None, calls: Sequence[CallFact],
