@@ -602,8 +602,11 @@ class Calls:
 
 
     def _may_reach(self, module: str, caller: FunctionFact | None, call: CallFact) -> bool:
+        # A call of a parameter runs what the callers pass (``fn(obj)`` in a helper handed a
+        # function): kept for what a tape records (``_unfollowed_runs``).
         return (call.taped or call.callee.startswith("warp.") or bool(self._call_targets(module, caller, call.callee))
-                or bool(call.withs) and self.taped(call))  # type: ignore[attr-defined]  # fmt: skip
+                or bool(call.withs) and self.taped(call)  # type: ignore[attr-defined]
+                or caller is not None and call.callee in caller.params)  # fmt: skip
 
 
     def arguments_for(self, ref: FunctionRef, param: str) -> Iterator[tuple[str, str | None, CallFact, Value | None]]:

@@ -125,13 +125,16 @@ class Tapes:
         runs any project method of that name (a library's ``obj.compute_residuals()`` on a
         user's subclass of its objective)."""
 
+        untyped = self.untyped_calls()  # (a batch has dropped them from the facts by now)
+
         def runs(ref: FunctionRef, fact: FunctionFact) -> list[FunctionRef]:
             found: list[FunctionRef] = []
-            for call in fact.calls:
+            own = {id(call) for call in fact.calls}
+            for call in (*fact.calls, *(c for c in untyped.get(ref, ()) if id(c) not in own)):
                 if skip is not None and skip(call) or self._call_targets(ref.module, fact, call.callee):
                     continue
                 callee = call.callee
-                if "." not in callee and callee in fact.params:
+                if callee in fact.params:
                     passed = self._functions_of(ref.module, ref.qualname, Value("param", callee), 0)
                     found.extend(f for f in passed if f is not None)
                 elif "." in callee:
