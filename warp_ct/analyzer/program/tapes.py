@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
@@ -92,20 +92,20 @@ class Tapes:
             return self.called_closure(starts)
         return self.called_closure(starts, skip=lambda call: bool(call.withs) and self.suspended(call), patched=True)
 
-    def _taped_loads(self, starts: Sequence[FunctionRef]) -> set[str]:
-        """The Warp modules the launches a tape block's calls to ``starts`` run load while
-        the tape records (``effects``' loads, less those of suspended blocks), and those of
-        what the calls the model does not follow on the way may run (``_unfollowed_runs``)."""
+    def _taped_loads(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef] = ()) -> set[str]:
+        """The Warp modules the launches run while the tape records load: those of the tape
+        block's calls to ``starts`` (``effects``' loads, less those of suspended blocks) and
+        to ``named`` (the project methods its calls on untyped objects may run), and those
+        of what the calls the model does not follow on the way may run (``_unfollowed``)."""
         modules: set[str] = set()
         suspends = self.suspends_anything()
         skip = (lambda call: bool(call.withs) and self.suspended(call)) if suspends else None
-        followed = self.taped_closure(starts)
-        wider = self.called_closure(starts, skip=skip, patched=suspends, also=self._unfollowed_runs(skip))
-        reached = wider - followed
+        followed = self.taped_closure([*starts, *named])
+        reached = self._unfollowed(starts, named, skip, suspends) - followed
         if suspends:
             reached |= followed
         else:  # the effects hold the followed calls' loads
-            for target in starts:
+            for target in (*starts, *named):
                 for event in self.effects(target):
                     if event.kind == "load":
                         modules.update(event.warp_modules)
@@ -118,30 +118,37 @@ class Tapes:
                 modules.update(_module_key(t) for t in self.launch_modules(module, index) if t is not UNRESOLVED)
         return modules
 
-    def _unfollowed_runs(self, skip: Callable[[CallFact], bool] | None) -> Callable[[FunctionRef, FunctionFact], list[FunctionRef]]:
-        """For ``called_closure``: what a reached function's calls that resolve to nothing may
-        run while the tape records. A call of a parameter runs what the callers pass
-        (``fn(obj)`` in a helper handed ``_do``); a method on an object the model cannot type
-        runs any project method of that name (a library's ``obj.compute_residuals()`` on a
-        user's subclass of its objective)."""
-
+    def _unfollowed(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef],
+                    skip: Callable[[CallFact], bool] | None, patched: bool) -> set[FunctionRef]:  # fmt: skip
+        """What a tape block's calls run past the calls the model does not follow. A call of
+        a parameter runs what the callers pass (``fn(obj)`` in a helper handed ``_do``). A
+        method on an object the model cannot type runs any project method of that name (a
+        library's ``obj.compute_residuals()`` on a user's subclass of its objective), once
+        along a path: a name already stands for a guess (``self.policy.act()`` is any
+        ``act``), and a guess inside a guess reaches everything."""
         untyped = self.untyped_calls()  # (a batch has dropped them from the facts by now)
 
-        def runs(ref: FunctionRef, fact: FunctionFact) -> list[FunctionRef]:
-            found: list[FunctionRef] = []
+        def unresolved(ref: FunctionRef, fact: FunctionFact) -> Iterator[CallFact]:
             own = {id(call) for call in fact.calls}
             for call in (*fact.calls, *(c for c in untyped.get(ref, ()) if id(c) not in own)):
-                if skip is not None and skip(call) or self._call_targets(ref.module, fact, call.callee):
-                    continue
-                callee = call.callee
-                if callee in fact.params:
-                    passed = self._functions_of(ref.module, ref.qualname, Value("param", callee), 0)
-                    found.extend(f for f in passed if f is not None)
-                elif "." in callee:
-                    found.extend(self.unfollowed_in_tape(ref.module, fact, callee) or ())
+                if not (skip is not None and skip(call)) and not self._call_targets(ref.module, fact, call.callee):
+                    yield call
+
+        def passed(ref: FunctionRef, fact: FunctionFact) -> list[FunctionRef]:
+            found: list[FunctionRef] = []
+            for call in unresolved(ref, fact):
+                if call.callee in fact.params:
+                    found.extend(f for f in self._functions_of(ref.module, ref.qualname, Value("param", call.callee), 0) if f)
             return found
 
-        return runs
+        exact = self.called_closure(starts, skip=skip, patched=patched, also=passed)
+        guessed = [*named]
+        for ref in exact:
+            fact = self.function(ref)
+            for call in unresolved(ref, fact) if fact is not None else ():
+                if "." in call.callee:
+                    guessed.extend(self.unfollowed_in_tape(ref.module, fact, call.callee) or ())
+        return exact | self.called_closure(guessed, skip=skip, patched=patched, also=passed)
 
     def tape_context(self, context: WithFact) -> bool | None:
         """True: the ``with`` block records on a tape (``wp.Tape()``, a name or attribute
@@ -232,6 +239,7 @@ class Tapes:
         opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
         unnamed = self._reaching_unnamed_launches()
         starts: list[FunctionRef] = []  # what the calls inside tape blocks run
+        guessed: list[FunctionRef] = []  # what their calls on untyped objects may run (by method name)
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
                 adjoint = launch.adjoint is not None and launch.adjoint != Value("const", False)
@@ -249,6 +257,7 @@ class Tapes:
                         continue
                     target = self.resolve_call(module, fact, call.callee) or self._patched(call.callee)
                     targets = [target] if target is not None else []
+                    followed = target is not None
                     if target is None:
                         named = self.unfollowed_in_tape(module, fact, call.callee)
                         if named is None:
@@ -258,8 +267,8 @@ class Tapes:
                     for target in targets:
                         if target in unnamed:
                             opaque.add(module)
-                    starts.extend(targets)
-        modules |= self._taped_loads(starts)
+                    (starts if followed else guessed).extend(targets)
+        modules |= self._taped_loads(starts, guessed)
         return (modules, opaque)
 
 
