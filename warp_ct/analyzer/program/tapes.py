@@ -339,9 +339,12 @@ class Tapes:
                 if key in seen:
                     continue
                 seen.add(key)
+                kind = v.kind
+                if kind in ("name", "attr", "local") and isinstance(v.data, str) and v.data.rsplit(".", 1)[-1] in values:
+                    stack.extend(v.items)  # the name is in already: what it holds need not be asked
+                    continue
                 if self._holds_kernels_only(module, function, v, named):
                     continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
-                kind = v.kind
                 if kind in ("name", "attr") and isinstance(v.data, str):
                     values.add(v.data.rsplit(".", 1)[-1])
                 elif kind == "local" and isinstance(v.data, str) and any(item.kind == "function" for item in v.items):
