@@ -444,6 +444,13 @@ def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, Ba
 
 def _unrecorded_unique(program: Program, module: str) -> bool:
     """Some ``module="unique"`` kernel of ``module`` is launched only where no tape records."""
+    facts = program.modules.get(module)
+    if facts is None or not any(
+        key.startswith("unique:")
+        for index, kernel in enumerate(facts.kernels) if kernel.module is not None
+        for key in map(module_key, program.kernel_modules(KernelRef(module, index)))
+    ):  # fmt: skip
+        return False  # no kernel of a module of its own: the walk need not run
     prefix = f"unique:{module}."
     return any(key.startswith(prefix) for key in program.unrecorded_modules())
 
@@ -1282,16 +1289,15 @@ def _is_differentiated(program: Program, verdict: _Verdict, module: str) -> bool
         return True
     if module in program.differentiated()[0]:
         return True
-    if module in program.unrecorded_modules():
-        return False  # launched only where the tape is suspended: no tape, opaque or a caller's, records them
     # A tape over calls the model cannot follow may reach the modules its file imports, and
     # kernels handed to other code as values (``wrapper(launch, kernel, ...)``); modules
     # only further down the imports launch their own kernels where the model sees them.
-    if module in _opaque_reach(program):
-        return True
     # Gradients asked for without a tape in view: a caller's tape may record those modules,
     # unless an application of the linted code runs them (and shows no tape).
-    return module in _wants_grad_reach(program, verdict) and _application_entry(program, module) is None
+    maybe = module in _opaque_reach(program) or (
+        module in _wants_grad_reach(program, verdict) and _application_entry(program, module) is None)
+    # Launched only where the tape is suspended: no tape, opaque or a caller's, records them.
+    return maybe and module not in program.unrecorded_modules()
 
 
 def _opaque_reach(program: Program) -> frozenset[str]:
