@@ -83,14 +83,14 @@ class Tapes:
         records: ``reaching``, less the ways in through calls in a suspended block."""
         if not self.suspends_anything():
             return self.reaching(targets)
-        return self._callers_closure(targets, enclosing=True, skip=lambda call: bool(call.withs) and self.suspended(call))
+        return self._callers_closure(targets, enclosing=True, skip=self.suspended)
 
     def taped_closure(self, starts: Sequence[FunctionRef]) -> set[FunctionRef]:
         """The functions a tape block's calls to ``starts`` run while the tape records:
         ``called_closure``, less what runs only through calls in a suspended block."""
         if not self.suspends_anything():
             return self.called_closure(starts)
-        return self.called_closure(starts, skip=lambda call: bool(call.withs) and self.suspended(call), patched=True)
+        return self.called_closure(starts, skip=self.suspended, patched=True)
 
     def _taped_loads(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef] = ()) -> set[str]:
         """The Warp modules the launches run while the tape records load: those of the tape
@@ -99,7 +99,7 @@ class Tapes:
         of what the calls the model does not follow on the way may run (``_unfollowed``)."""
         modules: set[str] = set()
         suspends = self.suspends_anything()
-        skip = (lambda call: bool(call.withs) and self.suspended(call)) if suspends else None
+        skip = self.suspended if suspends else None
         followed = self.taped_closure([*starts, *named])
         reached = self._unfollowed(starts, named, skip, suspends) - followed
         if suspends:
@@ -126,11 +126,8 @@ class Tapes:
         library's ``obj.compute_residuals()`` on a user's subclass of its objective), once
         along a path: a name already stands for a guess (``self.policy.act()`` is any
         ``act``), and a guess inside a guess reaches everything."""
-        untyped = self.untyped_calls()  # (a batch has dropped them from the facts by now)
-
         def unresolved(ref: FunctionRef, fact: FunctionFact) -> Iterator[CallFact]:
-            own = {id(call) for call in fact.calls}
-            for call in (*fact.calls, *(c for c in untyped.get(ref, ()) if id(c) not in own)):
+            for call in self._calls_kept_or_dropped(ref, fact.calls):
                 if not (skip is not None and skip(call)) and not self._call_targets(ref.module, fact, call.callee):
                     yield call
 
@@ -392,6 +389,15 @@ class Tapes:
         kernels = self.kernels_of_value(module, function, value)
         return bool(kernels) and all(isinstance(k, KernelRef) for k in kernels)
 
+    def _calls_kept_or_dropped(self, ref: FunctionRef, calls: Sequence[CallFact]) -> list[CallFact]:
+        """``calls`` (of ``ref``, ``<module>`` for a module's top level) and its untyped calls
+        a batch dropped from them (``untyped_calls``), each once."""
+        dropped = self.untyped_calls().get(ref, ())
+        if not dropped:
+            return list(calls)
+        kept = {id(call) for call in calls}
+        return [*calls, *(call for call in dropped if id(call) not in kept)]
+
     def untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
         """Per function (``<module>`` for a module's top level), its calls of a method on an
         object the model cannot type (``blk.assemble(q)``): any project method of that name
@@ -511,7 +517,6 @@ class Tapes:
 
     def _walk_recordable(self) -> tuple[set[FunctionRef], set[FunctionRef]]:
         values, methods = self.loose_names()
-        untyped = self.untyped_calls()
         unseen: set[FunctionRef] = set()  # entered by no call the model resolves
         for ref, fact in self.functions():
             if fact.is_kernel:
@@ -526,16 +531,14 @@ class Tapes:
                     unseen.add(FunctionRef(module, target))
         stack = list(unseen)
         for module, facts in self.modules.items():
-            stack.extend(self._unsuspended_targets(module, None, [*facts.module_calls, *facts.main_calls], unseen))
-            stack.extend(self._unsuspended_targets(module, None, untyped.get(FunctionRef(module, "<module>"), ()), unseen))
+            top = self._calls_kept_or_dropped(FunctionRef(module, "<module>"), [*facts.module_calls, *facts.main_calls])
+            stack.extend(self._unsuspended_targets(module, None, top, unseen))
             for fact in facts.functions.values():
-                taped = [call for call in fact.calls if call.withs and self.taped(call)]
-                taped += [call for call in untyped.get(FunctionRef(module, fact.qualname), ()) if call.withs and self.taped(call)]
-                stack.extend(self._unsuspended_targets(module, fact, taped, unseen))
-        seen = self.called_closure(stack, skip=lambda _call: True, also=lambda ref, fact: [
-            *self._unsuspended_targets(ref.module, fact, fact.calls, unseen),
-            *self._unsuspended_targets(ref.module, fact, untyped.get(ref, ()), unseen),
-        ])  # fmt: skip  # (its own targets only: the calls' and the untyped calls')
+                calls = self._calls_kept_or_dropped(FunctionRef(module, fact.qualname), fact.calls)
+                stack.extend(self._unsuspended_targets(module, fact, [c for c in calls if c.withs and self.taped(c)], unseen))
+        # (its own targets only: those of the calls, kept or dropped, outside suspensions)
+        seen = self.called_closure(stack, skip=lambda _call: True, also=lambda ref, fact: self._unsuspended_targets(
+            ref.module, fact, self._calls_kept_or_dropped(ref, fact.calls), unseen))  # fmt: skip
         return seen, unseen
 
     def _unsuspended_targets(self, module: str, caller: FunctionFact | None, calls: Sequence[CallFact],

@@ -870,5 +870,5 @@ def _move_fix(stmt: ast.stmt, first: _Event, ctx: FileContext):
 def _in_teardown(stmt: ast.stmt) -> bool:
     """In a test's teardown (``tearDown``, ``teardown_method``...): it puts back what the
     setup saved, after the test; no kernel is meant to see it."""
-    function = next((a for a in syntax.ancestors(stmt) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    function = next(iter(syntax.enclosing_functions(stmt)), None)
     return function is not None and function.name in TEARDOWN_NAMES

@@ -626,7 +626,7 @@ class CacheDestroyed(Rule):
 def _cache_dir_set_before(node: ast.Call, ctx: FileContext) -> int | None:
     """The line where the code around ``node`` (its function, or the module body) set
     ``wp.config.kernel_cache_dir`` before it, if it did."""
-    function = next((a for a in syntax.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    function = next(iter(syntax.enclosing_functions(node)), None)
     lines = range(function.lineno, node.lineno) if function is not None else range(0, node.lineno)
     found = [o.span[0] for o in ctx.facts.options
              if o.kind == "config" and "kernel_cache_dir" in o.options and o.span[0] in lines

@@ -167,7 +167,7 @@ class UniqueIgnoresModuleOptions(Rule):
             return
         calls = bare_module_option_calls(ctx)
         if calls:
-            outer = next((a for a in syntax.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+            outer = next(iter(syntax.enclosing_functions(node)), None)
             if outer is None:
                 beside = _set_on_own_module(ctx.facts.options, node.name, lambda o: o.function is None)
             else:
