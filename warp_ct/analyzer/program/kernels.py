@@ -5,7 +5,7 @@ tables, ``self.k``, kernels handed to launching helpers.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, Sequence, TypeVar
 
 from warp_ct.analyzer.facts import (
     NAMESPACE_CLASSES,
@@ -55,6 +55,8 @@ def _argument_for(fact: FunctionFact, call: Value, param: str) -> Value | None:
 
 
 # Calls that build an empty container: a table filled later (``_OVERLOADS = dict()``).
+_Part = TypeVar("_Part")  # one alternative ``_joined`` asks about
+
 _EMPTY_CONTAINERS = frozenset({
     "dict", "list", "tuple", "set", "collections.OrderedDict", "collections.defaultdict", "OrderedDict", "defaultdict",
 })  # fmt: skip
@@ -215,6 +217,18 @@ def _dynamic_kernel(kernel: KernelFact, call: Value) -> KernelFact:
     suffix = _argument_named(call, "suffix", 0) or UNKNOWN
     return replace(kernel, module=Value(DYNAMIC, None, (suffix, options or Value("const", None))),
                    module_options=options, enable_backward=backward)
+
+
+def _joined(parts: Iterable[_Part], answer: Callable[[_Part], Sequence[Any] | None]) -> list[Any] | None:
+    """The answers for every part, joined in order; None when any part has none (what one
+    alternative holds cannot be told, so neither can the whole)."""
+    out: list[Any] = []
+    for part in parts:
+        found = answer(part)
+        if found is None:
+            return None
+        out.extend(found)
+    return out
 
 
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
@@ -757,13 +771,8 @@ class Kernels:
             return None
         if not alternatives:
             return None
-        out: list[tuple[str, str | None, Value]] = []
-        for where, binder, item in alternatives:
-            found = self._keyed_of(where, binder, item, key, depth, steps + 1)
-            if found is None:
-                return None
-            out.extend(found)
-        return tuple(out)
+        out = _joined(alternatives, lambda a: self._keyed_of(a[0], a[1], a[2], key, depth, steps + 1))
+        return tuple(out) if out is not None else None
 
     def _table_rows(self, module: str, function: str | None, table: Value, steps: int) -> list[tuple[str, str | None, Value]] | None:
         """Every value a table can hold, where each binding of ``table`` (a local, a global, also
@@ -803,13 +812,7 @@ class Kernels:
             return None
         if not bindings:
             return None
-        out: list[tuple[str, str | None, Value]] = []
-        for where, binder, item in bindings:
-            found = self._table_rows(where, binder, item, steps + 1)
-            if found is None:
-                return None
-            out.extend(found)
-        return out
+        return _joined(bindings, lambda b: self._table_rows(b[0], b[1], b[2], steps + 1))
 
     def _receiver_kernels(self, module: str, function: str | None, callee: str, target: FunctionRef,
                           depth: int) -> list[Any] | None:  # fmt: skip
@@ -1697,13 +1700,8 @@ class Kernels:
             return self._elements(module, value.data, value.items[0], depth + 1)
         if value.kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
             class_name = self.class_of(FunctionRef(module, function))
-            out: list[tuple[str, str | None, Value]] = []
-            for where, item in self.self_attr_values(module, class_name, value.data) if class_name else ():
-                found = self._elements(where.module, where.qualname, item, depth + 1)
-                if found is None:
-                    return None
-                out.extend(found)
-            return out or None
+            assigned = self.self_attr_values(module, class_name, value.data) if class_name else []
+            return _joined(assigned, lambda a: self._elements(a[0].module, a[0].qualname, a[1], depth + 1)) or None
         if value.kind == "call" and value.data in ("list", "tuple") and len(value.items) == 1 and value.items[0].kind != "kw":
             return self._elements(module, function, value.items[0], depth + 1)  # ``list(DEFAULT_TERMS)``: a copy
         if value.kind == "call" and not value.items and value.data.endswith((".values", ".items")):
@@ -1722,13 +1720,7 @@ class Kernels:
             if fact is not None and self.default_decides(ref, value.data):
                 return self._elements(module, None, fact.defaults[value.data], depth + 1)
             # ``run_stages(field, self.stages)``: what every call site passes, when each says.
-            out = []
-            for passed_module, passed_function, passed in self.passed_values(ref, value.data) or ():
-                found = self._elements(passed_module, passed_function, passed, depth + 1)
-                if found is None:
-                    return None
-                out.extend(found)
-            return out or None
+            return _joined(self.passed_values(ref, value.data) or (), lambda p: self._elements(p[0], p[1], p[2], depth + 1)) or None
         return None
 
 
@@ -1736,13 +1728,7 @@ class Kernels:
                           depth: int) -> list[tuple[str, str | None, Value]] | None:  # fmt: skip
         """The elements of every alternative (a local's assignments, a table's bindings); None
         when those of any one cannot be told. ``[]`` for none: an empty container."""
-        out: list[tuple[str, str | None, Value]] = []
-        for where, binder, item in alternatives:
-            found = self._elements(where, binder, item, depth + 1)
-            if found is None:
-                return None
-            out.extend(found)
-        return out
+        return _joined(alternatives, lambda a: self._elements(a[0], a[1], a[2], depth + 1))
 
     def _mapping_elements(self, module: str, function: str | None, value: Value,
                           depth: int) -> list[tuple[str, str | None, Value]] | None:  # fmt: skip
@@ -1845,13 +1831,8 @@ class Kernels:
                 alternatives = self.passed_values(ref, value.data)
         if not alternatives:
             return None
-        out: list[tuple[tuple[str, str | None, Value], ...]] = []
-        for where, binder, item in alternatives:
-            found = self._tuples(where, binder, item, depth + 1)
-            if found is None:
-                return None
-            out.extend(found)
-        return tuple(out)
+        out = _joined(alternatives, lambda a: self._tuples(a[0], a[1], a[2], depth + 1))
+        return tuple(out) if out is not None else None
 
 
     def _rows(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
