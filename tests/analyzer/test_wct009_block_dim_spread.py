@@ -379,3 +379,25 @@ def test_a_knob_read_with_a_default_is_its_default(tmp_path):
     )
     assert _only(lint_snippet(tmp_path, text.format(default="DEFAULT"))) == []
     assert len(_only(lint_snippet(tmp_path, text.format(default="64")))) == 1  # another default: another build
+
+
+_OVERRIDDEN_ON_CUDA = (
+    "import warp as wp\n\n\n@wp.kernel\ndef first(x: wp.array(dtype=float)):\n    x[wp.tid()] = 1.0\n\n\n"
+    "@wp.kernel\ndef second(x: wp.array(dtype=float)):\n    x[wp.tid()] = 2.0\n\n\n"
+    "def run(x, device, blocks):\n    bd = 1\n    if {test}:\n        bd = {big}\n"
+    "    if blocks is None:\n        wp.launch(first, dim=4, inputs=[x], block_dim=bd, device=device)\n"
+    "    wp.launch(second, dim=4, inputs=[x], block_dim=256, device=device)\n"
+)
+
+
+def test_a_1_that_a_cuda_test_overrides_is_the_cpu_block_size(tmp_path):
+    # newton's kamino DVI solver: `bd = 1; if path.device.is_cuda and joint_blocks is None: bd = 256`.
+    text = _OVERRIDDEN_ON_CUDA.format(test="device.is_cuda and blocks is None", big=256)
+    assert _only(lint_snippet(tmp_path, text)) == []
+
+
+def test_a_1_overridden_under_another_test_or_in_the_cpu_arm_still_counts(tmp_path):
+    # Overridden by a size test: 1 is a CUDA block size too; under `not is_cuda`, 256 is the CPU's.
+    assert len(_only(lint_snippet(tmp_path, _OVERRIDDEN_ON_CUDA.format(test="blocks is None", big=256)))) == 1
+    assert len(_only(lint_snippet(tmp_path, _OVERRIDDEN_ON_CUDA.format(test="device.is_cuda", big=64)))) == 1
+    assert len(_only(lint_snippet(tmp_path, _OVERRIDDEN_ON_CUDA.format(test="not device.is_cuda", big=256)))) == 1

@@ -1263,6 +1263,8 @@ class _Extractor:
                       and holder.value.id == "self" and scope.fact is not None):  # fmt: skip
                     scope.fact.self_attrs.setdefault(holder.attr, []).append(entry)
             elif scope.fact is not None:
+                if target.__class__ is ast.Name and scope.guards:
+                    self.mark_cpu_default(target.id, scope)  # type: ignore[attr-defined]
                 _bind_targets(target, value, scope.fact.locals)
                 if isinstance(target, (ast.Tuple, ast.List)):  # self.a, self.b = make()
                     for index, element in enumerate(target.elts):
@@ -1295,6 +1297,25 @@ class _Extractor:
                         self.any_aliases.discard(target.id)
             if isinstance(value_node, ast.Call) and isinstance(target, ast.Name):
                 self.note_cache_dir_value(target.id, value_node)
+
+    def mark_cpu_default(self, name: str, scope: Any) -> None:
+        """``bd = 1`` then ``if device.is_cuda and ...: bd = 256``: the 1 is what the CPU
+        keeps, one arm of a choice by device (as ``256 if cuda else 1`` is), which a GPU
+        build never sees (newton's kamino DVI solver). Only in the body of a test that
+        names the device, not its ``else`` nor under ``not``."""
+        guard = scope.guards[-1]
+        if guard.test.__class__ is ast.UnaryOp or (self._branch_ids[id(guard)], 0) not in scope.path:
+            return
+        test = _text(guard.test)
+        if not any(word in test.lower() for word in DEVICE_WORDS):
+            return
+        earlier = scope.fact.locals.get(name)
+        if earlier:
+            scope.fact.locals[name] = [
+                Value("choice", test, (value,)) if value.kind == "const" and value.data == 1 and value.data.__class__ is int
+                else value
+                for value in earlier
+            ]
 
     def runtime_tape_write(self, targets: list[ast.expr], value_node: ast.expr) -> None:
         """``runtime.tape = None`` (``runtime`` bound to ``wp.context.runtime``), ``tape,
