@@ -436,3 +436,29 @@ def test_a_comprehension_over_settings_makes_each_variant_once(tmp_path):
     # The same comprehension in a step that runs on every call makes them again each time.
     again = text.replace("def check_signs(x, cases)", "def step(x, cases)")
     assert [f.line for f in lint_snippet(tmp_path, again) if f.rule == "WCT003"] == [6]
+
+
+_CALLED_CAPTURE = (
+    "import warp as wp\n\n\ndef make_fn(s):\n    @wp.func\n    def f(x: float):\n        return x * s\n    return f\n\n\n"
+    "def check(x, test_fn, s):\n"
+    "    if isinstance(test_fn, wp.Function):\n        fn = test_fn\n"
+    "    else:\n        fn, _ = wp.utils.create_warp_function(test_fn)\n"
+    "    g = make_fn(s)\n\n"
+    "    @wp.kernel(module='unique')\n    def k(a: wp.array(dtype=float)):\n        a[0] = {call}(a[0])\n\n"
+    "    wp.launch(k, dim=1, inputs=[x])\n\n\n"
+    "def run(x):\n    for s in range(3):\n        check(x, lambda v: v > 0.0, float(s))\n"
+)
+
+
+def test_a_called_capture_is_code_the_same_function_reuses_the_build(tmp_path):
+    # newton's test_body_state: the kernel calls the wp.Function a caller passes, or the one
+    # create_warp_function makes of its Python function (keyed by its source): the same test
+    # re-declares the same kernel (measured: 3 calls, 1 build), it is no new value per call.
+    found = _wct003(lint_snippet(tmp_path, _CALLED_CAPTURE.format(call="fn")))
+    assert len(found) == 1 and "Warp reuses the build" in found[0].message
+
+
+def test_a_called_capture_made_from_data_is_still_a_new_value(tmp_path):
+    # A Warp function a factory makes of a number differs with the number.
+    found = _wct003(lint_snippet(tmp_path, _CALLED_CAPTURE.format(call="g")))
+    assert len(found) == 1 and "each new value builds a new module" in found[0].message

@@ -158,6 +158,9 @@ class KernelFact:
     # Defined in a ``with pytest.raises(...)`` / ``with self.assertRaises(...)`` block of its
     # function (or of the module body): a test that expects the definition to raise.
     expects_error: bool = False
+    # The captures the body calls (``fn(x)``): Warp functions, whose part of the kernel's
+    # hash is their code, not a value that changes from one definition to the next.
+    called_captures: tuple[str, ...] = ()
     # Defined in a class body (``@staticmethod @wp.kernel def k`` in ``class Mesh``): the
     # class's qualname; read as ``Mesh.k``, ``self.k`` or ``cls.k``, also from subclasses.
     owner: str | None = None
@@ -1317,6 +1320,20 @@ class _Extractor:
                 for value in earlier
             ]
 
+    def captures_of(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(captures, the captures it calls) of a kernel defined at ``node``. Only a kernel made
+        inside a function can capture that function's values: its parameters, nested
+        definitions, the locals assigned before it (``TILE_M = tile_m``) and the variables of
+        the loops around it."""
+        scope = self.scopes[-1]
+        if scope.qualname is None:
+            return (), ()
+        fact = scope.fact
+        read, called = _free_names(node)
+        captures = tuple(sorted(n for n in read if n in scope.bound or n in fact.locals or n in fact.loop_tables))
+        scope.names_read_later.update(captures)
+        return captures, tuple(n for n in captures if n in called)
+
     def runtime_tape_write(self, targets: list[ast.expr], value_node: ast.expr) -> None:
         """``runtime.tape = None`` (``runtime`` bound to ``wp.context.runtime``), ``tape,
         runtime.tape = runtime.tape, None``, ``wp.context.runtime.tape = None``: the first
@@ -1395,16 +1412,7 @@ class _Extractor:
         options_kw = keywords.get("module_options")
         backward_kw = keywords.get("enable_backward")
         generic = _is_generic(node, self)
-        # Only a kernel made inside a function can capture that function's values: its
-        # parameters, nested definitions, the locals assigned before it (``TILE_M = tile_m``)
-        # and the variables of the loops around it.
-        if scope.qualname is not None:
-            fact = scope.fact
-            captures = tuple(sorted(n for n in _free_names(node)
-                                    if n in scope.bound or n in fact.locals or n in fact.loop_tables))  # type: ignore[union-attr]  # fmt: skip
-        else:
-            captures = ()
-        scope.names_read_later.update(captures)
+        captures, called_captures = self.captures_of(node)
         guarded = bool(scope.guards)
         self.facts.kernels.append(
             KernelFact(
@@ -1419,6 +1427,7 @@ class _Extractor:
                 enable_backward=self.value(backward_kw.value) if backward_kw else None,
                 generic=generic,
                 captures=captures,
+                called_captures=called_captures,
                 order=scope.next_order(),
                 loop_depth=scope.loop_depth,
                 guarded=guarded,
@@ -1449,19 +1458,13 @@ class _Extractor:
         if not candidates:
             return
         scope = self.scopes[-1]
-        if scope.qualname is not None:
-            fact = scope.fact
-            captures = tuple(sorted(n for n in _free_names(node)
-                                    if n in scope.bound or n in fact.locals or n in fact.loop_tables))  # type: ignore[union-attr]  # fmt: skip
-            scope.names_read_later.update(captures)
-        else:
-            captures = ()
+        captures, called_captures = self.captures_of(node)
         first = candidates[0][2]
         kernel = KernelFact(
             name=node.name, decorator="kernel", span=span_of(node, self._numbers),
             decorator_span=span_of(first, self._numbers), function=scope.qualname, module=None, module_span=None,
             module_options=None, enable_backward=None, generic=_is_generic(node, self), captures=captures,
-            order=scope.next_order(), loop_depth=scope.loop_depth, guarded=bool(scope.guards),
+            called_captures=called_captures, order=scope.next_order(), loop_depth=scope.loop_depth, guarded=bool(scope.guards),
             cache_guarded=scope.cache_guards > 0, path=tuple(scope.path),
             keywords=tuple(k.arg for k in first.keywords) if first.__class__ is ast.Call else (),  # type: ignore[attr-defined]
             expects_error=scope.raises_depth > 0,
@@ -2234,11 +2237,13 @@ def _is_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute)
 
 
-def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """Names a kernel body reads that it does not bind itself (candidates for captures)."""
+def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[set[str], set[str]]:
+    """(names a kernel body reads that it does not bind itself (candidates for captures),
+    those of them it calls)."""
     bound = set(_params(func))
     read: set[str] = set()
-    name, store = ast.Name, ast.Store
+    called: set[str] = set()
+    name, store, call = ast.Name, ast.Store, ast.Call
     stack: list[ast.AST] = [func]  # every node below, as ``ast.walk`` (without its generators)
     while stack:
         node = stack.pop()
@@ -2248,6 +2253,8 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             else:
                 read.add(node.id)  # type: ignore[attr-defined]
         else:
+            if node.__class__ is call and node.func.__class__ is name:  # type: ignore[attr-defined]
+                called.add(node.func.id)  # type: ignore[attr-defined]
             stack.extend(_children(node))
     for arg in func.args.args + func.args.kwonlyargs + func.args.posonlyargs:
         if arg.annotation is not None:
@@ -2258,7 +2265,7 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
                     read.add(node.id)  # type: ignore[attr-defined]
                 else:
                     stack.extend(_children(node))
-    return read - bound
+    return read - bound, called - bound
 
 
 _ARRAY_TYPES = {"warp.array", "warp.array1d", "warp.array2d", "warp.array3d", "warp.array4d", "warp.indexedarray",

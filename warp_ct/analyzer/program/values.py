@@ -266,18 +266,24 @@ class Values:
         return out
 
 
-    def capture_varies(self, ref: FunctionRef, name: str) -> bool:
+    def capture_varies(self, ref: FunctionRef, name: str, called: bool = False) -> bool:
         """Whether the value a kernel defined in ``ref`` captures as ``name`` (a parameter, a
         loop variable, a local) can differ from one definition to the next: each new value
-        is a new kernel hash. A helper ``@wp.func`` defined beside it is source, not data."""
+        is a new kernel hash. A helper ``@wp.func`` defined beside it is source, not data.
+        ``called``: the kernel calls it, so it is a Warp function, whose part of the hash is
+        its code: one its callers pass, or one ``create_warp_function`` makes of a Python
+        function (keyed by that function's source), is the same code whenever it is the same
+        function (newton's ``test_body_state``: the same lambda 3 times, 1 build)."""
         fact = self.function(ref)
         if fact is None:
             return False
         if name in fact.params:
-            return self.varies(ref.module, ref.qualname, Value("param", name))
+            return not called and self.varies(ref.module, ref.qualname, Value("param", name))
         if name in fact.loop_tables:
             return self.varies(ref.module, ref.qualname, fact.loop_tables[name])
         values = [v for v in fact.locals.get(name, ()) if v.kind not in ("kernel", "function")]
+        if called:
+            values = [v for v in values if not _is_function_code(v)]
         return any(self.varies(ref.module, ref.qualname, v) for v in values)
 
 
@@ -477,3 +483,16 @@ class Values:
             if param in call.kwargs or index < len(call.args) or call.passes_star:
                 return False
         return True
+
+
+# Warp's maker of a ``wp.Function`` from a Python function: its key is the source's hash.
+_FUNCTION_MAKERS = ("warp.utils.create_warp_function", "warp._src.utils.create_warp_function")
+
+
+def _is_function_code(value: Value) -> bool:
+    """A called capture's value that is code, not data: a parameter (what callers pass), or
+    what ``create_warp_function`` returns (``fn, _ = wp.utils.create_warp_function(f)``)."""
+    if value.kind == "sub" and value.items:
+        value = value.items[0]
+    return value.kind == "param" or (value.kind == "call" and value.data in _FUNCTION_MAKERS)
+

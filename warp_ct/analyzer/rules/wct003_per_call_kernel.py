@@ -265,7 +265,8 @@ _IN_A_LOOP = "defined in a loop"  # hot only by the loop around the definition
 def _captured_values(program: Program, module: str, kernel: KernelFact) -> tuple[list[str], list[str]]:
     """(captured names, those whose values differ between definitions)."""
     ref = FunctionRef(module, kernel.function)
-    return list(kernel.captures), [name for name in kernel.captures if program.capture_varies(ref, name)]
+    return list(kernel.captures), [name for name in kernel.captures
+                                   if program.capture_varies(ref, name, called=name in kernel.called_captures)]
 
 
 def _launch_here_advice(function: _Function) -> str:

@@ -1,0 +1,1 @@
+"""Rigid bodies and a checker of their state."""
