@@ -485,11 +485,11 @@ def test_a_module_the_facts_name_whole_is_decided_without_a_tree(tmp_path, monke
 
 
 def test_backward_facts_come_from_the_file_facts_not_from_matching_parentheses():
-    # Issue 36 item 4: the rule reads tapes, adjoint launches and backward options from the
-    # facts (no parentheses of its own): a string with a ")" inside a launch, a tape over a
-    # call, options by name and for the file itself.
+    # Issue 36 item 4: the rule reads launches, tapes, adjoint launches and backward options
+    # from the facts (no parentheses or words of its own): a string with a ")" inside a
+    # launch, a tape over a call, options by name and for the file itself.
     from warp_ct.analyzer.facts import extract
-    from warp_ct.analyzer.rules.wct010_unused_backward import _model_facts, file_facts
+    from warp_ct.analyzer.rules.wct010_unused_backward import _model_facts
 
     text = (
         "import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n"
@@ -500,13 +500,35 @@ def test_backward_facts_come_from_the_file_facts_not_from_matching_parentheses()
         "    wp.launch(grad_k, dim=1, inputs=[x], adjoint=True)\n    tape.backward(loss)\n\n"
         "def other(self, x):\n    with wp.Tape():\n        self.model(x)\n"
     )
-    facts = _model_facts(file_facts(text), extract("m.py", text, "pkg.m", False))
+    facts = _model_facts(extract("m.py", text, "pkg.m", False))
+    assert facts.launched == {"step", "grad_k"}
     assert facts.differentiated == {"step", "grad_k"}
     assert facts.opaque  # a tape over `self.model(x)`: a call the rule cannot follow
     assert facts.self_backward is False and not facts.self_backward_unknown
     assert facts.by_name == {"pkg.render": False, "pkg.train": True}
     computed = "import warp as wp\n\nwp.set_module_options(OPTIONS)\n"
-    assert _model_facts(file_facts(computed), extract("c.py", computed, "c", False)).self_backward_unknown
+    assert _model_facts(extract("c.py", computed, "c", False)).self_backward_unknown
+
+
+def test_words_in_comments_and_docstrings_decide_nothing():
+    # A docstring that speaks of tapes, gradients or ``wp.autograd`` asks for no gradients;
+    # a call of Warp's gradcheck, or an adjoint handed to a caller's tape, does.
+    from warp_ct.analyzer.facts import extract
+    from warp_ct.analyzer.rules.wct010_unused_backward import _model_facts
+
+    words = (
+        "import warp as wp\n\n\ndef step(x):\n"
+        "    \"\"\"Not for wp.Tape, requires_grad=True or wp.autograd.gradcheck: gradients are disabled.\"\"\"\n"
+        "    # wp.config.enable_backward = False\n"
+        "    wp.launch(k, dim=1, inputs=[x])\n"
+    )
+    facts = _model_facts(extract("w.py", words, "w", False))
+    assert not (facts.wants_grad or facts.opaque or facts.opaque_text or facts.global_off)
+    checked = "import warp as wp\n\n\ndef check(k, x):\n    wp.autograd.gradcheck(k, dim=1, inputs=[x])\n"
+    facts = _model_facts(extract("c.py", checked, "c", False))
+    assert facts.opaque and facts.opaque_text
+    handed = "def step(tape, x, vjp):\n    tape.record_func(vjp, [x])\n"
+    assert _model_facts(extract("h.py", handed, "h", False)).wants_grad
 
 
 def test_a_test_modules_own_kernels_are_not_worth_a_finding(tmp_path):

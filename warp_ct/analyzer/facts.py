@@ -338,6 +338,11 @@ class FileFacts:
     # ``wp.Kernel(func=f, ...)`` calls: the kernel each makes where it runs (``name`` empty: the
     # model names it after the function ``f`` is), and the call's value (its ``func`` argument).
     kernel_objects: list[tuple[KernelFact, Value]] = field(default_factory=list)
+    # Makes an array or tensor with ``requires_grad=True`` (a literal): it asks for gradients.
+    requires_grad: bool = False
+    # Calls Warp's autodiff checkers (``wp.autograd.gradcheck`` / ``jacobian``): they record
+    # and run the adjoints of whatever function they are handed, code the model does not follow.
+    warp_autograd: bool = False
     # Writes of an attribute on an object other than ``self`` (``rc._megakernel = build(m,
     # rc)``, ``model.grid_op = Model.grid_op_noslip``), the keywords of a namespace built
     # with them (``SimpleNamespace(step=step)``), and keywords of a private name (``_name``,
@@ -1495,11 +1500,14 @@ class _Extractor:
         for keyword in node.keywords:
             if keyword.arg is not None and (namespace or _is_private(keyword.arg)):  # ``Context(_megakernel=None)``
                 self.facts.attr_writes.setdefault(keyword.arg, []).append((scope.qualname, self.value(keyword.value)))
-        if scope.fact is not None and node.keywords and not scope.fact.asks_grad:
+        if node.keywords and not (self.facts.requires_grad and (scope.fact is None or scope.fact.asks_grad)):
             for keyword in node.keywords:
                 if keyword.arg == "requires_grad":
                     value = keyword.value
-                    if not (value.__class__ is ast.Constant and not value.value):  # type: ignore[attr-defined]
+                    constant = value.__class__ is ast.Constant
+                    if constant and value.value is True:  # type: ignore[attr-defined]
+                        self.facts.requires_grad = True
+                    if scope.fact is not None and not (constant and not value.value):  # type: ignore[attr-defined]
                         scope.fact.asks_grad = True
         callee = self.dotted(func)
         if callee is not None and callee.startswith("warp") and (len(callee) == 4 or callee[4] == "."):
@@ -1789,6 +1797,9 @@ class _Extractor:
             self.cache(name.rsplit(".", 1)[1], None, node)
             return
         if name in ("warp.Tape", "warp.grad", "warp.adjoint"):
+            self.mark_differentiates()
+        if name.startswith("warp.autograd."):
+            self.facts.warp_autograd = True
             self.mark_differentiates()
         if name.startswith("warp.") and name.endswith(".backward"):
             self.mark_differentiates()

@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import ast
 import operator
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from warp_ct.analyzer import textscan
-from warp_ct.analyzer.context import (
-    KERNEL_DECORATOR_RE,
-    UNIQUE_MODULE_TEXT,
-    FileContext,
-    KernelDecorator,
-)
+from warp_ct.analyzer.context import FileContext, KernelDecorator
 from warp_ct.analyzer.facts import FemCallFact, FileFacts, KernelFact, const
 from warp_ct.analyzer.model import Applicability, Severity, TextEdit
 from warp_ct.analyzer.program import (
@@ -42,42 +35,15 @@ from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import (
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project  # noqa: F401
 
-# The project gate (``needs_tree``) computes these facts for every file of the project, so
-# the scans below are kept cheap: a pattern that starts with ``\b`` (or is an alternation)
-# gets no literal-prefix scan from ``re`` and is tried at every character. Each is used
-# through ``textscan`` / ``_mentions`` with the literal every match starts with, so only
-# the places where that literal occurs are tried (same matches, a fraction of the time).
-_LAUNCH_RE = re.compile(r"\blaunch(?:_tiled)?\s*\(\s*(?:kernel\s*=\s*)?([A-Za-z_][\w.]*)")
-_TAPE_WORD = (re.compile(r"\bTape\b"), "Tape")
-_REQUIRES_GRAD = (re.compile(r"requires_grad\s*=\s*True"), "requires_grad")
-# ``tape.backward(loss)``; a torch ``loss.backward()`` does not run Warp adjoints by itself.
-_BACKWARD_CALL = (re.compile(r"(?<=[Tt]ape)\.backward\s*\("), ".backward")
-_ADJ_INPUTS = (re.compile(r"adj_inputs\s*="), "adj_inputs")
-_JAX_GRAD = (re.compile(r"jax\.(?:grad|vjp|value_and_grad)"), "jax.")
-# The alternatives of one regular expression each (a file mentions it if any matches):
-# \bTape\b|adjoint\s*=|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=|gradcheck|jacobian|
-# autograd|jax\.(?:grad|vjp|value_and_grad)|enable_backward
-_DIFF_HINT: tuple[tuple[re.Pattern[str] | None, str], ...] = (
-    _TAPE_WORD, (re.compile(r"adjoint\s*="), "adjoint"), _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS,
-    (None, "gradcheck"), (None, "jacobian"), (None, "autograd"), _JAX_GRAD, (None, "enable_backward"),
-)  # fmt: skip
-# Always "gradients flow through code we do not follow":
-# warp.autograd|wp.autograd|jax\.(?:grad|vjp|value_and_grad)
-# (A ``torch.autograd.Function`` whose ``backward`` launches hand-written kernels does not
-# differentiate through Warp's adjoints: only a tape or an adjoint launch inside it would.)
-# Warp's own ``wp.autograd.gradcheck`` / ``jacobian`` count; the bare words do not: packages
-# that compute Jacobians by hand, or test with torch's gradcheck, say them everywhere. A
-# ``vjp`` counts when the file's facts name the library's (``_AUTODIFF_ROOTS``, ``_AUTODIFF_NAMES``), not a
-# project's own method of that name (``self.vjp(...)`` of a solver's hand-made adjoint).
-_OPAQUE: tuple[tuple[re.Pattern[str] | None, str], ...] = ((None, "warp.autograd"), (None, "wp.autograd"), _JAX_GRAD)
 # Import-resolved calls of autodiff libraries that may run Warp's adjoints through code the
-# model does not follow (``from jax import vjp; vjp(f, x)``, ``torch.func.vjp``).
+# model does not follow (``from jax import vjp; vjp(f, x)``, ``torch.func.vjp``). A
+# ``vjp`` counts when the facts name the library's, not a project's own method of that name
+# (``self.vjp(...)`` of a solver's hand-made adjoint); Warp's own ``wp.autograd.gradcheck`` /
+# ``jacobian`` count (``FileFacts.warp_autograd``). A ``torch.autograd.Function`` whose
+# ``backward`` launches hand-written kernels does not differentiate through Warp's adjoints:
+# only a tape or an adjoint launch inside it would.
 _AUTODIFF_ROOTS = ("jax.", "torch.func.", "functorch.")
 _AUTODIFF_NAMES = frozenset({"grad", "vjp", "value_and_grad", "jacrev", "jacfwd", "grad_and_value"})
-# Hints that gradients are wanted somewhere (a tape may live in a caller):
-# \bTape\b|requires_grad\s*=\s*True|\.backward\s*\(|adj_inputs\s*=
-_WANTS_GRAD: tuple[tuple[re.Pattern[str] | None, str], ...] = (_TAPE_WORD, _REQUIRES_GRAD, _BACKWARD_CALL, _ADJ_INPUTS)
-_GLOBAL_OFF_RE = re.compile(r"config\.enable_backward\s*=\s*False\b")
 # Calls inside a ``with wp.Tape():`` body that cannot launch project kernels.
 _HARMLESS_CALLS = {
     "print", "len", "range", "float", "int", "zip", "enumerate", "min", "max", "abs", "sum", "list", "tuple",
@@ -92,7 +58,7 @@ _HARMLESS_ROOTS = {"wp", "warp", "np", "numpy", "math", "tape", "self.assert", "
 class BackwardFacts:
     """What one file says about differentiation and backward options."""
 
-    launched: set[str] = field(default_factory=set)  # kernel names launched anywhere
+    launched: set[str] = field(default_factory=set)  # names of the kernels launched (``step``, ``self.step``)
     differentiated: set[str] = field(default_factory=set)  # kernel names launched under a tape / adjoint
     opaque: bool = False  # differentiates through calls we cannot follow
     opaque_text: bool = False  # through JAX, gradcheck/jacobian, vjp: machinery the program model does not follow
@@ -103,77 +69,29 @@ class BackwardFacts:
     wants_grad: bool = False  # asks for gradients (requires_grad, a tape's backward) without a tape of its own
 
 
-class LazyFacts:
-    """Stored in the project summary; computed when the file is summarised (regular
-    expressions over its text), or on first use where a summary came without them."""
-
-    __slots__ = ("summary", "_facts", "model", "model_revision")
-
-    def __init__(self, summary: "FileSummary") -> None:
-        self.summary = summary  # not its text: a batch keeps texts packed (FileSummary.pack_text)
-        self._facts: BackwardFacts | None = None
-        self.model: BackwardFacts | None = None  # completed from the file's facts (``_facts``)
-        # The project revision ``model`` was completed at, where the model's reading of the
-        # file's ``with`` blocks (another file's context manager) went into it; else None.
-        self.model_revision: int | None = None
-
-    def get(self) -> BackwardFacts:
-        if self._facts is None:
-            self._facts = file_facts(self.summary.text)
-        return self._facts
-
-    def __eq__(self, other: object) -> bool:
-        # Two texts of one file that say the same (an edit in a comment): the project view holds.
-        return isinstance(other, LazyFacts) and (other is self or other.get() == self.get())
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _mentions(text: str, alternatives: tuple[tuple[re.Pattern[str] | None, str], ...]) -> bool:
-    """Whether one of the (pattern, leading literal) alternatives matches somewhere."""
-    for pattern, literal in alternatives:
-        if literal in text and (pattern is None or textscan.search_at(pattern, (literal,), text)):
-            return True
-    return False
-
-
-def file_facts(text: str) -> BackwardFacts:
-    """What the text alone says (no syntax): the names it launches, machinery the program
-    model does not follow (JAX, ``wp.autograd``), and whether it asks for gradients
-    at all. What tapes record, adjoint launches and backward options come from the file's
-    facts (``_model_facts``): the rule matches no parentheses of its own."""
-    facts = BackwardFacts()
-    facts.launched = {m.group(1).rsplit(".", 1)[-1] for m in textscan.finditer_at(_LAUNCH_RE, "launch", text)}
-    if not _mentions(text, _DIFF_HINT):
-        return facts
-    facts.global_off = bool(_GLOBAL_OFF_RE.search(text))
-    if _mentions(text, _OPAQUE):
-        facts.opaque = True
-        facts.opaque_text = True
-    facts.wants_grad = _mentions(text, _WANTS_GRAD)  # kept only without a tape of its own (``_model_facts``)
-    return facts
-
-
 def _file_taped(event: Any) -> bool:
     """The file's own reading of a launch's or call's ``with`` blocks (``LaunchFact.taped``)."""
     return event.taped
 
 
-def _model_facts(text_facts: BackwardFacts, ff: FileFacts, taped: Callable[[Any], bool] = _file_taped) -> BackwardFacts:
-    """The text's facts completed from the file's facts: kernels launched on a tape or with
-    ``adjoint=True`` (by name; a kernel the facts cannot name — ``self.kernel``, a table
-    entry — makes the file opaque, as a tape over a call the rule cannot follow does), and the
-    ``enable_backward`` options the file sets for itself, for other modules by name, or for
-    the whole program. ``taped``: whether a tape records a launch or call (the model's
-    ``Program.taped``; the file's own reading where its ``with`` blocks need no other file)."""
-    facts = BackwardFacts(
-        launched=set(text_facts.launched), opaque=text_facts.opaque, opaque_text=text_facts.opaque_text,
-        global_off=text_facts.global_off,
-    )
+def _model_facts(ff: FileFacts, taped: Callable[[Any], bool] = _file_taped) -> BackwardFacts:
+    """What a file's facts say of differentiation: the kernels it launches, those launched on
+    a tape or with ``adjoint=True`` (by name; a kernel the facts cannot name — ``self.kernel``,
+    a table entry — makes the file opaque, as a tape over a call the rule cannot follow
+    does), autodiff machinery the model does not follow, and the ``enable_backward`` options
+    the file sets for itself, for other modules by name, or for the whole program.
+    ``taped``: whether a tape records a launch or call (the model's ``Program.taped``; the
+    file's own reading where its ``with`` blocks need no other file). Facts of the code only:
+    what comments and docstrings say decides nothing."""
+    facts = BackwardFacts()
+    facts.opaque = facts.opaque_text = ff.warp_autograd
     taped_anything = False
     for launch in ff.launches:
         if not launch.kind.startswith("launch"):
             continue
+        launched = _launch_target_name(launch.kernel)
+        if launched is not None:
+            facts.launched.add(launched)
         adjoint = launch.adjoint is not None and not _is_false(launch.adjoint)
         if not (adjoint or taped(launch)):
             continue
@@ -213,9 +131,24 @@ def _model_facts(text_facts: BackwardFacts, ff: FileFacts, taped: Callable[[Any]
                 facts.self_backward = value.data
         elif target.kind == "const" and isinstance(target.data, str) and (not literal or value is not None):
             facts.by_name[target.data] = value.data if value is not None and value.kind == "const" and isinstance(value.data, bool) else None
-    if text_facts.wants_grad and not taped_anything and not facts.differentiated and not facts.opaque:
+    # Gradients are asked for: a tape, a ``backward()``, an array made with
+    # ``requires_grad=True``, or an adjoint handed to a caller's tape (``tape.record_func``).
+    asks = ff.differentiates or ff.requires_grad or any(
+        call.callee.endswith(".record_func") for function in ff.functions.values() for call in function.calls
+    )
+    if asks and not taped_anything and not facts.differentiated and not facts.opaque:
         facts.wants_grad = True  # gradients are requested, maybe by a tape in code we do not see
     return facts
+
+
+def _launch_target_name(kernel: Any) -> str | None:
+    """The last name of what a launch launches (``step``, ``kernels.step``, ``self.step``):
+    the files that launch a kernel of a module's, by name (``_consumers``)."""
+    if kernel is None or not isinstance(kernel.data, str):
+        return None
+    if kernel.kind in ("name", "param", "local"):
+        return kernel.data.rsplit(".", 1)[-1]
+    return kernel.data if kernel.kind == "attr" else None
 
 
 def _launched_name(kernel: Any) -> str | None:
@@ -242,23 +175,32 @@ def _harmless_call(callee: str) -> bool:
 # ---------------------------------------------------------------------- project decision
 
 
-# ``enable_backward=True``, ``"enable_backward": True``, ``enable_backward: bool = True``.
-_EXPLICIT_TRUE_RE = re.compile(r"enable_backward[\"']?\s*(?::\s*[\w.]+\s*)?[:=]\s*True")
-# In a kernel decorator: a module of its own, or no backward code.
-_NOT_LIVE_RE = re.compile(r"\bmodule\s*=|\benable_backward\s*=\s*False\b")
-_UNIQUE_RE = re.compile(UNIQUE_MODULE_TEXT)
-_SETS_BACKWARD_RE = re.compile(r"\benable_backward\s*=|\bmodule_options\s*=|\*\*")
-
-
-def _may_have_live_kernels(text: str) -> bool:
-    """Some kernel decorator that may generate backward code: one without ``module=`` and
-    without ``enable_backward=False`` in its own text (the file's module), or a unique one
-    that sets neither ``enable_backward`` nor ``module_options`` (a module of its own)."""
-    for match in textscan.finditer_at(KERNEL_DECORATOR_RE, "@", text):
-        decorator = textscan.decorator_text(text, match.end())
-        if not _NOT_LIVE_RE.search(decorator):
+def _turns_backward_on(ff: FileFacts) -> bool:
+    """Some place the tree check may turn off (``_explicit_true``): a kernel decorator's
+    ``enable_backward=True`` (or a parameter that may default to it), or the file's own
+    ``set_module_options({"enable_backward": True})``."""
+    for kernel in ff.kernels:
+        value = kernel.enable_backward
+        if value is not None and (value.kind == "param" or (value.kind == "const" and value.data is True)):
             return True
-        if _UNIQUE_RE.search(decorator) and not _SETS_BACKWARD_RE.search(decorator):
+    for option in ff.options:
+        value = option.options.get("enable_backward")
+        if option.kind == "module_options" and value is not None and value.kind == "const" and value.data is True:
+            return True
+    return False
+
+
+def _may_have_live_kernels(ff: FileFacts) -> bool:
+    """Some kernel that may generate backward code: one without ``module=`` and without
+    ``enable_backward=False`` (the file's module), or a unique one that sets neither
+    ``enable_backward`` nor ``module_options`` (a module of its own)."""
+    for kernel in ff.kernels:
+        if kernel.decorator != "kernel":
+            continue
+        if kernel.module is None:
+            if not _is_false(kernel.enable_backward):
+                return True
+        elif _unique_fact_with_backward(kernel):
             return True
     return False
 
@@ -276,33 +218,23 @@ class _Verdict:
     text_differentiated: set[str] = field(default_factory=set)
 
 
-def _lazy(summary: "FileSummary") -> LazyFacts:
-    lazy = summary.extra.get(UnusedBackward.code)
-    if not isinstance(lazy, LazyFacts) or lazy.summary is not summary:
-        lazy = LazyFacts(summary)
-        summary.extra[UnusedBackward.code] = lazy
-    return lazy
+_NOTHING = BackwardFacts()
 
 
 def _facts(project: "Project", summary: "FileSummary") -> BackwardFacts:
-    """The file's backward facts: its text's, completed from its facts (``_model_facts``),
-    once per file text (kept beside the text's, which alone decide whether an edit changed
-    the project view)."""
-    lazy = _lazy(summary)
-    if lazy.model is None or lazy.model_revision is not None and lazy.model_revision != project.revision:
-        # A file that touches no Warp (not even through a project module re-exporting it)
-        # launches, tapes and configures nothing: its facts are not extracted for this.
-        lazy.model_revision = None
-        if not project.uses_warp(summary):
-            lazy.model = lazy.get()
-        else:
-            ff = project.facts(summary)
-            taped = _file_taped
-            if _reads_other_files(ff):  # ``with suspended_tape():``: the model tells what it is
-                taped = project.program().taped
-                lazy.model_revision = project.revision
-            lazy.model = _model_facts(lazy.get(), ff, taped)
-    return lazy.model
+    """The file's backward facts (``_model_facts``), once per program. A file that touches
+    no Warp and imports no project module (not in the model) launches, tapes and
+    configures nothing."""
+    if not project.in_program(summary):
+        return _NOTHING
+    program = project.program()
+
+    def compute() -> BackwardFacts:
+        ff = project.facts(summary)
+        # ``with suspended_tape():``: the model tells what another file's context manager is.
+        return _model_facts(ff, program.taped if _reads_other_files(ff) else _file_taped)
+
+    return program.memo(f"wct010-facts:{summary.path}", compute)
 
 
 def _reads_other_files(ff: FileFacts) -> bool:
@@ -419,12 +351,8 @@ def _tree_decides(summary: "FileSummary", project: "Project") -> bool:
     """The file's findings need its tree: an explicit ``enable_backward`` of True (fixed in
     place), a kernel decorator of the project's own, or names the facts cannot resolve
     (re-exported Warp names). Else ``query`` decides."""
-    text = summary.text
-    return bool(
-        _EXPLICIT_TRUE_RE.search(text)
-        or project.facts(summary).kernel_calls
-        or project.imports_warp_names(summary)
-    )
+    ff = project.facts(summary)
+    return bool(_turns_backward_on(ff) or ff.kernel_calls or project.imports_warp_names(summary))
 
 
 def _open_case(project: "Project", summary: "FileSummary") -> tuple[_Verdict, BackwardFacts, bool] | None:
@@ -934,13 +862,6 @@ class UnusedBackward(Rule):
     default and suppress with `# noqa: WCT010`.
     '''
 
-    def summarize(self, summary: "FileSummary") -> LazyFacts:
-        # Read now, while the text is at hand: the verdict reads every file of a project with
-        # kernels, and a batch keeps the texts packed by then (one unpacking per file).
-        lazy = LazyFacts(summary)
-        lazy.get()
-        return lazy
-
     def prepare(self, project: "Project") -> None:
         # What every kernel file's gate asks first: the modules tapes and gradient APIs may
         # reach (the kernels escaping to other code: half of the gates' time).
@@ -955,7 +876,7 @@ class UnusedBackward(Rule):
         # files of a library are differentiated, configured, or launched by nobody in view.
         if not _tree_decides(summary, project) or _test_code(project, summary):
             return False  # ``query`` decides; a test's own kernels are not reported (``_module_finding``)
-        if "kernel(" in summary.text and _UNIQUE_RE.search(summary.text) and project.facts(summary).kernel_calls:
+        if any(module is not None for _f, _s, module, _b, _k in project.facts(summary).kernel_calls):
             return True  # a kernel decorator of the project's own (``_check_kernel_decorators``)
         if not summary.kernel_names:
             return False
@@ -968,13 +889,13 @@ class UnusedBackward(Rule):
         configured = verdict.configured.get(summary.module_name, "unset")
         if configured is None or configured is False:
             return False
-        if _EXPLICIT_TRUE_RE.search(summary.text):
+        if _turns_backward_on(project.facts(summary)):
             return True
         if facts.self_backward is False or configured is True:
             return False
         if _backward_off_in_every_run(project.program(), verdict, summary.module_name):
             return False
-        return _may_have_live_kernels(summary.text) and bool(_consumers(project, summary, verdict))
+        return _may_have_live_kernels(project.facts(summary)) and bool(_consumers(project, summary, verdict))
 
     def query(self, ctx: QueryContext) -> None:
         """The module's finding where the facts name all it needs: its kernels' decorators
