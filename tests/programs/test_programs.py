@@ -545,6 +545,38 @@ def test_probe_measures_nothing_unmarked_for_exact_rules(fixture: Fixture, measu
     )
 
 
+CACHE_DIR_THEN_CLEAR = [f for f in PROBE_FIXTURES if f.name == "cache_dir_then_clear"]
+
+
+@pytest.mark.warp
+@pytest.mark.parametrize("fixture", CACHE_DIR_THEN_CLEAR, ids=lambda f: f.name)
+def test_clear_after_own_cache_dir_says_what_the_probe_measures(fixture: Fixture, measurements):
+    """WCT008 on ``clear_kernel_cache()`` right after ``wp.config.kernel_cache_dir`` was set:
+    the message names the folder that line chose, not Warp's shared cache, and says the next
+    run that uses it compiles everything again. The probe measures just that: both runs used
+    the program's folder (not the probe's private cache), the clear ran at the marked line,
+    and the warm run built again every module the cold run built."""
+    setup = (fixture.path / "sweep/setup.py").read_text(encoding="utf-8").splitlines()
+    pointed = next(n for n, line in enumerate(setup, 1) if "wp.config.kernel_cache_dir =" in line)
+    cleared = next(n for n, line in enumerate(setup, 1) if "wp.clear_kernel_cache()" in line)
+    (finding,) = [f for f in lint_findings(fixture) if f["code"] == "WCT008"]
+    assert (finding["path"], finding["location"]["line"]) == ("sweep/setup.py", cleared)
+    assert f"line {pointed} pointed `wp.config.kernel_cache_dir` at" in finding["message"]
+    assert "the next run that uses that folder compiles all of its modules" in finding["message"]
+    assert "shared" not in finding["message"]
+
+    report = measurements[fixture.name].result(timeout=PROBE_TIMEOUT_S * 2).report
+    folder = (fixture.path / "build" / "kernel-cache").resolve()
+    for run in ("cold", "warm"):
+        dirs = report["samples"][0][run]["cache_dirs"]
+        assert dirs and all(Path(d).resolve().is_relative_to(folder) for d in dirs), (run, dirs)
+    (removal,) = report["samples"][0]["cold"]["cache_removals"]
+    assert removal["what"] == "clear_kernel_cache"
+    assert (Path(removal["frames"][0]["file"]).name, removal["frames"][0]["line"]) == ("setup.py", cleared)
+    built = {m["name"] for m in report["modules"] if m["builds"]}
+    assert built and built == {m["name"] for m in report["modules"] if m["warm_builds"]}
+
+
 # ---------------------------------------------------------------- the corpus itself
 
 
