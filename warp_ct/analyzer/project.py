@@ -643,8 +643,9 @@ class Project:
         return list(seen.values())
 
     def defines_kernels_transitively(self, summary: FileSummary, _seen: set[str] | None = None) -> bool:
-        """True when importing this module creates kernels (itself or the project modules
-        its import runs)."""
+        """True when importing this module creates kernels that keep wp.config's options of
+        that moment (itself, ``creates_kernels_at_import``, or the project modules its import
+        runs)."""
         if _seen is None:
             entry = self._import_time_entry(summary)
             if len(entry) < 3:
@@ -653,9 +654,21 @@ class Project:
         if summary.module_name in _seen:
             return False
         _seen.add(summary.module_name)
-        if summary.defines_kernels:
+        if self.creates_kernels_at_import(summary):
             return True
         return any(self.defines_kernels_transitively(dep, _seen) for dep in self.imported_at_import_time(summary))
+
+    def creates_kernels_at_import(self, summary: FileSummary) -> bool:
+        """Importing the module (its own body) creates kernels that keep wp.config's
+        creation-time options of that moment: the model's ``import_definitions`` (a file
+        that defines only Warp functions and structs at import, its kernels made later by
+        factories into modules of their own, creates none). A file outside the program
+        touches no Warp; its text decides, should it name a kernel."""
+        program = self.program()
+        facts = self.facts(summary)
+        if facts.module not in program.modules:
+            return summary.defines_kernels
+        return bool(program.import_definitions(facts.module))
 
     def imported_at_import_time(self, summary: FileSummary) -> list[FileSummary]:
         """Project modules that importing ``summary``'s module imports: its module-level
