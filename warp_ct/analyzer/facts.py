@@ -328,6 +328,9 @@ class FileFacts:
     imports_end_line: int = 0
     warp_import_name: str | None = None
     fem_calls: list[FemCallFact] = field(default_factory=list)  # ``fem.integrate`` / ``fem.interpolate`` calls
+    # Warp names the file gets from a ``*`` import of a project module (``wp`` from a module
+    # that does ``import warp as wp``): (name, Warp name), read as the file's own aliases.
+    inherited: tuple[tuple[str, str], ...] = ()
     # Functions decorated with something that may be a project's own kernel decorator
     # (``@simdata.kernel(module="unique")``, ``@kernel`` bound to ``functools.partial(wp.kernel,
     # ...)``): the kernel each would be, and its candidate decorators innermost first, as
@@ -511,11 +514,14 @@ def parse_for_facts(text: str, path: str) -> tuple[ast.Module | None, tuple[str,
 
 
 def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None,
-            problem: tuple[str, int, int] | None = None, blanked: frozenset[int] = frozenset()) -> FileFacts:  # fmt: skip
+            problem: tuple[str, int, int] | None = None, blanked: frozenset[int] = frozenset(),
+            inherited: tuple[tuple[str, str], ...] = ()) -> FileFacts:  # fmt: skip
     """The facts of one file (a file that does not parse gets empty facts and its error).
     ``tree``/``problem``: what ``parse_source`` (or ``parse_for_facts``, with ``blanked``)
-    gave for ``text``, when the caller parsed it."""
-    facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False)
+    gave for ``text``, when the caller parsed it; ``inherited``: the Warp names its ``*``
+    imports bind (``FileFacts.inherited``), read before its own imports, which rebind them."""
+    facts = FileFacts(path, module, is_package, dict(inherited), [], {}, {}, {}, [], [], [], [], [], [], [], False, False)
+    facts.inherited = inherited
     if tree is None and problem is None:
         tree, problem = parse_source(text, path)
     if tree is None:
@@ -530,7 +536,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     except RecursionError:
         facts.syntax_error = NESTED_TOO_DEEPLY  # the tree parsed: the tree rules may still read it
     except _BodyNeeded:  # a blanked definition is no Warp function after all: read it whole
-        return extract(path, text, module, is_package)
+        return extract(path, text, module, is_package, inherited=inherited)
     # Most files have none of these: one shared empty container each, not one per file.
     if not facts.method_aliases:
         facts.method_aliases = _EMPTY_TABLE

@@ -23,6 +23,7 @@ from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan, warp_stub
+from warp_ct.analyzer.exports import UNKNOWN as EXPORT_UNKNOWN
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
 from warp_ct.analyzer.program import Program, path_in_project
@@ -265,18 +266,21 @@ def summarize(path: str, text: str, module_name: str | None = None) -> FileSumma
     )
 
 
-def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool) -> tuple[FileFacts, ast.Module | None]:
+def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool,
+                  inherited: tuple[tuple[str, str], ...] = ()) -> tuple[FileFacts, ast.Module | None]:  # fmt: skip
     """One file's facts and the tree they were read from (None: it did not parse, or the
     tree is a skeleton). ``skeleton``: a batch parses module-level kernel bodies only where a
     tree rule reads the file; an editor parses the edited text whole (WCT900 for any syntax
-    error in it) and hands the tree on to the tree rules. Depends on its arguments only:
+    error in it) and hands the tree on to the tree rules; ``inherited``: the Warp names the
+    file's ``*`` imports bind (``Project.star_warp_names``). Depends on its arguments only:
     workers run it on texts sent to them."""
     with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
         if skeleton:
             tree, problem, blanked = parse_for_facts(text, path)
         else:
             (tree, problem), blanked = parse_source(text, path), frozenset()
-        facts = extract(path, text, module_name, _is_package_path(path), tree=tree, problem=problem, blanked=blanked)
+        facts = extract(path, text, module_name, _is_package_path(path), tree=tree, problem=problem, blanked=blanked,
+                        inherited=inherited)  # fmt: skip
     return facts, None if skeleton else tree
 
 
@@ -312,6 +316,10 @@ class Project:
         # text), so they survive changes of other files; the program joining them is
         # rebuilt per generation.
         self._facts: dict[str, tuple[FileSummary, FileFacts]] = {}
+        # path -> the Warp names its facts were last read with (``star_warp_names``): what a
+        # new text of the file is read with first
+        self._inherited_last: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._star_names: tuple[int, dict[str, tuple[FileSummary, tuple[tuple[str, str], ...]]]] = (-1, {})
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
         self._previous_program: Program | None = None  # the last program built, for the next one to reuse
@@ -438,16 +446,38 @@ class Project:
 
     # ------------------------------------------------------------------ the program model
     def facts(self, summary: FileSummary) -> FileFacts:
-        """One file's facts (extracted once per text)."""
+        """One file's facts (extracted once per text, and again where the Warp names its
+        ``*`` imports bind are not the ones they were read with: ``star_warp_names``)."""
+        facts = self._facts_read(summary)
+        exports = facts.exports
+        if exports is None or "*" not in exports:
+            return facts  # most files: no ``*`` import, nothing inherited
+        inherited = self.star_warp_names(summary)
+        if inherited == facts.inherited:
+            return facts
+        return self.stored_facts(summary, inherited) or self._extract(summary, inherited)
+
+    def _facts_read(self, summary: FileSummary) -> FileFacts:
+        """The facts held for the text (with whatever names they inherited), else those
+        stored or extracted with the names inherited last (none at first). Its top-level
+        bindings (``exports``) do not depend on what it inherits."""
         cached = self._facts.get(summary.path)
         if cached is not None and cached[0] is summary:
             return cached[1]
-        facts = self.stored_facts(summary)
+        inherited = self._inherited_last.get(summary.path, ())
+        facts = self.stored_facts(summary, inherited)
         if facts is not None:
             self._last_tree = None
             return facts
+        return self._extract(summary, inherited)
+
+    def _extract(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...]) -> FileFacts:
         text = summary.text
-        facts, tree = compute_facts(summary.path, text, summary.module_name, skeleton=self._frozen)
+        facts, tree = compute_facts(summary.path, text, summary.module_name, skeleton=self._frozen, inherited=inherited)
+        if inherited:
+            self._inherited_last[summary.path] = inherited
+        else:
+            self._inherited_last.pop(summary.path, None)
         self.adopt_facts(summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
@@ -455,19 +485,61 @@ class Project:
         self._last_tree = (text, tree) if tree is not None and not self._frozen else None
         return facts
 
-    def stored_facts(self, summary: FileSummary) -> FileFacts | None:
+    def stored_facts(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...] = ()) -> FileFacts | None:
         """``summary``'s facts from the facts cache, adopted; None when it has none."""
         stored = self.facts_cache
         if stored is None:
             return None
-        facts = stored.get_facts(self._facts_key(summary))
+        facts = stored.get_facts(self._facts_key(summary, inherited))
         if facts is not None:
             self._facts[summary.path] = (summary, facts)
         return facts
 
-    def _facts_key(self, summary: FileSummary) -> str:
+    def _facts_key(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...] = ()) -> str:
         is_package = _is_package_path(summary.path)
-        return self.facts_cache.facts_key(summary.path, summary.module_name, is_package, self._frozen, summary.text)
+        # Names inherited through ``*`` imports are part of what the facts are read with.
+        text = summary.text if not inherited else f"{summary.text}\0{inherited!r}"
+        return self.facts_cache.facts_key(summary.path, summary.module_name, is_package, self._frozen, text)
+
+    def star_warp_names(self, summary: FileSummary) -> tuple[tuple[str, str], ...]:
+        """The Warp names ``summary``'s module-level ``*`` imports of project modules bind
+        and its own top-level bindings do not (``from .hashing import *`` where ``hashing``
+        does ``import warp as wp``: ``("wp", "warp")``), sorted. A module with ``__all__``
+        hands out what it lists, which its bindings do not tell: none of its names counts."""
+        memo = self._star_names
+        if memo[0] != self.revision:
+            memo = self._star_names = (self.revision, {})
+        found = memo[1].get(summary.path)
+        if found is None or found[0] is not summary:
+            found = memo[1][summary.path] = (summary, self._star_warp_names(summary))
+        return found[1]
+
+    def _star_warp_names(self, summary: FileSummary) -> tuple[tuple[str, str], ...]:
+        exports = self._facts_read(summary).exports or {}
+        star = exports.get("*")
+        if star is None:
+            return ()
+        names: dict[str, str] = {}
+        seen: set[str] = set()
+        stack = [source for source in star.target.split(",") if source]
+        while stack and len(seen) < 64:
+            source = stack.pop(0)
+            if source in seen:
+                continue
+            seen.add(source)
+            bound = self.exports(source)
+            if bound is None or "__all__" in bound:
+                continue
+            for name in bound:
+                if name == "*" or name.startswith("_") or name in exports or name in names:
+                    continue
+                warp = resolve_export(self, source, name)
+                if warp is not None and warp != EXPORT_UNKNOWN and (warp == "warp" or warp.startswith("warp.")):
+                    names[name] = warp
+            inner = bound.get("*")
+            if inner is not None:
+                stack.extend(s for s in inner.target.split(",") if s)
+        return tuple(sorted(names.items()))
 
     def take_tree(self, text: str) -> ast.Module | None:
         """The tree parsed for the last extracted text, once, if it is ``text``'s."""
@@ -535,7 +607,7 @@ class Project:
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""
         summary = self.by_module.get(module_name)
-        return None if summary is None else self.facts(summary).exports
+        return None if summary is None else self._facts_read(summary).exports
 
     def ast_tree(self, module_name: str, path: str | None = None) -> Any:
         """The ``ast`` tree (parents attached) of a project module, or of a source file on
