@@ -320,6 +320,7 @@ class Project:
         # new text of the file is read with first
         self._inherited_last: dict[str, tuple[tuple[str, str], ...]] = {}
         self._star_names: tuple[int, dict[str, tuple[FileSummary, tuple[tuple[str, str], ...]]]] = (-1, {})
+        self._handed_out: tuple[int, dict[str, dict[str, str]]] = (-1, {})  # ``_warp_names_handed_out``
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
         self._previous_program: Program | None = None  # the last program built, for the next one to reuse
@@ -520,26 +521,40 @@ class Project:
         if star is None:
             return ()
         names: dict[str, str] = {}
-        seen: set[str] = set()
-        stack = [source for source in star.target.split(",") if source]
-        while stack and len(seen) < 64:
-            source = stack.pop(0)
-            if source in seen:
-                continue
-            seen.add(source)
-            bound = self.exports(source)
-            if bound is None or "__all__" in bound:
-                continue
+        for source in star.target.split(","):
+            for name, warp in self._warp_names_handed_out(source, ()).items():
+                if name not in exports:  # the file's own binding is its own
+                    names.setdefault(name, warp)
+        return tuple(sorted(names.items()))
+
+    def _warp_names_handed_out(self, module: str, path: tuple[str, ...]) -> dict[str, str]:
+        """The public names a ``*`` import of project ``module`` binds to Warp names: its own
+        top-level bindings, then those of its own ``*`` imports (memoized per revision;
+        ``path``: the modules whose ``*`` imports led here, a cycle's end). None of a module
+        with ``__all__``, which its bindings cannot tell."""
+        memo = self._handed_out
+        if memo[0] != self.revision:
+            memo = self._handed_out = (self.revision, {})
+        found = memo[1].get(module)
+        if found is not None:
+            return found
+        bound = self.exports(module)
+        names: dict[str, str] = {}
+        if bound is not None and "__all__" not in bound and module not in path and len(path) < 16:
             for name in bound:
-                if name == "*" or name.startswith("_") or name in exports or name in names:
+                if name == "*" or name.startswith("_"):
                     continue
-                warp = resolve_export(self, source, name)
+                warp = resolve_export(self, module, name)
                 if warp is not None and warp != EXPORT_UNKNOWN and (warp == "warp" or warp.startswith("warp.")):
                     names[name] = warp
             inner = bound.get("*")
-            if inner is not None:
-                stack.extend(s for s in inner.target.split(",") if s)
-        return tuple(sorted(names.items()))
+            for source in inner.target.split(",") if inner is not None else ():
+                for name, warp in self._warp_names_handed_out(source, (*path, module)).items():
+                    if name not in bound:
+                        names.setdefault(name, warp)
+        if not path or module not in path:
+            memo[1][module] = names
+        return names
 
     def take_tree(self, text: str) -> ast.Module | None:
         """The tree parsed for the last extracted text, once, if it is ``text``'s."""
