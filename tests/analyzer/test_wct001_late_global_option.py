@@ -370,3 +370,69 @@ def test_a_tests_teardown_putting_options_back_is_not_late(tmp_path):
         ),
     }
     assert [f for f in lint_files(tmp_path, files) if f.rule == "WCT001"] == []
+
+
+# A file whose import defines only a Warp function and a struct; its kernels are made later by
+# factories, each into a module of its own (`module=` given per factory below).
+FACTORY_HELPERS = """\
+import warp as wp
+
+
+@wp.struct
+class Tone:
+    gain: float
+
+
+@wp.func
+def shade(x: float, tone: Tone):
+    return x * tone.gain
+
+
+def make_tint(channel: str):
+    @wp.kernel({module})
+    def tint(img: wp.array(dtype=float), tone: Tone):
+        i = wp.tid()
+        img[i] = shade(img[i], tone)
+
+    return tint
+"""
+FACTORY_MAIN = "import warp as wp\nfrom shade.common import make_tint\n\nwp.config.enable_backward = False\n"
+
+
+def _factory_files(module: str, main: str = FACTORY_MAIN) -> dict[str, str]:
+    return {"shade/__init__.py": "", "shade/common.py": FACTORY_HELPERS.replace("{module}", module), "main.py": main}
+
+
+def test_functions_only_at_import_with_factory_kernels_in_own_modules_are_fine(tmp_path):
+    # The Warp function and struct create `shade.common` with the old options, but no kernel
+    # lands there: each factory kernel's module is created at the call, after the assignment.
+    for module in ('module="unique"', 'module=f"shade.tint_{channel}"', 'module="shade.tints"'):
+        found = _wct001(lint_files(tmp_path / module[8:12], _factory_files(module)))
+        assert found == [], (module, [f.message for f in found])
+
+
+def test_functions_at_import_then_a_factory_kernel_in_the_file_module_reports(tmp_path):
+    # No `module=`: the kernel lands in `shade.common`, which the Warp function created at
+    # import with the old options.
+    for module in ("", 'module=f"{__name__}"', 'module=__name__'):
+        found = _wct001(lint_files(tmp_path / str(len(module)), _factory_files(module)))
+        assert [(f.path, f.line) for f in found] == [("main.py", 4)], module
+        assert "shade.common" in found[0].message
+
+
+def test_module_level_factory_call_creates_kernels_at_import(tmp_path):
+    # `shade.presets` defines nothing itself, but its body calls the factory at import.
+    files = _factory_files('module="unique"', "import warp as wp\nfrom shade import presets\n\nwp.config.enable_backward = False\n")
+    files["shade/presets.py"] = "from shade.common import make_tint\n\nRED = make_tint('red')\n"
+    found = _wct001(lint_files(tmp_path, files))
+    assert [(f.path, f.line) for f in found] == [("main.py", 4)]
+    assert "shade.presets" in found[0].message
+
+
+def test_own_functions_before_the_option_with_unique_factory_kernels_are_fine(tmp_path):
+    text = FACTORY_HELPERS.replace("{module}", 'module="unique"') + "\nwp.config.enable_backward = False\n"
+    assert _wct001(lint_snippet(tmp_path, text)) == []
+    # Without `module=` the factory's kernel lands in the file's module, which the struct made.
+    text = FACTORY_HELPERS.replace("{module}", "") + "\nwp.config.enable_backward = False\n"
+    found = _wct001(lint_snippet(tmp_path / "own", text))
+    assert len(found) == 1 and "the struct `Tone` (line 4) already did" in found[0].message

@@ -166,6 +166,9 @@ class Fixture:
     # Kernel keys whose module="unique" split is deliberate (options differ, kernels made per
     # request): their one-kernel modules need no finding. Each says why in its source.
     deliberate_unique: frozenset[str]
+    # Rules whose measured findings must be exactly the marked ones: the probe and the linter
+    # agree on every module (a rule's silence is measured too, not only its marks).
+    measured_exactly: frozenset[str]
     config: dict = field(hash=False, compare=False)
 
 
@@ -178,6 +181,11 @@ def load_fixture(path: Path) -> Fixture:
         raise ValueError(f"{path.name}/fixture.toml lacks {sorted(missing)}")
     if not config["probe"] and not config.get("why_static"):
         raise ValueError(f"{path.name}/fixture.toml: probe = false needs a why_static")
+    exact = set(config.get("measured_exactly", []))
+    if exact and not config.get("probe"):
+        raise ValueError(f"{path.name}/fixture.toml: measured_exactly needs probe = true")
+    if exact & (set(UNMEASURED_RULES) | GPU_ONLY_RULES):
+        raise ValueError(f"{path.name}/fixture.toml: the probe cannot measure {sorted(exact & (set(UNMEASURED_RULES) | GPU_ONLY_RULES))}")
     unknown = set(config.get("problems", [])) - ORACLE_DIAGNOSES
     if unknown:
         raise ValueError(f"{path.name}/fixture.toml: problems {sorted(unknown)} are not probe diagnoses of {sorted(ORACLE_DIAGNOSES)}")
@@ -189,6 +197,7 @@ def load_fixture(path: Path) -> Fixture:
         description=config["description"],
         problems=frozenset(config.get("problems", [])),
         deliberate_unique=frozenset(config.get("deliberate_unique", [])),
+        measured_exactly=frozenset(config.get("measured_exactly", [])),
         config=config,
     )
 
@@ -310,14 +319,25 @@ def _measure(fixture: Fixture, out_dir: Path) -> Measurement:
     return Measurement(report, json.loads(confirm.stdout), report_path)
 
 
+def _selected_probe_fixtures(items) -> list[Fixture]:
+    """The probe fixtures of the selected tests that wait on a measurement."""
+    names = set()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if "measurements" in getattr(item, "fixturenames", ()) and callspec is not None and "fixture" in callspec.params:
+            names.add(callspec.params["fixture"].name)
+    return [f for f in PROBE_FIXTURES if f.name in names]
+
+
 @pytest.fixture(scope="module")
-def measurements(tmp_path_factory):
-    """Every probe fixture's measurement, started at once (2 at a time); tests wait on theirs."""
+def measurements(request, tmp_path_factory):
+    """The measurement of every probe fixture a selected test asks for (``-k <fixture>``
+    measures that one only), started at once (2 at a time); tests wait on theirs."""
     global _executor
     if _executor is None:
         out_dir = tmp_path_factory.mktemp("probe-reports")
         _executor = ThreadPoolExecutor(max_workers=PROBE_WORKERS)
-        for fixture in PROBE_FIXTURES:
+        for fixture in _selected_probe_fixtures(request.session.items):
             _measurements[fixture.name] = _executor.submit(_measure, fixture, out_dir)
     yield _measurements
     _executor.shutdown(wait=True, cancel_futures=True)
@@ -501,6 +521,60 @@ def test_probe_measures_each_marked_finding_at_its_line(fixture: Fixture, measur
     )
     if gaps:
         pytest.xfail("; ".join(f"{mark}: {why}" for mark, why in sorted(gaps.items())))
+
+
+EXACT_FIXTURES = [f for f in PROBE_FIXTURES if f.measured_exactly]
+
+
+@pytest.mark.warp
+@pytest.mark.parametrize("fixture", _params(EXACT_FIXTURES, {}))
+def test_probe_measures_nothing_unmarked_for_exact_rules(fixture: Fixture, measurements):
+    """For the rules a fixture lists in ``measured_exactly``, the probe's measured findings are
+    the marked ones and no others: where the linter stays silent (a module whose backward code
+    a library's tape uses), the run shows no cost either."""
+    report = measurements[fixture.name].result(timeout=PROBE_TIMEOUT_S * 2).report
+    expected = {(path, line, code) for path, line, code, _ in expected_findings(fixture) if code in fixture.measured_exactly}
+    measured = {
+        (Path(f["path"]).as_posix(), f["location"]["line"], f["code"]) for f in report["findings"] if f["code"] in fixture.measured_exactly
+    }
+    unmarked = measured - expected
+    found = "\n".join(describe_measured(f) for f in report["findings"] if f["code"] in fixture.measured_exactly) or "  (none)"
+    assert not unmarked, (
+        f"{fixture.name}: measured, not marked (the linter is silent there):\n{describe_places(unmarked)}\n"
+        f"measured findings of {sorted(fixture.measured_exactly)}:\n{found}"
+    )
+
+
+CACHE_DIR_THEN_CLEAR = [f for f in PROBE_FIXTURES if f.name == "cache_dir_then_clear"]
+
+
+@pytest.mark.warp
+@pytest.mark.parametrize("fixture", CACHE_DIR_THEN_CLEAR, ids=lambda f: f.name)
+def test_clear_after_own_cache_dir_says_what_the_probe_measures(fixture: Fixture, measurements):
+    """WCT008 on ``clear_kernel_cache()`` right after ``wp.config.kernel_cache_dir`` was set:
+    the message names the folder that line chose, not Warp's shared cache, and says the next
+    run that uses it compiles everything again. The probe measures just that: both runs used
+    the program's folder (not the probe's private cache), the clear ran at the marked line,
+    and the warm run built again every module the cold run built."""
+    setup = (fixture.path / "sweep/setup.py").read_text(encoding="utf-8").splitlines()
+    pointed = next(n for n, line in enumerate(setup, 1) if "wp.config.kernel_cache_dir =" in line)
+    cleared = next(n for n, line in enumerate(setup, 1) if "wp.clear_kernel_cache()" in line)
+    (finding,) = [f for f in lint_findings(fixture) if f["code"] == "WCT008"]
+    assert (finding["path"], finding["location"]["line"]) == ("sweep/setup.py", cleared)
+    assert f"line {pointed} pointed `wp.config.kernel_cache_dir` at" in finding["message"]
+    assert "the next run that uses that folder compiles all of its modules" in finding["message"]
+    assert "shared" not in finding["message"]
+
+    report = measurements[fixture.name].result(timeout=PROBE_TIMEOUT_S * 2).report
+    folder = (fixture.path / "build" / "kernel-cache").resolve()
+    for run in ("cold", "warm"):
+        dirs = report["samples"][0][run]["cache_dirs"]
+        assert dirs and all(Path(d).resolve().is_relative_to(folder) for d in dirs), (run, dirs)
+    (removal,) = report["samples"][0]["cold"]["cache_removals"]
+    assert removal["what"] == "clear_kernel_cache"
+    assert (Path(removal["frames"][0]["file"]).name, removal["frames"][0]["line"]) == ("setup.py", cleared)
+    built = {m["name"] for m in report["modules"] if m["builds"]}
+    assert built and built == {m["name"] for m in report["modules"] if m["warm_builds"]}
 
 
 # ---------------------------------------------------------------- the corpus itself

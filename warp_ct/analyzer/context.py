@@ -161,6 +161,7 @@ class FileContext:
     _inference_spent_s: float = 0.0
     _budget_note_added: bool = False
     _warp_capable: frozenset[str] | None = None
+    _inherited: dict[str, str] | None = None  # ``_inherited_names``
     _single_bindings: dict[str, ast.AST] = field(default_factory=dict)
     # id(root) -> (root, its Warp-capable names) of other files' trees (project.ast_tree).
     _foreign_trees: dict[int, tuple[ast.AST, frozenset[str]]] = field(default_factory=dict)
@@ -308,9 +309,11 @@ class FileContext:
         # np.zeros, len, self.x...: most names cannot lead to Warp at all. (A node may sit in
         # another file's tree, from ``ast_definition`` say: that file's names count.)
         tree = syntax.root_of(base)
-        if base.id not in (self._warp_capable_names() if tree is self.tree else self._foreign_capable_names(tree)):
-            return None
-        root = self._resolve_name_binding(base, depth, own=tree is self.tree)
+        own = tree is self.tree
+        if base.id not in (self._warp_capable_names() if own else self._foreign_capable_names(tree)):
+            if not own or base.id not in self._inherited_names():
+                return None
+        root = self._resolve_name_binding(base, depth, own=own)
         if root is None:
             return None
         full = ".".join([root, *attrs])
@@ -336,6 +339,13 @@ class FileContext:
                 and self.call_name(call) in qualified
             ]
             self.state[key] = found
+        return found
+
+    def _inherited_names(self) -> dict[str, str]:
+        """The Warp names the file's ``*`` imports bind (``FileFacts.inherited``)."""
+        found = self._inherited
+        if found is None:
+            found = self._inherited = dict(self.facts.inherited)
         return found
 
     def _warp_capable_names(self) -> frozenset[str]:
@@ -369,7 +379,8 @@ class FileContext:
         single = self._single_bindings.get(name.id) if own else None
         bindings = [single] if single is not None else syntax.lookup(name)[1]
         if not bindings:
-            return None
+            # Bound by no statement of the file: a ``*`` import may bind it to a Warp name.
+            return self._inherited_names().get(name.id) if own else None
         binding = bindings[-1]
         if isinstance(binding, ast.Import):
             for alias in binding.names:

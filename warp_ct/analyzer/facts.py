@@ -43,7 +43,9 @@ class Value:
     of ``a if c else b``; data: the condition's text), ``call`` (data: callee dotted name,
     items: positional arguments), ``method`` (``make(t).select(ids)``: data is the method's
     name, items[0] the receiver, a call, then the arguments as a call's), ``local`` (data:
-    name; items: the values assigned to it in the function), ``unknown``.
+    name; items: the values assigned to it in the function), ``format`` (an f-string with
+    formatted parts: data is (the literal text before the first one, after the last one)),
+    ``unknown``.
     """
 
     kind: str
@@ -308,8 +310,8 @@ class FileFacts:
     # ``wp.sim.collide = collide``: a project function installed in place of a Warp API
     patches: list[tuple[str, Value]] = field(default_factory=list)
     exports: dict[str, Export] | None = None  # top-level name -> how it is bound (exports.py)
-    # ``@wp.struct`` classes joining the file's module: (name, function, order in it)
-    structs: list[tuple[str, str | None, int]] = field(default_factory=list)
+    # ``@wp.struct`` classes joining the file's module: (name, function, order in it, line)
+    structs: list[tuple[str, str | None, int, int]] = field(default_factory=list)
     syntax_error: str | None = None  # "could not parse: ..." when the text is not Python
     syntax_error_at: tuple[int, int] = (0, 0)  # its 0-based line and column
     method_aliases: dict[str, str] = field(default_factory=dict)  # "C.__call__" -> "C.forward" (``__call__ = forward``)
@@ -329,6 +331,9 @@ class FileFacts:
     imports_end_line: int = 0
     warp_import_name: str | None = None
     fem_calls: list[FemCallFact] = field(default_factory=list)  # ``fem.integrate`` / ``fem.interpolate`` calls
+    # Warp names the file gets from a ``*`` import of a project module (``wp`` from a module
+    # that does ``import warp as wp``): (name, Warp name), read as the file's own aliases.
+    inherited: tuple[tuple[str, str], ...] = ()
     # Functions decorated with something that may be a project's own kernel decorator
     # (``@simdata.kernel(module="unique")``, ``@kernel`` bound to ``functools.partial(wp.kernel,
     # ...)``): the kernel each would be, and its candidate decorators innermost first, as
@@ -517,11 +522,14 @@ def parse_for_facts(text: str, path: str) -> tuple[ast.Module | None, tuple[str,
 
 
 def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Module | None = None,
-            problem: tuple[str, int, int] | None = None, blanked: frozenset[int] = frozenset()) -> FileFacts:  # fmt: skip
+            problem: tuple[str, int, int] | None = None, blanked: frozenset[int] = frozenset(),
+            inherited: tuple[tuple[str, str], ...] = ()) -> FileFacts:  # fmt: skip
     """The facts of one file (a file that does not parse gets empty facts and its error).
     ``tree``/``problem``: what ``parse_source`` (or ``parse_for_facts``, with ``blanked``)
-    gave for ``text``, when the caller parsed it."""
-    facts = FileFacts(path, module, is_package, {}, [], {}, {}, {}, [], [], [], [], [], [], [], False, False)
+    gave for ``text``, when the caller parsed it; ``inherited``: the Warp names its ``*``
+    imports bind (``FileFacts.inherited``), read before its own imports, which rebind them."""
+    facts = FileFacts(path, module, is_package, dict(inherited), [], {}, {}, {}, [], [], [], [], [], [], [], False, False)
+    facts.inherited = inherited
     if tree is None and problem is None:
         tree, problem = parse_source(text, path)
     if tree is None:
@@ -536,7 +544,7 @@ def extract(path: str, text: str, module: str, is_package: bool, tree: ast.Modul
     except RecursionError:
         facts.syntax_error = NESTED_TOO_DEEPLY  # the tree parsed: the tree rules may still read it
     except _BodyNeeded:  # a blanked definition is no Warp function after all: read it whole
-        return extract(path, text, module, is_package)
+        return extract(path, text, module, is_package, inherited=inherited)
     # Most files have none of these: one shared empty container each, not one per file.
     if not facts.method_aliases:
         facts.method_aliases = _EMPTY_TABLE
@@ -740,10 +748,23 @@ class _Extractor:
             keys = tuple(self.value(k) if k is not None else UNKNOWN for k in node.keys)  # type: ignore[attr-defined]
             values = tuple(self.value(v) for v in node.values)  # type: ignore[attr-defined]
             return self.shared("dict", None, keys + values)
+        if kind is ast.JoinedStr:
+            return self.formatted(node)  # type: ignore[arg-type]
         if kind is ast.UnaryOp and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):  # type: ignore[attr-defined]
             if isinstance(node.operand.value, (int, float)):  # type: ignore[attr-defined]
                 return self.shared("const", -node.operand.value)  # type: ignore[attr-defined]
         return UNKNOWN
+
+    def formatted(self, node: ast.JoinedStr) -> Value:
+        """An f-string: the text itself when nothing is formatted into it, else ``format``
+        with its literal ends, enough to tell a name it cannot be (``f"narrow_phase_{suffix}"``
+        never names the module ``pkg.kernels``)."""
+        parts = node.values
+        if all(part.__class__ is ast.Constant for part in parts):
+            return self.shared("const", "".join(part.value for part in parts))  # type: ignore[attr-defined]
+        prefix = parts[0].value if parts[0].__class__ is ast.Constant else ""  # type: ignore[attr-defined]
+        suffix = parts[-1].value if parts[-1].__class__ is ast.Constant else ""  # type: ignore[attr-defined]
+        return self.shared("format", (prefix, suffix))
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Value:
         """``[Linear(a, b) for a, b in ...]``: a container of what the element builds;
@@ -1034,7 +1055,7 @@ class _Extractor:
             decorator = warp_decorator[1]
             if not (isinstance(decorator, ast.Call) and any(k.arg == "module" for k in decorator.keywords)):
                 scope = self.scopes[-1]
-                self.facts.structs.append((node.name, scope.qualname, scope.next_order()))
+                self.facts.structs.append((node.name, scope.qualname, scope.next_order(), node.lineno))
             return
         if self.scopes[-1].qualname is not None:
             return  # classes inside functions: their methods are not modelled

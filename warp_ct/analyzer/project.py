@@ -23,6 +23,7 @@ from astroid import MANAGER
 from astroid.exceptions import AstroidBuildingError
 
 from warp_ct.analyzer import textscan, warp_stub
+from warp_ct.analyzer.exports import UNKNOWN as EXPORT_UNKNOWN
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
 from warp_ct.analyzer.program import Program, path_in_project
@@ -265,18 +266,21 @@ def summarize(path: str, text: str, module_name: str | None = None) -> FileSumma
     )
 
 
-def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool) -> tuple[FileFacts, ast.Module | None]:
+def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool,
+                  inherited: tuple[tuple[str, str], ...] = ()) -> tuple[FileFacts, ast.Module | None]:  # fmt: skip
     """One file's facts and the tree they were read from (None: it did not parse, or the
     tree is a skeleton). ``skeleton``: a batch parses module-level kernel bodies only where a
     tree rule reads the file; an editor parses the edited text whole (WCT900 for any syntax
-    error in it) and hands the tree on to the tree rules. Depends on its arguments only:
+    error in it) and hands the tree on to the tree rules; ``inherited``: the Warp names the
+    file's ``*`` imports bind (``Project.star_warp_names``). Depends on its arguments only:
     workers run it on texts sent to them."""
     with gc_paused():  # a tree and its facts are acyclic: nothing for the collector to find
         if skeleton:
             tree, problem, blanked = parse_for_facts(text, path)
         else:
             (tree, problem), blanked = parse_source(text, path), frozenset()
-        facts = extract(path, text, module_name, _is_package_path(path), tree=tree, problem=problem, blanked=blanked)
+        facts = extract(path, text, module_name, _is_package_path(path), tree=tree, problem=problem, blanked=blanked,
+                        inherited=inherited)  # fmt: skip
     return facts, None if skeleton else tree
 
 
@@ -312,6 +316,11 @@ class Project:
         # text), so they survive changes of other files; the program joining them is
         # rebuilt per generation.
         self._facts: dict[str, tuple[FileSummary, FileFacts]] = {}
+        # path -> the Warp names its facts were last read with (``star_warp_names``): what a
+        # new text of the file is read with first
+        self._inherited_last: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._star_names: tuple[int, dict[str, tuple[FileSummary, tuple[tuple[str, str], ...]]]] = (-1, {})
+        self._handed_out: tuple[int, dict[str, dict[str, str]]] = (-1, {})  # ``_warp_names_handed_out``
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
         self._previous_program: Program | None = None  # the last program built, for the next one to reuse
@@ -438,16 +447,38 @@ class Project:
 
     # ------------------------------------------------------------------ the program model
     def facts(self, summary: FileSummary) -> FileFacts:
-        """One file's facts (extracted once per text)."""
+        """One file's facts (extracted once per text, and again where the Warp names its
+        ``*`` imports bind are not the ones they were read with: ``star_warp_names``)."""
+        facts = self._facts_read(summary)
+        exports = facts.exports
+        if exports is None or "*" not in exports:
+            return facts  # most files: no ``*`` import, nothing inherited
+        inherited = self.star_warp_names(summary)
+        if inherited == facts.inherited:
+            return facts
+        return self.stored_facts(summary, inherited) or self._extract(summary, inherited)
+
+    def _facts_read(self, summary: FileSummary) -> FileFacts:
+        """The facts held for the text (with whatever names they inherited), else those
+        stored or extracted with the names inherited last (none at first). Its top-level
+        bindings (``exports``) do not depend on what it inherits."""
         cached = self._facts.get(summary.path)
         if cached is not None and cached[0] is summary:
             return cached[1]
-        facts = self.stored_facts(summary)
+        inherited = self._inherited_last.get(summary.path, ())
+        facts = self.stored_facts(summary, inherited)
         if facts is not None:
             self._last_tree = None
             return facts
+        return self._extract(summary, inherited)
+
+    def _extract(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...]) -> FileFacts:
         text = summary.text
-        facts, tree = compute_facts(summary.path, text, summary.module_name, skeleton=self._frozen)
+        facts, tree = compute_facts(summary.path, text, summary.module_name, skeleton=self._frozen, inherited=inherited)
+        if inherited:
+            self._inherited_last[summary.path] = inherited
+        else:
+            self._inherited_last.pop(summary.path, None)
         self.adopt_facts(summary, facts)
         # The tree rules of the same text may take this tree instead of parsing again (an
         # editor's keystroke: the edited file is extracted, then checked). A batch extracts
@@ -455,19 +486,75 @@ class Project:
         self._last_tree = (text, tree) if tree is not None and not self._frozen else None
         return facts
 
-    def stored_facts(self, summary: FileSummary) -> FileFacts | None:
+    def stored_facts(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...] = ()) -> FileFacts | None:
         """``summary``'s facts from the facts cache, adopted; None when it has none."""
         stored = self.facts_cache
         if stored is None:
             return None
-        facts = stored.get_facts(self._facts_key(summary))
+        facts = stored.get_facts(self._facts_key(summary, inherited))
         if facts is not None:
             self._facts[summary.path] = (summary, facts)
         return facts
 
-    def _facts_key(self, summary: FileSummary) -> str:
+    def _facts_key(self, summary: FileSummary, inherited: tuple[tuple[str, str], ...] = ()) -> str:
         is_package = _is_package_path(summary.path)
-        return self.facts_cache.facts_key(summary.path, summary.module_name, is_package, self._frozen, summary.text)
+        # Names inherited through ``*`` imports are part of what the facts are read with.
+        text = summary.text if not inherited else f"{summary.text}\0{inherited!r}"
+        return self.facts_cache.facts_key(summary.path, summary.module_name, is_package, self._frozen, text)
+
+    def star_warp_names(self, summary: FileSummary) -> tuple[tuple[str, str], ...]:
+        """The Warp names ``summary``'s module-level ``*`` imports of project modules bind
+        and its own top-level bindings do not (``from .hashing import *`` where ``hashing``
+        does ``import warp as wp``: ``("wp", "warp")``), sorted. A module with ``__all__``
+        hands out what it lists, which its bindings do not tell: none of its names counts."""
+        memo = self._star_names
+        if memo[0] != self.revision:
+            memo = self._star_names = (self.revision, {})
+        found = memo[1].get(summary.path)
+        if found is None or found[0] is not summary:
+            found = memo[1][summary.path] = (summary, self._star_warp_names(summary))
+        return found[1]
+
+    def _star_warp_names(self, summary: FileSummary) -> tuple[tuple[str, str], ...]:
+        exports = self._facts_read(summary).exports or {}
+        star = exports.get("*")
+        if star is None:
+            return ()
+        names: dict[str, str] = {}
+        for source in star.target.split(","):
+            for name, warp in self._warp_names_handed_out(source, ()).items():
+                if name not in exports:  # the file's own binding is its own
+                    names.setdefault(name, warp)
+        return tuple(sorted(names.items()))
+
+    def _warp_names_handed_out(self, module: str, path: tuple[str, ...]) -> dict[str, str]:
+        """The public names a ``*`` import of project ``module`` binds to Warp names: its own
+        top-level bindings, then those of its own ``*`` imports (memoized per revision;
+        ``path``: the modules whose ``*`` imports led here, a cycle's end). None of a module
+        with ``__all__``, which its bindings cannot tell."""
+        memo = self._handed_out
+        if memo[0] != self.revision:
+            memo = self._handed_out = (self.revision, {})
+        found = memo[1].get(module)
+        if found is not None:
+            return found
+        bound = self.exports(module)
+        names: dict[str, str] = {}
+        if bound is not None and "__all__" not in bound and module not in path and len(path) < 16:
+            for name in bound:
+                if name == "*" or name.startswith("_"):
+                    continue
+                warp = resolve_export(self, module, name)
+                if warp is not None and warp != EXPORT_UNKNOWN and (warp == "warp" or warp.startswith("warp.")):
+                    names[name] = warp
+            inner = bound.get("*")
+            for source in inner.target.split(",") if inner is not None else ():
+                for name, warp in self._warp_names_handed_out(source, (*path, module)).items():
+                    if name not in bound:
+                        names.setdefault(name, warp)
+        if not path or module not in path:
+            memo[1][module] = names
+        return names
 
     def take_tree(self, text: str) -> ast.Module | None:
         """The tree parsed for the last extracted text, once, if it is ``text``'s."""
@@ -535,7 +622,7 @@ class Project:
     def exports(self, module_name: str) -> dict[str, Export] | None:
         """A project module's top-level bindings (None: not a project module, or unparsable)."""
         summary = self.by_module.get(module_name)
-        return None if summary is None else self.facts(summary).exports
+        return None if summary is None else self._facts_read(summary).exports
 
     def ast_tree(self, module_name: str, path: str | None = None) -> Any:
         """The ``ast`` tree (parents attached) of a project module, or of a source file on
@@ -643,8 +730,9 @@ class Project:
         return list(seen.values())
 
     def defines_kernels_transitively(self, summary: FileSummary, _seen: set[str] | None = None) -> bool:
-        """True when importing this module creates kernels (itself or the project modules
-        its import runs)."""
+        """True when importing this module creates kernels that keep wp.config's options of
+        that moment (itself, ``creates_kernels_at_import``, or the project modules its import
+        runs)."""
         if _seen is None:
             entry = self._import_time_entry(summary)
             if len(entry) < 3:
@@ -653,9 +741,21 @@ class Project:
         if summary.module_name in _seen:
             return False
         _seen.add(summary.module_name)
-        if summary.defines_kernels:
+        if self.creates_kernels_at_import(summary):
             return True
         return any(self.defines_kernels_transitively(dep, _seen) for dep in self.imported_at_import_time(summary))
+
+    def creates_kernels_at_import(self, summary: FileSummary) -> bool:
+        """Importing the module (its own body) creates kernels that keep wp.config's
+        creation-time options of that moment: the model's ``import_definitions`` (a file
+        that defines only Warp functions and structs at import, its kernels made later by
+        factories into modules of their own, creates none). A file outside the program
+        touches no Warp; its text decides, should it name a kernel."""
+        program = self.program()
+        facts = self.facts(summary)
+        if facts.module not in program.modules:
+            return summary.defines_kernels
+        return bool(program.import_definitions(facts.module))
 
     def imported_at_import_time(self, summary: FileSummary) -> list[FileSummary]:
         """Project modules that importing ``summary``'s module imports: its module-level

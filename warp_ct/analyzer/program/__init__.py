@@ -37,6 +37,7 @@ from warp_ct.analyzer.program.base import (
     Freq,
     Frequency,
     FunctionRef,
+    ImportDefinition,
     KernelRef,
     LoadHistory,
     argument_passed,
@@ -123,6 +124,6 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
 
 __all__ = [
     "DYNAMIC", "HOT_NAMES", "MAX_DEPTH", "ONCE_NAMES", "UNIQUE", "UNRESOLVED", "CalleeEvent", "Event", "Freq", "Frequency",
-    "FunctionRef", "KernelRef", "LoadHistory", "Program", "argument_passed", "handed_kernel_params", "innermost_call",
+    "FunctionRef", "ImportDefinition", "KernelRef", "LoadHistory", "Program", "argument_passed", "handed_kernel_params", "innermost_call",
     "is_demo_path", "is_own_module_key", "is_test_module", "is_test_path", "module_key", "path_in_project",
 ]  # fmt: skip

@@ -72,6 +72,15 @@ class KernelRef:
     index: int  # into that module's ``facts.kernels``
 
 
+@dataclass(frozen=True, slots=True)
+class ImportDefinition:
+    """A Warp definition that importing a module creates (``Program.import_definitions``)."""
+
+    line: int
+    name: str  # the kernel, function or struct; for ``call``, the callee
+    kind: str  # "kernel" | "func" (a Warp function) | "struct" | "call" (a call that defines kernels)
+
+
 @dataclass(slots=True, unsafe_hash=True)  # not frozen: a frozen __init__ costs 7x
 class Event:
     """One Warp-relevant step of a flow, in order, with where it happens."""

@@ -16,6 +16,7 @@ from warp_ct.analyzer.program.base import (
     CalleeEvent,
     Event,
     FunctionRef,
+    ImportDefinition,
     KernelRef,
     _module_key,
 )
@@ -212,3 +213,89 @@ class Effects:
                 if value.kind == "name" and value.data:
                     patches.setdefault(name, (module, None, value.data))
         return patches
+
+
+    # ------------------------------------------------------------------ import time
+    # Importing a module runs its body. A Warp module copies wp.config's creation-time
+    # options (enable_backward, max_unroll, lineinfo) when it is created: by a kernel defined
+    # in that body (a class body's too), by one a function the body calls defines (a factory
+    # called at import), and by a Warp function or struct there, which creates the file's own
+    # Warp module. The last matters only where a kernel lands in that module later (a
+    # factory's kernel without ``module=``): a module of functions and structs alone is never
+    # built (a kernel builds the functions it calls with its own module's options), and a
+    # kernel made later into a named or unique module copies the options of that moment.
+
+    def import_definitions(self, module: str) -> tuple[ImportDefinition, ...]:
+        """What importing ``module`` (its body, not the modules it imports) creates that keeps
+        wp.config's creation-time options of that moment, in line order."""
+        memo: dict[str, tuple[ImportDefinition, ...]] = self.memo("program.import_definitions", dict)
+        found = memo.get(module)
+        if found is None:
+            found = memo[module] = self._import_definitions(module)
+        return found
+
+    def _import_definitions(self, module: str) -> tuple[ImportDefinition, ...]:
+        facts = self.modules.get(module)
+        if facts is None:
+            return ()
+        found: list[ImportDefinition] = []
+        for kernel in facts.kernels:
+            if kernel.function is None and (kernel.decorator == "kernel" or self.own_module_gets_kernels(module)):
+                found.append(ImportDefinition(kernel.span[0], kernel.name, "kernel" if kernel.decorator == "kernel" else "func"))
+        for name, function, _order, line in facts.structs:
+            if function is None and self.own_module_gets_kernels(module):
+                found.append(ImportDefinition(line, name, "struct"))
+        defining = self.memo("program.flows_defining_kernels", self._flows_defining_kernels)
+        for call in facts.module_calls:
+            if any(target in defining for target in self._call_targets(module, None, call.callee)):
+                found.append(ImportDefinition(call.span[0], call.callee, "call"))
+        return tuple(sorted(found, key=lambda d: d.line))
+
+    def _flows_defining_kernels(self) -> set[FunctionRef]:
+        """The functions whose run defines a kernel (a factory, what calls one)."""
+        definers = {FunctionRef(module, kernel.function) for module, facts in self.modules.items()
+                    for kernel in facts.kernels if kernel.decorator == "kernel" and kernel.function is not None}  # fmt: skip
+        return self._callers_closure(definers, enclosing=False) if definers else set()
+
+    def own_module_gets_kernels(self, module: str) -> bool:
+        """Some kernel may land in the Warp module named after ``module``'s file: one defined
+        without ``module=``, one whose ``module=`` resolves to that name, or a kernel of the
+        file whose ``module=`` the model cannot resolve (it may name the file's module; an
+        f-string whose literal ends rule that name out does not)."""
+        owners: dict[str, bool] = self.memo("program.own_module_gets_kernels", dict)
+        found = owners.get(module)
+        if found is None:
+            found = owners[module] = self._own_module_gets_kernels(module)
+        return found
+
+    def _own_module_gets_kernels(self, module: str) -> bool:
+        facts = self.modules.get(module)
+        if facts is None:
+            return False
+        name = facts.module
+        if name in self.memo("program.kernel_module_names", self._kernel_module_names):
+            return True
+        for index, kernel in enumerate(facts.kernels):
+            if kernel.decorator != "kernel" or kernel.module is None:
+                continue
+            if UNRESOLVED in self.kernel_modules(KernelRef(module, index)) and _may_name(kernel.module, name):
+                return True
+        return False
+
+    def _kernel_module_names(self) -> frozenset[str]:
+        """The Warp module names (not unique ones) some kernel of the program lands in."""
+        names: set[str] = set()
+        for module, facts in self.modules.items():
+            for index, kernel in enumerate(facts.kernels):
+                if kernel.decorator == "kernel":
+                    names.update(m for m in self.kernel_modules(KernelRef(module, index)) if isinstance(m, str))
+        return frozenset(names)
+
+
+def _may_name(value: Value, name: str) -> bool:
+    """``value`` (a ``module=`` argument the model cannot resolve) may evaluate to ``name``:
+    anything may, but an f-string whose literal ends ``name`` lacks."""
+    if value.kind != "format" or not isinstance(value.data, (tuple, list)) or len(value.data) != 2:
+        return True
+    prefix, suffix = value.data
+    return len(name) >= len(prefix) + len(suffix) and name.startswith(prefix) and name.endswith(suffix)

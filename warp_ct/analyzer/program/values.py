@@ -450,7 +450,7 @@ class Values:
         if facts is None or "." in where[1]:  # type: ignore[index]
             return None
         name = where[1]  # type: ignore[index]
-        if any(struct == name and function is None for struct, function, _order in facts.structs):
+        if any(struct == name and function is None for struct, function, _order, _line in facts.structs):
             return f"{where[0]}.{name}"  # type: ignore[index]
         return None
 

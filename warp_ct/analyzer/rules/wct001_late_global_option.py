@@ -13,7 +13,7 @@ from warp_ct.analyzer import syntax, textscan
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Applicability, Severity
 from warp_ct.analyzer.facts import TEARDOWN_NAMES, OptionFact, Value
-from warp_ct.analyzer.program import FunctionRef, Program
+from warp_ct.analyzer.program import FunctionRef, ImportDefinition, Program
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
@@ -390,9 +390,9 @@ def _kernels_before_importing(project: "Project", summary: "FileSummary", target
             continue
         if imported == target or imported.startswith(target + ".") or _imports_at_import_time(project, imported, target):
             limit = lineno
-    for kernel in facts.kernels:
-        if kernel.function is None and (limit is None or kernel.span[0] < limit):
-            return f"defines the kernel `{kernel.name}` (line {kernel.span[0]}) first"
+    for definition in project.program().import_definitions(facts.module):
+        if limit is None or definition.line < limit:
+            return f"defines {_shown(definition)} first"
     for imported, lineno, top in facts.imports:
         if not top or (limit is not None and lineno >= limit) or imported.startswith("warp"):
             continue
@@ -444,9 +444,9 @@ def _late_by_importers(ctx: FileContext) -> str | None:
             return None
         line = min(lineno for lineno, _top in lines)
         why = None
-        for kernel in facts.kernels:
-            if kernel.function is None and kernel.span[0] < line:
-                why = f"`{module}` defines the kernel `{kernel.name}` (line {kernel.span[0]})"
+        for definition in program.import_definitions(module):
+            if definition.line < line:
+                why = f"`{module}` defines {_shown(definition)}"
                 break
         if why is None:
             for imported, lineno, top in facts.imports:
@@ -505,7 +505,7 @@ def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen:
             if summary is None or summary.module_name in (caller_module, ref.module):
                 summary = None
             if summary is not None and project.defines_kernels_transitively(summary):
-                what = "defines kernels" if summary.defines_kernels else "imports modules that define kernels"
+                what = "defines kernels" if project.creates_kernels_at_import(summary) else "imports modules that define kernels"
                 return (f"`{caller_module}` imports `{summary.module_name}` (line {lineno}), which {what}, "
                         f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
             if _package_creates_kernels(project, imported, caller_module):
@@ -513,15 +513,23 @@ def _late_through_callers(ctx: FileContext, qualname: str, depth: int = 0, seen:
                 shown = summary.module_name if summary is not None else imported
                 return (f"`{caller_module}` imports `{shown}` (line {lineno}), {what}, "
                         f"before it calls `{ref.qualname}()` (line {line})")  # fmt: skip
-        for kernel in facts.kernels:
-            if kernel.function is None and (not at_module_level or kernel.span[0] < line):
-                return (f"`{caller_module}` defines the kernel `{kernel.name}` (line {kernel.span[0]}) before it "
+        for definition in program.import_definitions(caller_module):
+            if not at_module_level or definition.line < line:
+                return (f"`{caller_module}` defines {_shown(definition)} before it "
                         f"calls `{ref.qualname}()` (line {line})")  # fmt: skip
         if caller is not None and caller.qualname not in ("<main>", "<atexit>"):
             found = _late_through_callers(ctx, f"{caller_module}|{caller.qualname}", depth + 1, seen)
             if found:
                 return found
     return None
+
+
+def _shown(definition: ImportDefinition) -> str:
+    """A definition made at import, for a message: "the kernel `step` (line 12)"."""
+    if definition.kind == "call":
+        return f"the kernels of `{definition.name}()` (line {definition.line})"
+    what = {"kernel": "the kernel", "func": "the Warp function", "struct": "the struct"}[definition.kind]
+    return f"{what} `{definition.name}` (line {definition.line})"
 
 
 def _reading_scope(node: ast.AST) -> ast.AST:
@@ -699,14 +707,16 @@ def _events_in(body: list[ast.stmt], ctx: FileContext, top: ast.stmt | None):
             if module is not None:
                 yield _Event(stmt, stmt.lineno, f"`{module}` (imported on line {stmt.lineno})", here_top)
         elif isinstance(stmt, _DEF_TYPES):
-            if ctx.kernel_decorator(stmt, kinds=_WARP_DEFINITIONS) is not None:
+            decorator = ctx.kernel_decorator(stmt, kinds=_WARP_DEFINITIONS)
+            if decorator is not None and (decorator.kind == "kernel" or _own_module_gets_kernels(ctx)):
                 line = _start_line(stmt)
-                yield _Event(stmt, line, f"the kernel `{stmt.name}` (line {line})", here_top)
+                what = "the kernel" if decorator.kind == "kernel" else "the Warp function"
+                yield _Event(stmt, line, f"{what} `{stmt.name}` (line {line})", here_top)
         elif isinstance(stmt, ast.ClassDef):
             if stmt.decorator_list and any(
                 (ctx.warp_name(d.func if isinstance(d, ast.Call) else d) or "").endswith(".struct")
                 for d in stmt.decorator_list
-            ):
+            ) and _own_module_gets_kernels(ctx):
                 line = _start_line(stmt)
                 yield _Event(stmt, line, f"the struct `{stmt.name}` (line {line})", here_top)
             yield from _events_in(stmt.body, ctx, here_top)
@@ -727,6 +737,12 @@ def _events_in(body: list[ast.stmt], ctx: FileContext, top: ast.stmt | None):
                 yield from _events_in(handler.body, ctx, here_top)
             yield from _events_in(stmt.orelse, ctx, here_top)
             yield from _events_in(stmt.finalbody, ctx, here_top)
+
+
+def _own_module_gets_kernels(ctx: FileContext) -> bool:
+    """A Warp function or struct of this file creates its Warp module with the options of
+    that moment: a cost only where a kernel lands in that module (``Program.own_module_gets_kernels``)."""
+    return ctx.program.own_module_gets_kernels(ctx.facts.module)
 
 
 def _relative_import_base(stmt: ast.ImportFrom, ctx: FileContext) -> str | None:

@@ -390,7 +390,7 @@ def _defined_after_a_load(program: Program, facts: FileFacts) -> bool:
         if facts.module in modules or UNRESOLVED in modules:  # not only unique or other files' kernels
             first_own[launch.function] = min(launch.order, first_own.get(launch.function, launch.order))
     definitions = [(k.function, k.order) for k in facts.kernels if k.module is None]
-    definitions += [(function, order) for _name, function, order in facts.structs]
+    definitions += [(function, order) for _name, function, order, _line in facts.structs]
     if any(function in first_own and order > first_own[function] for function, order in definitions):
         return True
     return any(function in first_any and first_any[function] < span[:2] for _name, span, function in facts.overloads)

@@ -106,7 +106,7 @@ class MisdirectedModuleOptions(Rule):
 
     def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
         facts = project.facts(summary)
-        if (any(k.function is None for k in facts.kernels) or any(function is None for _n, function, _o in facts.structs)
+        if (any(k.function is None for k in facts.kernels) or any(function is None for _n, function, _o, _l in facts.structs)
                 or any(f.parent is None and d.startswith("warp.fem.") for f in facts.functions.values() for d in f.decorators)):
             # Warp code outside any function (a kernel, function or struct, a ``@fem.integrand``):
             # the file defines Warp code and the check is silent. (Inside a function a parameter

@@ -1,0 +1,1 @@
+"""A parameter sweep that keeps its compiled kernels in a folder of its own."""

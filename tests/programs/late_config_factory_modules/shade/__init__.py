@@ -1,0 +1,1 @@
+"""Pixel shaders made on request: each a kernel in a Warp module of its own."""

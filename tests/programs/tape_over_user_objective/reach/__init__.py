@@ -1,0 +1,1 @@
+"""A user's reaching task, solved with the ikit library."""
