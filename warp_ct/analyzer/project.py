@@ -453,6 +453,11 @@ class Project:
         exports = facts.exports
         if exports is None or "*" not in exports:
             return facts  # most files: no ``*`` import, nothing inherited
+        if not facts.inherited and any(dotted == "warp" or dotted.startswith("warp.") for dotted in facts.aliases.values()):
+            # A file that imports Warp itself names it through its own imports: reading it
+            # again for what its ``*`` imports hand out would cost a second extraction of most
+            # files of a package built on ``*`` imports (Warp's own: 172 of 476).
+            return facts
         inherited = self.star_warp_names(summary)
         if inherited == facts.inherited:
             return facts
