@@ -51,3 +51,24 @@ def test_fem_integrands_belong_to_the_file(tmp_path):
         "    return u(s)\n\nif __name__ == '__main__':\n    wp.set_module_options({'enable_backward': False})\n"
     )
     assert _only(lint_files(tmp_path, {"example_fem.py": text})) == []
+
+
+def test_redundant_when_every_kernel_module_meant_sets_the_same_itself(tmp_path):
+    # newton's Kamino: every file turns backward off for itself, also those without kernels.
+    # When each kernel module the file imports or launches (or, related to none, each of its
+    # package) already sets the same, no module builds anything the call meant to prevent.
+    own = "import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n"
+    kernels = own + "\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n"
+    files = {
+        "kam/__init__.py": "",
+        "kam/bodies.py": kernels,
+        "kam/size.py": own + "\nSIZE = 4\n",
+        "kam/model.py": own + "\nfrom kam import bodies\n\ndef run(x):\n    wp.launch(bodies.k, dim=1, inputs=[x])\n",
+    }
+    assert _only(lint_files(tmp_path, files)) == []
+    # A kernel module meant that keeps its default is still told: one the file launches, and
+    # for a file related to none, one of its package.
+    files["kam/common.py"] = KERNEL
+    files["kam/model.py"] += "\nfrom kam import common\n\ndef other(x):\n    wp.launch(common.k, dim=1, inputs=[x])\n"
+    found = sorted((f.path, f.line) for f in _only(lint_files(tmp_path, files)))
+    assert found == [("kam/model.py", 3), ("kam/size.py", 3)]

@@ -87,6 +87,11 @@ class MisdirectedModuleOptions(Rule):
     kernel module is imported.
 
     ## When not to apply
+    Nothing is reported where every kernel module the call may be meant for (those the
+    file imports or launches; a package's own for its `__init__.py`, or for a file related
+    to none) already sets the same options itself: the call is redundant, and nothing is
+    built that it meant to prevent.
+
     A file that creates its kernels itself, even inside a factory function, owns them,
     and its bare `set_module_options` is right:
     ```python
@@ -124,6 +129,12 @@ class MisdirectedModuleOptions(Rule):
         owners = []
         if summary is not None:
             owners = [s for s in ctx.project.imported_project_modules(summary) if s.defines_kernels]
+            meant = _modules_meant(ctx, summary)
+            if meant and all(_sets_the_same(ctx, module, ctx.facts, call) for module in meant for call in calls):
+                # Every kernel module the file imports, launches or holds (as a package) sets
+                # these options itself (Kamino's files each turn backward off): the call is
+                # redundant: no module builds anything it meant to prevent.
+                return
         for call in calls:
             message = (
                 "this file defines no Warp kernels, functions or structs, so `wp.set_module_options(...)` without "
@@ -140,6 +151,60 @@ class MisdirectedModuleOptions(Rule):
                     "(`wp.set_module_options(opts, module=\"pkg.kernels\")`) before its first load"
                 )
             ctx.report(call, message, fixes=fixes)
+
+
+def _modules_meant(ctx: FileContext, summary: "FileSummary") -> list["FileSummary"]:
+    """The kernel modules a bare ``set_module_options`` of this file may be meant for: those
+    it imports, those whose kernels it launches, and,
+    in a package's ``__init__`` or a file related to none of those, its package's own."""
+    project = ctx.project
+    found = {s.module_name: s for s in project.imported_project_modules(summary) if s.defines_kernels}
+    program = ctx.program
+    for index in range(len(ctx.facts.launches)):
+        for kernel in program.launch_kernels(summary.module_name, index):
+            owner = project.module(getattr(kernel, "module", ""))
+            if owner is not None and owner.defines_kernels:
+                found.setdefault(owner.module_name, owner)
+    package = summary.module_name if summary.path.endswith("__init__.py") else None
+    if package is None and not found:
+        # Related to no kernel module by imports or launches (a configuration helper): meant
+        # for its package's.
+        package = summary.module_name.rpartition(".")[0]
+    if package is not None:
+        for other in project.files.values():
+            name = other.module_name
+            inside = name.startswith(package + ".") if package else "." not in name
+            if inside and other.defines_kernels:
+                found.setdefault(name, other)
+    found.pop(summary.module_name, None)
+    return list(found.values())
+
+
+def _sets_the_same(ctx: FileContext, module: "FileSummary", facts, call: ast.Call) -> bool:
+    """``module`` sets every option ``call`` sets, to the same constant, for itself."""
+    own = _own_literal_options(ctx.project.facts(module))
+    wanted = _call_options(facts, call)
+    return wanted is not None and all(own.get(name) == value for name, value in wanted.items())
+
+
+def _call_options(facts, call: ast.Call) -> dict[str, object] | None:
+    """The constant options of the bare ``set_module_options`` at ``call`` (None: not all known)."""
+    for option in facts.options:
+        if option.kind == "module_options" and option.target is None and option.span[:2] == (call.lineno, call.col_offset):
+            if "*" in option.options:
+                return None
+            values = {name: value.data for name, value in option.options.items() if value.kind == "const"}
+            return values if len(values) == len(option.options) else None
+    return None
+
+
+def _own_literal_options(facts) -> dict[str, object]:
+    """The constant options a module sets for itself at a bare ``set_module_options``."""
+    own: dict[str, object] = {}
+    for option in facts.options:
+        if option.kind == "module_options" and option.target is None and "*" not in option.options:
+            own.update({name: value.data for name, value in option.options.items() if value.kind == "const"})
+    return own
 
 
 def _surely_defines_warp_code(text: str) -> bool:
