@@ -569,3 +569,62 @@ def test_structs_of_one_name_are_told_apart_by_their_modules(tmp_path):
     found = _wct007(lint_files(tmp_path, files))
     assert len(found) == 1, found
     assert "(`first.Data`, `second.Data`)" in found[0].message
+
+
+# dismech-newton's CudssSolver: one generic kernel converts the right-hand side into buffers in
+# the solver's precision (made by a generator, the dtype chosen by a flag) and the solution back
+# out; the types arrive through ``outputs=`` (measured: tests/programs/generic_output_precision,
+# 3 builds with 3 hashes).
+_PRECISION_SOLVER = (
+    "from typing import Any\nimport warp as wp\n\n"
+    "@wp.kernel\ndef convert(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+    "class Solver:\n    def __init__(self, n, single=False):\n"
+    "        dtype = wp.float32 if single else wp.float64\n"
+    "        self._b, self._x = (wp.zeros(n, dtype=dtype) for _ in range(2))\n\n"
+    "    def solve(self, b, x):\n"
+    "        wp.launch(convert, dim=1, inputs=[b], outputs=[self._b])\n"
+    "        wp.launch(convert, dim=1, inputs=[self._x], outputs=[x])\n\n"
+)
+
+
+def test_generic_types_through_outputs_and_generated_buffers(tmp_path):
+    text = _PRECISION_SOLVER + "Solver(8, single=True).solve(wp.zeros(8), wp.zeros(8))\nSolver(8).solve(wp.zeros(8), wp.zeros(8))\n"
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "several dtypes (`wp.float32`, `wp.float64`)" in found[0].message
+
+
+def test_a_flag_every_caller_gives_alike_picks_one_dtype(tmp_path):
+    # Every solver is made in float32: the other arm of the choice is never taken.
+    text = _PRECISION_SOLVER + "Solver(8, single=True).solve(wp.zeros(8), wp.zeros(8))\nSolver(4, True)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_generated_buffers_of_one_dtype_are_one_instantiation(tmp_path):
+    text = _PRECISION_SOLVER.replace("wp.float32 if single else wp.float64", "wp.float64") + (
+        "Solver(8, single=True).solve(wp.zeros(8, dtype=wp.float64), wp.zeros(8, dtype=wp.float64))\n"
+    )
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_outputs_of_other_dtypes_at_two_launches_of_one_flow(tmp_path):
+    # The inputs agree; the outputs' dtypes differ: two instantiations in one step.
+    text = (
+        "from typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef convert(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+        "def step(x):\n    a = wp.zeros(4, dtype=wp.float32)\n    b = wp.zeros(4, dtype=wp.float64)\n"
+        "    wp.launch(convert, dim=4, inputs=[x], outputs=[a])\n    wp.launch(convert, dim=4, inputs=[x], outputs=[b])\n\n"
+        "step(wp.zeros(4, dtype=wp.float32))\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5]
+    same = text.replace("b = wp.zeros(4, dtype=wp.float64)", "b = wp.zeros(4, dtype=wp.float32)")
+    assert _wct007(lint_snippet(tmp_path / "same", same)) == []
+
+
+def test_a_one_return_dtype_choice_helper_fed_one_dtype_is_one_instantiation(tmp_path):
+    # ``return wp.float64 if ... else wp.float32`` dispatches as two returns do: float32 data only.
+    text = _DTYPE_HELPER.replace(
+        "    if x.dtype == np.float64:\n        return wp.float64\n    return wp.float32\n",
+        "    return wp.float64 if x.dtype == np.float64 else wp.float32\n",
+    ) + "run(np.ones(4, np.float32))\nrun(np.zeros(8, np.float32))\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []

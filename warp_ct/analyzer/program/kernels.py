@@ -482,6 +482,7 @@ class Kernels:
             if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
                 continue  # not passed here, or a block_dim the helper computes: unknown at this site
             inputs = tuple(passed(item) or UNKNOWN for item in launch.inputs)
+            outputs = tuple(passed(item) or UNKNOWN for item in launch.outputs)
             inputs_param = None
             if launch.inputs_param is not None:
                 listed = passed(Value("param", launch.inputs_param))
@@ -491,7 +492,7 @@ class Kernels:
                     inputs_param = listed.data
             device = passed(launch.device)
             at_site = replace(
-                launch, kernel=kernel, block_dim=block_dim, inputs=inputs, inputs_param=inputs_param, dtypes=(),
+                launch, kernel=kernel, block_dim=block_dim, inputs=inputs, outputs=outputs, inputs_param=inputs_param, dtypes=(),
                 device=None if device is UNKNOWN else device, adjoint=passed(launch.adjoint),
                 max_workers=passed(launch.max_workers), span=call.span, function=function, order=call.order,
                 loop_depth=call.loop_depth + launch.loop_depth, guarded=call.guarded or launch.guarded,

@@ -60,6 +60,16 @@ def _reads_self_attr(value: Value, attr: str, depth: int = 0) -> bool:
     return depth < MAX_DEPTH and any(_reads_self_attr(item, attr, depth + 1) for item in value.items)
 
 
+def _alternatives(returns: list[Value]) -> list[Value]:
+    """A function's returns, each arm of a returned ``a if c else b`` on its own: a helper that
+    returns one dtype or another by its input (``wp.float64 if x.dtype == np.float64 else
+    wp.float32``) dispatches as one with a ``return`` per dtype does."""
+    out: list[Value] = []
+    for item in returns:
+        out.extend(item.items if item.kind == "choice" else (item,))
+    return out
+
+
 class Values:
     """Part of :class:`Program` (``self`` is the program)."""
 
@@ -357,9 +367,9 @@ class Values:
             if facts is not None and len(facts.globals.get(value.data, ())) == 1:
                 return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
             return {"?"}
-        if kind == "local":
+        if kind in ("local", "choice"):  # each value assigned; each arm of ``a if c else b`` taken
             out: set[str] = set()
-            for item in value.items:
+            for item in value.items if kind == "local" else self._arms_taken(module, function, value):
                 out |= self.array_dtypes(module, function, item, depth + 1)
             return out or {"?"}
         if kind in ("elem", "sub"):
@@ -408,12 +418,29 @@ class Values:
             caller = self.function(FunctionRef(module, function)) if function is not None else None
             target = self.resolve_call(module, caller, value.data) if value.data else None
             fact = self.function(target) if target is not None else None
-            if fact is not None and len(fact.returns) == 1:
-                return self.array_dtypes(target.module, target.qualname, fact.returns[0], depth + 1)  # type: ignore[union-attr]
-            if fact is not None and fact.returns:
-                return self._dispatched_dtypes(module, function, positional, target, fact.returns, depth)  # type: ignore[arg-type]
+            returns = _alternatives(fact.returns) if fact is not None else []
+            if len(returns) == 1:
+                return self.array_dtypes(target.module, target.qualname, returns[0], depth + 1)  # type: ignore[union-attr]
+            if returns:
+                return self._dispatched_dtypes(module, function, positional, target, returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
+    def _arms_taken(self, module: str, function: str | None, choice: Value) -> tuple[Value, ...]:
+        """The arms of ``a if flag else b`` the program takes, where ``flag`` is a parameter
+        every call site gives a constant (``single=True`` here, the default False there): the
+        arms those constants pick. No arm otherwise (unknown): a condition on data (``vec3d if dtype ==
+        wp.float64 else vec3f``) follows the data, and the model cannot tell which arm one
+        call takes (a launch of such a choice may hand each dtype to its own overload)."""
+        if function is None or len(choice.items) != 2 or not isinstance(choice.data, str):
+            return ()
+        fact = self.function(FunctionRef(module, function))
+        if fact is None or choice.data not in fact.params:
+            return ()
+        flags = self.param_values(FunctionRef(module, function), choice.data)
+        if not flags or any(flag is UNRESOLVED for flag in flags):
+            return ()
+        return tuple(arm for arm, taken in zip(choice.items, (True, False)) if any(bool(f) is taken for f in flags))
 
     def _looped_struct_types(self, module: str, function: str | None, callee: str, depth: int) -> set[str] | None:
         """The ``wp.struct`` types a call of a loop variable makes (``for cls in (Sphere,

@@ -504,7 +504,7 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
             for kref in program.launch_kernels(module, index):
                 if kref not in generic or kref in found or kref in per_variant:
                     continue
-                for value in launch.inputs:
+                for value in (*launch.inputs, *launch.outputs):
                     dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
                     if len(dtypes) > 1:
                         event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
@@ -639,8 +639,12 @@ def _all_late_property_kernels(program: Program) -> dict[KernelRef, tuple[Kernel
 
 
 def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
-    """Two launches whose array arguments have different known dtypes at some position."""
-    for left, right in zip(_input_dtypes(program, first), _input_dtypes(program, later)):
+    """Two launches whose array arguments have different known dtypes at some position of
+    their inputs or of their outputs (each list by position: an ``inputs=`` passed as one
+    variable leaves the outputs' positions where they are)."""
+    (first_inputs, first_outputs) = _argument_dtypes(program, first)
+    (later_inputs, later_outputs) = _argument_dtypes(program, later)
+    for left, right in (*zip(first_inputs, later_inputs), *zip(first_outputs, later_outputs)):
         if left and right and left != right:
             return True
     return False
@@ -649,7 +653,7 @@ def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
 def _several_types(program: Program, launch: Event) -> str:
     """What one launch site passes in several types: "arrays of several dtypes (`wp.float32`,
     `wp.float64`)" or "values of several `wp.struct` types (`Sphere`, `Box`)"."""
-    types = next((t for t in _input_dtypes(program, launch) if len(t) > 1), frozenset())
+    types = next((t for t in (t for part in _argument_dtypes(program, launch) for t in part) if len(t) > 1), frozenset())
     short = [_type_name(t) for t in sorted(types)]
     # Two structs of one name in two modules (``narrow_phase.ContactWriterData``,
     # ``collide.ContactWriterData``): their modules tell them apart.
@@ -664,14 +668,17 @@ def _type_name(dotted: str) -> str:
     return "wp." + dotted[5:] if dotted.startswith("warp.") else dotted.rpartition(".")[2]
 
 
-def _input_dtypes(program: Program, load: Event) -> list[frozenset[str]]:
-    """The known dtypes of each input of a launch (memoized: flows meet the same launches)."""
-    memo = program.memo("WCT007.input_dtypes", dict)
+def _argument_dtypes(program: Program, load: Event) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """The known dtypes of each input and of each output of a launch (memoized: flows meet the
+    same launches)."""
+    memo = program.memo("WCT007.argument_dtypes", dict)
     key = (load.site_module, load.detail[1])
     if key not in memo:
         launch = program.modules[load.site_module].launches[load.detail[1]]
-        memo[key] = [frozenset(program.array_dtypes(load.site_module, launch.function, value) - {"?"})
-                     for value in launch.inputs]  # fmt: skip
+        memo[key] = tuple(
+            [frozenset(program.array_dtypes(load.site_module, launch.function, value) - {"?"}) for value in values]
+            for values in (launch.inputs, launch.outputs)
+        )
     return memo[key]
 
 
