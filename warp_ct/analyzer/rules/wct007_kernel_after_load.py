@@ -496,20 +496,23 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
     per_variant = {ref for ref, kernel in generic.items() if _module_per_variant(program, ref, kernel)}
     found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
     # One launch site that receives arrays of several dtypes: the first call loads the
-    # module, each new dtype instantiates the kernel again after that load.
-    for module, launch_facts in program.modules.items():
-        for index, launch in enumerate(launch_facts.launches):
-            if not launch.kind.startswith("launch"):
-                continue
-            for kref in program.launch_kernels(module, index):
-                if kref not in generic or kref in found or kref in per_variant:
+    # module, each new dtype instantiates the kernel again after that load. The inputs of
+    # every site first, then the outputs: the message names the site (an output buffer made
+    # per object is often written under a guard the model does not read).
+    for arguments in ("inputs", "outputs"):
+        for module, launch_facts in program.modules.items():
+            for index, launch in enumerate(launch_facts.launches):
+                if not launch.kind.startswith("launch"):
                     continue
-                for value in (*launch.inputs, *launch.outputs):
-                    dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
-                    if len(dtypes) > 1:
-                        event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
-                        found[kref] = (generic[kref], event, event)
-                        break
+                for kref in program.launch_kernels(module, index):
+                    if kref not in generic or kref in found or kref in per_variant:
+                        continue
+                    for value in getattr(launch, arguments):
+                        dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
+                        if len(dtypes) > 1:
+                            event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
+                            found[kref] = (generic[kref], event, event)
+                            break
     # (module, launch index) -> the generic kernels it launches: the flows below hold
     # hundreds of thousands of loads, and only these can instantiate late.
     generic_at: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
