@@ -628,3 +628,46 @@ def test_a_one_return_dtype_choice_helper_fed_one_dtype_is_one_instantiation(tmp
         "    return wp.float64 if x.dtype == np.float64 else wp.float32\n",
     ) + "run(np.ones(4, np.float32))\nrun(np.zeros(8, np.float32))\n"
     assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+# mjlab's expand_model_fields: each field of a model object repeated per world by one generic
+# kernel; the dtypes are the object's attributes (measured: tests/programs/generic_model_fields,
+# 3 builds with 3 hashes).
+_MODEL_FIELDS = (
+    "from typing import Any\nimport warp as wp\n\n"
+    "@wp.kernel\ndef repeat(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+    "class Model:\n    def __init__(self):\n"
+    "        self.pos = wp.zeros((1, 4), dtype=wp.vec3)\n        self.mass = wp.zeros((1, 4), dtype=wp.float32)\n\n"
+    "def tile(x, n):\n    dst = wp.empty((n, x.shape[1]), dtype=x.dtype)\n"
+    "    wp.launch(repeat, dim=dst.size, inputs=[x.flatten()], outputs=[dst.flatten()])\n    return dst\n\n"
+    "def expand(model, n):\n    return tile(model.pos, n), tile(model.mass, n)\n\n"
+)
+
+
+def test_generic_types_from_a_model_objects_attributes(tmp_path):
+    found = _wct007(lint_snippet(tmp_path, _MODEL_FIELDS + "expand(Model(), 4)\n"))
+    assert [f.line for f in found] == [5] and "several dtypes (`wp.float32`, `wp.vec3`)" in found[0].message
+
+
+def test_model_attributes_of_one_dtype_are_one_instantiation(tmp_path):
+    text = _MODEL_FIELDS.replace("dtype=wp.vec3", "dtype=wp.float32") + "expand(Model(), 4)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_an_attribute_written_outside_its_class_is_unknown(tmp_path):
+    # ``model.pos = ...`` elsewhere: some object's attribute of that name, maybe this one's.
+    text = _MODEL_FIELDS + "m = Model()\nm.pos = wp.zeros((1, 4), dtype=wp.float32)\nexpand(m, 4)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_each_object_answers_for_its_own_class(tmp_path):
+    # Two models handed to one helper: their own attributes, together.
+    other = (
+        "class Other:\n    def __init__(self):\n        self.pos = wp.zeros((1, 4), dtype=wp.float64)\n"
+        "        self.mass = wp.zeros((1, 4), dtype=wp.float64)\n\n"
+    )
+    alike = _MODEL_FIELDS.replace("dtype=wp.vec3", "dtype=wp.float32")
+    found = _wct007(lint_snippet(tmp_path, alike + other + "expand(Model(), 4)\nexpand(Other(), 4)\n"))
+    assert [f.line for f in found] == [5] and "(`wp.float32`, `wp.float64`)" in found[0].message
+    same = other.replace("wp.float64", "wp.float32")
+    assert _wct007(lint_snippet(tmp_path / "same", alike + same + "expand(Model(), 4)\nexpand(Other(), 4)\n")) == []

@@ -34,6 +34,9 @@ _NUMPY_DTYPE_POSITION = {
 }  # fmt: skip
 
 
+# Array methods whose result holds the array's own elements (``view(dtype)`` does not).
+_SAME_DTYPE_METHODS = frozenset({"flatten", "reshape", "contiguous", "transpose"})
+
 # Python's types as array dtypes: Warp stores ``dtype=float`` as float32, ``int`` as int32.
 _PYTHON_DTYPES = {"float": "warp.float32", "int": "warp.int32", "bool": "warp.bool"}
 
@@ -366,6 +369,8 @@ class Values:
             facts = self.modules.get(module)
             if facts is not None and len(facts.globals.get(value.data, ())) == 1:
                 return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
+            if function is not None and "." in value.data:
+                return self._object_attribute_dtypes(module, function, value.data, depth)
             return {"?"}
         if kind in ("local", "choice"):  # each value assigned; each arm of ``a if c else b`` taken
             out: set[str] = set()
@@ -402,6 +407,10 @@ class Values:
                 return self.array_dtypes(module, function, keywords["dtype"], depth + 1)
             if value.data.endswith("_like") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
+            receiver, _, method = value.data.rpartition(".")
+            if receiver and method in _SAME_DTYPE_METHODS:  # ``x.flatten()``: ``x``'s elements
+                named = self._named_value(module, function, receiver)
+                return self.array_dtypes(module, function, named, depth + 1) if named is not None else {"?"}
             if value.data in ("warp.array", "warp.from_numpy") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
             struct = self._struct_type(module, value.data)
@@ -425,6 +434,101 @@ class Values:
                 return self._dispatched_dtypes(module, function, positional, target, returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
+    def _named_value(self, module: str, function: str | None, dotted: str) -> Value | None:
+        """The value a dotted name written in ``function`` reads: a parameter, a local, a loop
+        element, ``self.x``, or a module-level or object attribute name."""
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        if dotted.startswith("self.") and dotted.count(".") == 1:
+            return Value("attr", dotted[5:], (Value("self"),)) if fact is not None else None
+        if fact is not None and dotted in fact.params:
+            return Value("param", dotted)
+        if fact is not None and dotted in fact.locals:
+            return Value("local", dotted, tuple(fact.locals[dotted]))
+        if fact is not None and dotted in fact.loop_tables:
+            return fact.loop_tables[dotted]
+        return Value("name", dotted)
+
+    def _object_attribute_dtypes(self, module: str, function: str, dotted: str, depth: int) -> set[str]:
+        """``model.pos``: what the methods of the object's class assign to ``self.pos``, over
+        every object ``model`` can be (a parameter's arguments, a local's values, a loop's
+        elements, what ``self.x`` holds). Unknown when some object is of no project class the
+        model sees, when its class assigns no ``self.pos``, or when code outside a class
+        writes an attribute of that name (``obj.pos = ...``: some object's, maybe this one's)."""
+        head, _, attr = dotted.rpartition(".")
+        if attr in self._attributes_written_outside():
+            return {"?"}
+        objects = self._objects_named(module, function, head, depth)
+        if not objects:
+            return {"?"}
+        out: set[str] = set()
+        for object_module, object_function, item in objects:
+            cls = self._class_of_object(object_module, object_function, item, depth + 1)
+            assigned = self.self_attr_values(cls[0], cls[1], attr) if cls is not None else []
+            if not assigned:
+                return {"?"}
+            for where, value in assigned:
+                out |= self.array_dtypes(where.module, where.qualname, value, depth + 1)
+        return out or {"?"}
+
+    def _attributes_written_outside(self) -> frozenset[str]:
+        """The attribute names some code writes on an object other than ``self``."""
+        found = self._memo.get("attributes written outside")
+        if found is None:
+            found = self._memo["attributes written outside"] = frozenset(
+                attr for facts in self.modules.values() for attr in facts.attr_writes
+            )
+        return found
+
+    def _objects_named(self, module: str, function: str, head: str, depth: int) -> list[tuple[str, str | None, Value]] | None:
+        """(module, function, value) of each object ``head`` (a name, or ``self.x``) can be in
+        ``function``; None when the model cannot list them."""
+        fact = self.function(FunctionRef(module, function))
+        if fact is None:
+            return None
+        if head.startswith("self.") and head.count(".") == 1:
+            class_name = self.class_of(FunctionRef(module, function))
+            assigned = self.self_attr_values(module, class_name, head[5:]) if class_name else []
+            return [(where.module, where.qualname, value) for where, value in assigned] or None
+        if "." in head:
+            return None
+        if head in fact.params:
+            objects = []
+            for caller_module, caller_name, _call, argument in self.arguments_for(FunctionRef(module, function), head):
+                if argument is None:
+                    return None
+                objects.append((caller_module, caller_name, argument))
+            return objects or None
+        if head in fact.locals:
+            return [(module, function, value) for value in fact.locals[head]]
+        if head in fact.loop_tables:
+            return self._picked(module, function, fact.loop_tables[head], depth + 1)
+        return None
+
+    def _class_of_object(self, module: str, function: str | None, value: Value, depth: int) -> tuple[str, str] | None:
+        """The one project class of the objects ``value`` can be: built here (``Model()``,
+        a factory's object), or handed on through parameters, locals and ``self.x``."""
+        # A parameter's objects fan out over every call site, recursively: memoized.
+        if depth > MAX_DEPTH:
+            return self._queries.cut(None)
+        return self._queries.ask(("class of object", module, function, id(value)), value,
+                                 lambda: self._object_class(module, function, value, depth), None)  # fmt: skip
+
+    def _object_class(self, module: str, function: str | None, value: Value, depth: int) -> tuple[str, str] | None:
+        kind = value.kind
+        if kind == "call":
+            return self._class_of_value(module, value, function)
+        objects: list[tuple[str, str | None, Value]] | None = None
+        if kind == "local":
+            objects = [(module, function, item) for item in value.items]
+        elif kind == "param" and function is not None:
+            objects = self._objects_named(module, function, value.data, depth)
+        elif kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            objects = self._objects_named(module, function, "self." + value.data, depth)
+        elif kind == "name" and function is not None and "." not in value.data:
+            objects = self._objects_named(module, function, value.data, depth)
+        classes = {self._class_of_object(m, f, item, depth + 1) for m, f, item in objects or ()}
+        return classes.pop() if len(classes) == 1 and None not in classes else None
 
     def _arms_taken(self, module: str, function: str | None, choice: Value) -> tuple[Value, ...]:
         """The arms of ``a if flag else b`` the program takes, where ``flag`` is a parameter
