@@ -671,3 +671,25 @@ def test_each_object_answers_for_its_own_class(tmp_path):
     assert [f.line for f in found] == [5] and "(`wp.float32`, `wp.float64`)" in found[0].message
     same = other.replace("wp.float64", "wp.float32")
     assert _wct007(lint_snippet(tmp_path / "same", alike + same + "expand(Model(), 4)\nexpand(Other(), 4)\n")) == []
+
+
+_WARMED = (
+    "import functools\nimport warp as wp\n\n"
+    "@wp.kernel\ndef init(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\n"
+    "@functools.cache\ndef make(dtype):\n    @wp.kernel\n    def k(x: wp.array(dtype=dtype)):\n        x[wp.tid()] = x[wp.tid()]\n\n"
+    "    return k\n\n"
+    "for _dtype in (wp.float32, wp.vec3):\n    make(_dtype)\n\n"
+    "def step(x):\n    wp.launch(init, dim=1, inputs=[x])\n    wp.launch(make({asked}), dim=1, inputs=[x])\n\n"
+    "step(wp.zeros(1, dtype=float))\n"
+)
+
+
+def test_a_memoized_factory_warmed_at_import_answers_from_its_cache(tmp_path):
+    # Every variant was made at import, before any launch: the step's call is a cache hit.
+    assert _wct007(lint_snippet(tmp_path, _WARMED.format(asked="wp.float32"))) == []
+    assert _wct007(lint_snippet(tmp_path / "dtype", _WARMED.format(asked="x.dtype"))) == []
+
+
+def test_a_value_the_warm_up_did_not_ask_for_defines_a_variant(tmp_path):
+    found = _wct007(lint_snippet(tmp_path, _WARMED.format(asked="wp.float64")))
+    assert [f.line for f in found] == [21] and "`make()`" in found[0].message

@@ -19,6 +19,7 @@ from warp_ct.analyzer.program.base import (
     FunctionRef,
     _identity,
     _positional_index,
+    argument_passed,
     converted,
 )
 
@@ -434,6 +435,72 @@ class Values:
                 return self._dispatched_dtypes(module, function, positional, target, returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
+    def warmed_at_import(self, factory: FunctionRef, module: str, function: str | None, call: Any) -> bool:
+        """Whether a memoized ``factory``'s module body already called it, at import, with
+        every value ``call`` (in ``function`` of ``module``) can pass (``for d in (wp.float32,
+        wp.vec3): make(d)`` beside ``make``, then ``make(x.dtype)`` in a step): the call is a
+        cache hit and defines nothing. The factory's own module runs its body before anything
+        can call it; other modules' bodies may run later. Unknown values: not warmed."""
+        fact = self.function(factory)
+        if fact is None or not self.memoized(factory):
+            return False
+        warm = [site for caller, site_module, site in self.callers(factory) if caller is None and site_module == factory.module]
+        if not warm:
+            return False
+        for param in fact.params:
+            asked = argument_passed(fact, call, param)
+            if asked is None:
+                continue  # its default, as a warm-up call that leaves it out has
+            wanted = self.values_as_text(module, function, asked)
+            if wanted is None:
+                return False
+            given: set[str] = set()
+            for site in warm:
+                passed = argument_passed(fact, site, param)
+                known = self.values_as_text(factory.module, None, passed) if passed is not None else None
+                if known is None:
+                    return False
+                given |= known
+            if not wanted <= given:
+                return False
+        return True
+
+    def values_as_text(self, module: str, function: str | None, value: Value, depth: int = 0) -> frozenset[str] | None:
+        """The values an argument can be, as text: Warp types by their dotted names (a dtype
+        ``x.dtype`` reads from its array among them), other constants by ``repr``; None when
+        some value is unknown."""
+        if depth > MAX_DEPTH:
+            return None
+        kind, data = value.kind, value.data
+        if kind == "name" and isinstance(data, str):
+            if data.startswith("warp."):
+                return frozenset({_canonical_dtype(data)})
+            if data.endswith(".dtype"):
+                named = self._named_value(module, function, data[: -len(".dtype")])
+                dtypes = self.array_dtypes(module, function, named) if named is not None else {"?"}
+                return None if "?" in dtypes else frozenset(dtypes)
+            facts = self.modules.get(module)
+            if facts is not None and data in facts.globals:  # a module-level loop's variable
+                return self._all_as_text([(module, None, item) for item in facts.globals[data]], depth)
+        if kind == "local":
+            return self._all_as_text([(module, function, item) for item in value.items], depth)
+        if kind in ("elem", "sub"):
+            picked = self._picked(module, function, value, depth + 1)
+            return self._all_as_text(picked, depth) if picked else None
+        resolved = self.resolve(module, function, value)
+        if not resolved or UNRESOLVED in resolved:
+            return None
+        return frozenset(repr(item) for item in resolved)
+
+    def _all_as_text(self, values: list[tuple[str, str | None, Value]], depth: int) -> frozenset[str] | None:
+        out: set[str] = set()
+        for item_module, item_function, item in values:
+            known = self.values_as_text(item_module, item_function, item, depth + 1)
+            if known is None:
+                return None
+            out |= known
+        return frozenset(out) if out else None
 
     def _named_value(self, module: str, function: str | None, dotted: str) -> Value | None:
         """The value a dotted name written in ``function`` reads: a parameter, a local, a loop

@@ -729,6 +729,8 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
                 depth, (site_module, site, factory_name, _callee_module) = asking
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
+                if factory is not None and _cache_hit(program, factory, asking[1]):
+                    continue  # the factory's module asked for these values at import
                 if factory and program.frequency(factory).freq == Freq.HOT and not program.memoized(factory):
                     continue  # WCT003 reports the factory itself
                 key = (site_module, site)
@@ -771,6 +773,16 @@ def _adding_call(program: Program, event: Event) -> tuple[int, tuple] | None:
         last = (depth, link)
         depth += 1
     return last
+
+
+def _cache_hit(program: Program, factory: FunctionRef, link: tuple) -> bool:
+    """The call of ``link`` asks the memoized ``factory`` itself for values its module's body
+    already asked for at import: its cache answers, nothing is defined."""
+    _site_module, _span, callee, callee_module = link
+    if (callee_module, callee) != (factory.module, factory.qualname):
+        return False
+    call = _call_at(program, link)
+    return call is not None and program.warmed_at_import(factory, link[0], call[0], call[1])
 
 
 def _new_variant(program: Program, before: list[tuple], link: tuple) -> bool:

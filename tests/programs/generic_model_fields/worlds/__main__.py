@@ -1,8 +1,8 @@
-"""Batch a model's fields over four worlds, then the same batching written three other ways."""
+"""Batch a model's fields over four worlds, then the same batching written four other ways."""
 
 import warp as wp
 
-from worlds.alternatives import DeclaredWorld, SpringWorld
+from worlds.alternatives import DeclaredWorld, SpringWorld, WarmedWorld
 from worlds.batch import World
 from worlds.memoized import MemoizedWorld
 from worlds.model import Model, Springs
@@ -17,6 +17,7 @@ def main():
     springs = SpringWorld(Springs(6), nworld=4)
     print("springs", springs.stiffness.shape, springs.damping.shape)
     print("declared", DeclaredWorld(model, nworld=4).geom_size.shape)
+    print("warmed", WarmedWorld(model, nworld=4).geom_size.shape)
     print("memoized", [f.shape for f in MemoizedWorld(model, nworld=4).fields])
 
 
