@@ -693,3 +693,19 @@ def test_a_memoized_factory_warmed_at_import_answers_from_its_cache(tmp_path):
 def test_a_value_the_warm_up_did_not_ask_for_defines_a_variant(tmp_path):
     found = _wct007(lint_snippet(tmp_path, _WARMED.format(asked="wp.float64")))
     assert [f.line for f in found] == [21] and "`make()`" in found[0].message
+
+
+def test_an_indexed_element_of_a_comprehension_list(tmp_path):
+    # ``bufs[1]`` is one of what the comprehension makes: float32, then float64 out.
+    text = (
+        "from typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef copy(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+        "def step():\n    bufs = [wp.zeros(4, dtype=wp.float32) for _ in range(2)]\n"
+        "    out = wp.zeros(4, dtype=wp.float64)\n"
+        "    wp.launch(copy, dim=4, inputs=[bufs[0]], outputs=[bufs[1]])\n"
+        "    wp.launch(copy, dim=4, inputs=[bufs[1]], outputs=[out])\n\nstep()\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "line 12" in found[0].message
+    same = text.replace("out = wp.zeros(4, dtype=wp.float64)", "out = wp.zeros(4, dtype=wp.float32)")
+    assert _wct007(lint_snippet(tmp_path / "same", same)) == []

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, NamedTuple, Sequence, TypeVar
 
 from warp_ct.analyzer.facts import (
+    COMPREHENSION,
     NAMESPACE_CLASSES,
     UNKNOWN,
     FunctionFact,
@@ -1777,6 +1778,9 @@ class Kernels:
             return None
         out = []
         for row_module, row_function, row in rows:
+            if row.kind == "tuple" and row.data == COMPREHENSION:  # ``bufs[1]`` of ``[make() for ...]``
+                out.append((row_module, row_function, row.items[0]))
+                continue
             for items in self._tuples(row_module, row_function, row, depth + 1) or [None]:
                 if items is None or not -len(items) <= index.data < len(items):
                     return None

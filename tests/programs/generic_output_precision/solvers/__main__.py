@@ -6,6 +6,7 @@ import warp as wp
 
 from solvers.alternatives import DeclaredSolver, ExactSolver, MemoizedSolver
 from solvers.linear import Solver
+from solvers.staged import staged_copy
 
 
 def run(solver, b, x):
@@ -26,6 +27,7 @@ def main():
     print("declared step", run(DeclaredSolver(n, single=True), rhs, wp.zeros(n, dtype=wp.float32)))
     print("declared adjoint", run(DeclaredSolver(n), rhs, wp.zeros(n, dtype=wp.float64)))
     print("memoized step", run(MemoizedSolver(n, single=True), rhs, wp.zeros(n, dtype=wp.float32)))
+    print("staged", float(staged_copy(step).numpy()[0]))
     print("memoized adjoint", run(MemoizedSolver(n), rhs, wp.zeros(n, dtype=wp.float64)))
 
 
