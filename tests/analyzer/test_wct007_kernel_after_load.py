@@ -709,3 +709,18 @@ def test_an_indexed_element_of_a_comprehension_list(tmp_path):
     assert [f.line for f in found] == [5] and "line 12" in found[0].message
     same = text.replace("out = wp.zeros(4, dtype=wp.float64)", "out = wp.zeros(4, dtype=wp.float32)")
     assert _wct007(lint_snippet(tmp_path / "same", same)) == []
+
+
+def test_fields_read_by_name_from_a_list(tmp_path):
+    # ``for field in FIELDS: tile(getattr(model, field))``: each named attribute's dtype.
+    expand = "def expand(model, n):\n    return tile(model.pos, n), tile(model.mass, n)\n\n"
+    by_name = (
+        "FIELDS = ('pos', 'mass')\n\ndef expand(model, n, fields=FIELDS):\n"
+        "    return [tile(getattr(model, field), n) for field in fields]\n\n"
+    )
+    text = _MODEL_FIELDS.replace(expand, by_name) + "expand(Model(), 4)\n"
+    assert by_name in text
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "(`wp.float32`, `wp.vec3`)" in found[0].message
+    unknown = text.replace("expand(Model(), 4)\n", "import sys\nexpand(Model(), 4, sys.argv[1:])\n")
+    assert _wct007(lint_snippet(tmp_path / "unknown", unknown)) == []

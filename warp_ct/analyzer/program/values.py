@@ -408,6 +408,8 @@ class Values:
                 return self.array_dtypes(module, function, keywords["dtype"], depth + 1)
             if value.data.endswith("_like") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
+            if value.data == "getattr" and len(positional) == 2:
+                return self._getattr_dtypes(module, function, positional, depth)
             receiver, _, method = value.data.rpartition(".")
             if receiver and method in _SAME_DTYPE_METHODS:  # ``x.flatten()``: ``x``'s elements
                 named = self._named_value(module, function, receiver)
@@ -523,10 +525,11 @@ class Values:
         model sees, when its class assigns no ``self.pos``, or when code outside a class
         writes an attribute of that name (``obj.pos = ...``: some object's, maybe this one's)."""
         head, _, attr = dotted.rpartition(".")
-        if attr in self._attributes_written_outside():
-            return {"?"}
-        objects = self._objects_named(module, function, head, depth)
-        if not objects:
+        return self._attribute_dtypes(self._objects_named(module, function, head, depth), attr, depth)
+
+    def _attribute_dtypes(self, objects: list[tuple[str, str | None, Value]] | None, attr: str, depth: int) -> set[str]:
+        """What the classes of ``objects`` assign to ``self.<attr>``, as dtypes."""
+        if not objects or attr in self._attributes_written_outside():
             return {"?"}
         out: set[str] = set()
         for object_module, object_function, item in objects:
@@ -537,6 +540,24 @@ class Values:
             for where, value in assigned:
                 out |= self.array_dtypes(where.module, where.qualname, value, depth + 1)
         return out or {"?"}
+
+    def _getattr_dtypes(self, module: str, function: str | None, arguments: list[Value], depth: int) -> set[str]:
+        """``getattr(model, field)`` over names the model resolves (``for field in FIELDS``):
+        each named attribute of the object, as ``model.<field>`` reads it."""
+        target, name = arguments
+        names = self.resolve(module, function, name)
+        if function is None or not names or not all(isinstance(n, str) for n in names):
+            return {"?"}
+        head = {"param": target.data, "local": target.data, "name": target.data}.get(target.kind)
+        if target.kind == "attr" and target.items and target.items[0].kind == "self":
+            head = "self." + target.data
+        if not isinstance(head, str) or "." in head.removeprefix("self."):
+            return {"?"}
+        objects = self._objects_named(module, function, head, depth)
+        out: set[str] = set()
+        for attr in names:
+            out |= self._attribute_dtypes(objects, attr, depth)
+        return out
 
     def _attributes_written_outside(self) -> frozenset[str]:
         """The attribute names some code writes on an object other than ``self``."""

@@ -1,5 +1,6 @@
-"""Batched worlds (mjlab's expand_model_fields shape): every field of a model repeated per
-world by one generic kernel, the field's dtype read from the model object's attributes."""
+"""Batched worlds (mjlab's expand_model_fields shape): every field of a model, named in a
+list, repeated per world by one generic kernel; each field's dtype is the model object's
+attribute of that name."""
 
 from typing import Any
 
@@ -22,8 +23,10 @@ def tile(x: wp.array, nworld: int) -> wp.array:
     return dst
 
 
+FIELDS = ("body_pos", "body_mass", "geom_size")
+
+
 class World:
-    def __init__(self, model, nworld: int):
-        self.body_pos = tile(model.body_pos, nworld)
-        self.body_mass = tile(model.body_mass, nworld)
-        self.geom_size = tile(model.geom_size, nworld)
+    def __init__(self, model, nworld: int, fields: tuple[str, ...] = FIELDS):
+        for field in fields:
+            setattr(self, field, tile(getattr(model, field), nworld))
