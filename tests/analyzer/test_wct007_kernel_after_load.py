@@ -706,7 +706,7 @@ def test_an_indexed_element_of_a_comprehension_list(tmp_path):
         "    wp.launch(copy, dim=4, inputs=[bufs[1]], outputs=[out])\n\nstep()\n"
     )
     found = _wct007(lint_snippet(tmp_path, text))
-    assert [f.line for f in found] == [5] and "line 12" in found[0].message
+    assert [f.line for f in found] == [5] and "launched at line 12 with other types than at line 11" in found[0].message
     same = text.replace("out = wp.zeros(4, dtype=wp.float64)", "out = wp.zeros(4, dtype=wp.float32)")
     assert _wct007(lint_snippet(tmp_path / "same", same)) == []
 

@@ -306,6 +306,17 @@ class KernelAfterLoad(Rule):
                 )
                 continue
             first = _launched_kernel_name(program, load)
+            if _launches_kernel(program, load, kernel):
+                # The same kernel loaded the module with other types: a second instantiation.
+                ctx.report(
+                    funcdef if funcdef is not None else ctx._range(*kernel.span),
+                    f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is "
+                    f"launched at {where(launch.site_module, launch.span, ctx.module_name)} with other types than at "
+                    f"{where(load.site_module, load.span, ctx.module_name)}, which loaded its module: the new "
+                    "instantiation joins the module, which is built again, whole. Declare the concrete types up "
+                    "front with `wp.overload` beside the kernel.",
+                )
+                continue
             ctx.report(
                 funcdef if funcdef is not None else ctx._range(*kernel.span),
                 f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is first "
@@ -366,6 +377,14 @@ class KernelAfterLoad(Rule):
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
                 "again, whole, at its next launch. Create the kernel before the first launch.",
             )
+
+
+def _launches_kernel(program: Program, load: Event, kernel: KernelFact) -> bool:
+    """The load is a launch of ``kernel`` itself."""
+    kind, index = load.detail
+    return kind.startswith("launch") and any(
+        isinstance(k, KernelRef) and program.kernel(k) is kernel for k in program.launch_kernels(load.site_module, index)
+    )
 
 
 def _property_advice(kernel: KernelFact) -> str:
