@@ -569,3 +569,158 @@ def test_structs_of_one_name_are_told_apart_by_their_modules(tmp_path):
     found = _wct007(lint_files(tmp_path, files))
     assert len(found) == 1, found
     assert "(`first.Data`, `second.Data`)" in found[0].message
+
+
+# dismech-newton's CudssSolver: one generic kernel converts the right-hand side into buffers in
+# the solver's precision (made by a generator, the dtype chosen by a flag) and the solution back
+# out; the types arrive through ``outputs=`` (measured: tests/programs/generic_output_precision,
+# 3 builds with 3 hashes).
+_PRECISION_SOLVER = (
+    "from typing import Any\nimport warp as wp\n\n"
+    "@wp.kernel\ndef convert(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+    "class Solver:\n    def __init__(self, n, single=False):\n"
+    "        dtype = wp.float32 if single else wp.float64\n"
+    "        self._b, self._x = (wp.zeros(n, dtype=dtype) for _ in range(2))\n\n"
+    "    def solve(self, b, x):\n"
+    "        wp.launch(convert, dim=1, inputs=[b], outputs=[self._b])\n"
+    "        wp.launch(convert, dim=1, inputs=[self._x], outputs=[x])\n\n"
+)
+
+
+def test_generic_types_through_outputs_and_generated_buffers(tmp_path):
+    text = _PRECISION_SOLVER + "Solver(8, single=True).solve(wp.zeros(8), wp.zeros(8))\nSolver(8).solve(wp.zeros(8), wp.zeros(8))\n"
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "several dtypes (`wp.float32`, `wp.float64`)" in found[0].message
+
+
+def test_a_flag_every_caller_gives_alike_picks_one_dtype(tmp_path):
+    # Every solver is made in float32: the other arm of the choice is never taken.
+    text = _PRECISION_SOLVER + "Solver(8, single=True).solve(wp.zeros(8), wp.zeros(8))\nSolver(4, True)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_generated_buffers_of_one_dtype_are_one_instantiation(tmp_path):
+    text = _PRECISION_SOLVER.replace("wp.float32 if single else wp.float64", "wp.float64") + (
+        "Solver(8, single=True).solve(wp.zeros(8, dtype=wp.float64), wp.zeros(8, dtype=wp.float64))\n"
+    )
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_outputs_of_other_dtypes_at_two_launches_of_one_flow(tmp_path):
+    # The inputs agree; the outputs' dtypes differ: two instantiations in one step.
+    text = (
+        "from typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef convert(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+        "def step(x):\n    a = wp.zeros(4, dtype=wp.float32)\n    b = wp.zeros(4, dtype=wp.float64)\n"
+        "    wp.launch(convert, dim=4, inputs=[x], outputs=[a])\n    wp.launch(convert, dim=4, inputs=[x], outputs=[b])\n\n"
+        "step(wp.zeros(4, dtype=wp.float32))\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5]
+    same = text.replace("b = wp.zeros(4, dtype=wp.float64)", "b = wp.zeros(4, dtype=wp.float32)")
+    assert _wct007(lint_snippet(tmp_path / "same", same)) == []
+
+
+def test_a_one_return_dtype_choice_helper_fed_one_dtype_is_one_instantiation(tmp_path):
+    # ``return wp.float64 if ... else wp.float32`` dispatches as two returns do: float32 data only.
+    text = _DTYPE_HELPER.replace(
+        "    if x.dtype == np.float64:\n        return wp.float64\n    return wp.float32\n",
+        "    return wp.float64 if x.dtype == np.float64 else wp.float32\n",
+    ) + "run(np.ones(4, np.float32))\nrun(np.zeros(8, np.float32))\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+# mjlab's expand_model_fields: each field of a model object repeated per world by one generic
+# kernel; the dtypes are the object's attributes (measured: tests/programs/generic_model_fields,
+# 3 builds with 3 hashes).
+_MODEL_FIELDS = (
+    "from typing import Any\nimport warp as wp\n\n"
+    "@wp.kernel\ndef repeat(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+    "class Model:\n    def __init__(self):\n"
+    "        self.pos = wp.zeros((1, 4), dtype=wp.vec3)\n        self.mass = wp.zeros((1, 4), dtype=wp.float32)\n\n"
+    "def tile(x, n):\n    dst = wp.empty((n, x.shape[1]), dtype=x.dtype)\n"
+    "    wp.launch(repeat, dim=dst.size, inputs=[x.flatten()], outputs=[dst.flatten()])\n    return dst\n\n"
+    "def expand(model, n):\n    return tile(model.pos, n), tile(model.mass, n)\n\n"
+)
+
+
+def test_generic_types_from_a_model_objects_attributes(tmp_path):
+    found = _wct007(lint_snippet(tmp_path, _MODEL_FIELDS + "expand(Model(), 4)\n"))
+    assert [f.line for f in found] == [5] and "several dtypes (`wp.float32`, `wp.vec3`)" in found[0].message
+
+
+def test_model_attributes_of_one_dtype_are_one_instantiation(tmp_path):
+    text = _MODEL_FIELDS.replace("dtype=wp.vec3", "dtype=wp.float32") + "expand(Model(), 4)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_an_attribute_written_outside_its_class_is_unknown(tmp_path):
+    # ``model.pos = ...`` elsewhere: some object's attribute of that name, maybe this one's.
+    text = _MODEL_FIELDS + "m = Model()\nm.pos = wp.zeros((1, 4), dtype=wp.float32)\nexpand(m, 4)\n"
+    assert _wct007(lint_snippet(tmp_path, text)) == []
+
+
+def test_each_object_answers_for_its_own_class(tmp_path):
+    # Two models handed to one helper: their own attributes, together.
+    other = (
+        "class Other:\n    def __init__(self):\n        self.pos = wp.zeros((1, 4), dtype=wp.float64)\n"
+        "        self.mass = wp.zeros((1, 4), dtype=wp.float64)\n\n"
+    )
+    alike = _MODEL_FIELDS.replace("dtype=wp.vec3", "dtype=wp.float32")
+    found = _wct007(lint_snippet(tmp_path, alike + other + "expand(Model(), 4)\nexpand(Other(), 4)\n"))
+    assert [f.line for f in found] == [5] and "(`wp.float32`, `wp.float64`)" in found[0].message
+    same = other.replace("wp.float64", "wp.float32")
+    assert _wct007(lint_snippet(tmp_path / "same", alike + same + "expand(Model(), 4)\nexpand(Other(), 4)\n")) == []
+
+
+_WARMED = (
+    "import functools\nimport warp as wp\n\n"
+    "@wp.kernel\ndef init(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\n"
+    "@functools.cache\ndef make(dtype):\n    @wp.kernel\n    def k(x: wp.array(dtype=dtype)):\n        x[wp.tid()] = x[wp.tid()]\n\n"
+    "    return k\n\n"
+    "for _dtype in (wp.float32, wp.vec3):\n    make(_dtype)\n\n"
+    "def step(x):\n    wp.launch(init, dim=1, inputs=[x])\n    wp.launch(make({asked}), dim=1, inputs=[x])\n\n"
+    "step(wp.zeros(1, dtype=float))\n"
+)
+
+
+def test_a_memoized_factory_warmed_at_import_answers_from_its_cache(tmp_path):
+    # Every variant was made at import, before any launch: the step's call is a cache hit.
+    assert _wct007(lint_snippet(tmp_path, _WARMED.format(asked="wp.float32"))) == []
+    assert _wct007(lint_snippet(tmp_path / "dtype", _WARMED.format(asked="x.dtype"))) == []
+
+
+def test_a_value_the_warm_up_did_not_ask_for_defines_a_variant(tmp_path):
+    found = _wct007(lint_snippet(tmp_path, _WARMED.format(asked="wp.float64")))
+    assert [f.line for f in found] == [21] and "`make()`" in found[0].message
+
+
+def test_an_indexed_element_of_a_comprehension_list(tmp_path):
+    # ``bufs[1]`` is one of what the comprehension makes: float32, then float64 out.
+    text = (
+        "from typing import Any\nimport warp as wp\n\n"
+        "@wp.kernel\ndef copy(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):\n    dst[wp.tid()] = src[wp.tid()]\n\n"
+        "def step():\n    bufs = [wp.zeros(4, dtype=wp.float32) for _ in range(2)]\n"
+        "    out = wp.zeros(4, dtype=wp.float64)\n"
+        "    wp.launch(copy, dim=4, inputs=[bufs[0]], outputs=[bufs[1]])\n"
+        "    wp.launch(copy, dim=4, inputs=[bufs[1]], outputs=[out])\n\nstep()\n"
+    )
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "launched at line 12 with other types than at line 11" in found[0].message
+    same = text.replace("out = wp.zeros(4, dtype=wp.float64)", "out = wp.zeros(4, dtype=wp.float32)")
+    assert _wct007(lint_snippet(tmp_path / "same", same)) == []
+
+
+def test_fields_read_by_name_from_a_list(tmp_path):
+    # ``for field in FIELDS: tile(getattr(model, field))``: each named attribute's dtype.
+    expand = "def expand(model, n):\n    return tile(model.pos, n), tile(model.mass, n)\n\n"
+    by_name = (
+        "FIELDS = ('pos', 'mass')\n\ndef expand(model, n, fields=FIELDS):\n"
+        "    return [tile(getattr(model, field), n) for field in fields]\n\n"
+    )
+    text = _MODEL_FIELDS.replace(expand, by_name) + "expand(Model(), 4)\n"
+    assert by_name in text
+    found = _wct007(lint_snippet(tmp_path, text))
+    assert [f.line for f in found] == [5] and "(`wp.float32`, `wp.vec3`)" in found[0].message
+    unknown = text.replace("expand(Model(), 4)\n", "import sys\nexpand(Model(), 4, sys.argv[1:])\n")
+    assert _wct007(lint_snippet(tmp_path / "unknown", unknown)) == []

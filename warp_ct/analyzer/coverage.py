@@ -186,12 +186,13 @@ def measure_program(program: Program, reported: list[FileFacts], coverage: Proje
 
 def _argument_types_known(program: Program, module: str, launch: LaunchFact) -> bool:
     """Whether the types a generic kernel is instantiated with are known at this site: every
-    argument is a literal or has a known dtype (the inputs list is written at the launch)."""
+    argument, input or output, is a literal or has a known dtype (the inputs list is written
+    at the launch)."""
     if launch.inputs_param is not None:
         return False
     return all(
         value.kind == "const" or "?" not in program.array_dtypes(module, launch.function, value)
-        for value in launch.inputs
+        for value in (*launch.inputs, *launch.outputs)
     )
 
 

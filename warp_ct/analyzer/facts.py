@@ -63,6 +63,8 @@ class Value:
 
 
 UNKNOWN = Value("unknown")
+# ``tuple``'s data for what a comprehension makes: one item, the element each pass builds.
+COMPREHENSION = "comprehension"
 UNSET = Value("unset")  # a class-body annotation without a value (``step: wp.Kernel``): binds nothing
 CHANGED = Value("changed")  # a value that moves each time its line runs (``x *= 0.95``)
 _SELF = Value("self")
@@ -191,6 +193,10 @@ class LaunchFact:
     kernel_span: Span | None = None  # the kernel expression, for messages
     inputs_param: str | None = None  # ``inputs=inputs``: the parameter of ``function`` the list comes from
     withs: tuple[WithFact, ...] = ()  # the ``with`` contexts around it (``CallFact.withs``)
+    # The ``outputs=[...]`` values: a generic kernel's ``Any`` outputs are made concrete from
+    # them as its inputs are (``_convert(src: wp.array[Any], dst: wp.array[Any])`` launched
+    # float64 -> float32 and float32 -> float32 is two instantiations).
+    outputs: tuple[Value, ...] = ()
 
 
 @dataclass(slots=True)
@@ -772,7 +778,8 @@ class _Extractor:
         with self.comprehension_scope(node):
             if node.__class__ is ast.DictComp:
                 return self.shared("dict", None, (self.value(node.key), self.value(node.value)))  # type: ignore[union-attr]
-            return self.shared("tuple", None, (self.value(node.elt),))  # type: ignore[union-attr]
+            # Marked: unpacking it (``a, b = (wp.zeros(n) for _ in range(2))``) binds elements.
+            return self.shared("tuple", COMPREHENSION, (self.value(node.elt),))  # type: ignore[union-attr]
 
     @contextlib.contextmanager
     def comprehension_scope(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> Iterator[None]:
@@ -1299,8 +1306,7 @@ class _Extractor:
                     for index, element in enumerate(target.elts):
                         if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
                                 and element.value.id == "self"):  # fmt: skip
-                            part = (value.items[index] if value.kind == "tuple" and len(value.items) == len(target.elts)
-                                    else Value("sub", None, (value, const(index))))  # fmt: skip
+                            part = unpacked_item(value, index, len(target.elts))
                             scope.fact.self_attrs.setdefault(element.attr, []).append(part)
             elif self.class_stack:
                 if isinstance(target, ast.Name) and scope.fact is None:
@@ -1761,6 +1767,7 @@ class _Extractor:
             elif kind == "force_load":
                 target = call_argument(node, "modules", 2)
             inputs = call_argument(node, "inputs", 2 if kind == "launch" else 2)
+            outputs = call_argument(node, "outputs", 3) if kind in ("launch", "launch_tiled") else None
             dtypes = tuple(_text(e) for e in inputs.elts) if isinstance(inputs, (ast.List, ast.Tuple)) else ()
             block_dim = call_argument(node, "block_dim")
             if kind == "block_size_query":
@@ -1787,6 +1794,7 @@ class _Extractor:
                     path=tuple(scope.path),
                     kernel_span=span_of(kernel, self._numbers) if kernel is not None else None,
                     inputs_param=inputs.id if isinstance(inputs, ast.Name) and inputs.id in scope.params else None,
+                    outputs=tuple(self.value(e) for e in outputs.elts) if isinstance(outputs, (ast.List, ast.Tuple)) else (),
                 )
             )
             adjoint = call_argument(node, "adjoint")
@@ -2153,6 +2161,18 @@ def _defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.exp
     return out
 
 
+def unpacked_item(value: Value, index: int, count: int) -> Value:
+    """What position ``index`` of ``count`` names bound by unpacking ``value`` holds: the item
+    of a tuple literal of as many items; an element of what a comprehension makes (``self._b,
+    self._x = (wp.zeros(n, dtype=dtype) for _ in range(2))``: each name is one of them); else
+    the value indexed."""
+    if value.kind == "tuple" and value.data == COMPREHENSION:
+        return Value("elem", None, (value,))
+    if value.kind == "tuple" and len(value.items) == count:
+        return value.items[index]
+    return Value("sub", None, (value, const(index)))
+
+
 def _bind_targets(target: ast.AST, value: Value, table: dict[str, Any], single: bool = False) -> None:
     """Record what ``target = value`` binds: a list of values per name, or (``single``, for
     loop targets) the one element expression per name."""
@@ -2166,11 +2186,7 @@ def _bind_targets(target: ast.AST, value: Value, table: dict[str, Any], single: 
             if isinstance(element, ast.Starred):
                 _bind_targets(element.value, UNKNOWN, table, single)
                 continue
-            if value.kind == "tuple" and len(value.items) == len(target.elts):
-                part = value.items[index]
-            else:
-                part = Value("sub", None, (value, const(index)))
-            _bind_targets(element, part, table, single)
+            _bind_targets(element, unpacked_item(value, index, len(target.elts)), table, single)
     elif isinstance(target, ast.Starred):
         _bind_targets(target.value, UNKNOWN, table, single)
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, NamedTuple, Sequence, TypeVar
 
 from warp_ct.analyzer.facts import (
+    COMPREHENSION,
     NAMESPACE_CLASSES,
     UNKNOWN,
     FunctionFact,
@@ -482,6 +483,7 @@ class Kernels:
             if kernel is None or kernel is UNKNOWN or block_dim is UNKNOWN:
                 continue  # not passed here, or a block_dim the helper computes: unknown at this site
             inputs = tuple(passed(item) or UNKNOWN for item in launch.inputs)
+            outputs = tuple(passed(item) or UNKNOWN for item in launch.outputs)
             inputs_param = None
             if launch.inputs_param is not None:
                 listed = passed(Value("param", launch.inputs_param))
@@ -491,7 +493,7 @@ class Kernels:
                     inputs_param = listed.data
             device = passed(launch.device)
             at_site = replace(
-                launch, kernel=kernel, block_dim=block_dim, inputs=inputs, inputs_param=inputs_param, dtypes=(),
+                launch, kernel=kernel, block_dim=block_dim, inputs=inputs, outputs=outputs, inputs_param=inputs_param, dtypes=(),
                 device=None if device is UNKNOWN else device, adjoint=passed(launch.adjoint),
                 max_workers=passed(launch.max_workers), span=call.span, function=function, order=call.order,
                 loop_depth=call.loop_depth + launch.loop_depth, guarded=call.guarded or launch.guarded,
@@ -1776,6 +1778,9 @@ class Kernels:
             return None
         out = []
         for row_module, row_function, row in rows:
+            if row.kind == "tuple" and row.data == COMPREHENSION:  # ``bufs[1]`` of ``[make() for ...]``
+                out.append((row_module, row_function, row.items[0]))
+                continue
             for items in self._tuples(row_module, row_function, row, depth + 1) or [None]:
                 if items is None or not -len(items) <= index.data < len(items):
                     return None

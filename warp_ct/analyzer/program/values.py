@@ -19,6 +19,7 @@ from warp_ct.analyzer.program.base import (
     FunctionRef,
     _identity,
     _positional_index,
+    argument_passed,
     converted,
 )
 
@@ -33,6 +34,9 @@ _NUMPY_DTYPE_POSITION = {
     "numpy.array": 1, "numpy.asarray": 1, "numpy.ascontiguousarray": 1,
 }  # fmt: skip
 
+
+# Array methods whose result holds the array's own elements (``view(dtype)`` does not).
+_SAME_DTYPE_METHODS = frozenset({"flatten", "reshape", "contiguous", "transpose"})
 
 # Python's types as array dtypes: Warp stores ``dtype=float`` as float32, ``int`` as int32.
 _PYTHON_DTYPES = {"float": "warp.float32", "int": "warp.int32", "bool": "warp.bool"}
@@ -58,6 +62,16 @@ def _reads_self_attr(value: Value, attr: str, depth: int = 0) -> bool:
     if value.kind == "attr" and value.data == attr and value.items and value.items[0].kind == "self":
         return True
     return depth < MAX_DEPTH and any(_reads_self_attr(item, attr, depth + 1) for item in value.items)
+
+
+def _alternatives(returns: list[Value]) -> list[Value]:
+    """A function's returns, each arm of a returned ``a if c else b`` on its own: a helper that
+    returns one dtype or another by its input (``wp.float64 if x.dtype == np.float64 else
+    wp.float32``) dispatches as one with a ``return`` per dtype does."""
+    out: list[Value] = []
+    for item in returns:
+        out.extend(item.items if item.kind == "choice" else (item,))
+    return out
 
 
 class Values:
@@ -362,10 +376,12 @@ class Values:
             facts = self.modules.get(module)
             if facts is not None and len(facts.globals.get(value.data, ())) == 1:
                 return self.array_dtypes(module, None, facts.globals[value.data][0], depth + 1)
+            if function is not None and "." in value.data:
+                return self._object_attribute_dtypes(module, function, value.data, depth)
             return {"?"}
-        if kind == "local":
+        if kind in ("local", "choice"):  # each value assigned; each arm of ``a if c else b`` taken
             out: set[str] = set()
-            for item in value.items:
+            for item in value.items if kind == "local" else self._arms_taken(module, function, value):
                 out |= self.array_dtypes(module, function, item, depth + 1)
             return out or {"?"}
         if kind in ("elem", "sub"):
@@ -398,6 +414,12 @@ class Values:
                 return self.array_dtypes(module, function, keywords["dtype"], depth + 1)
             if value.data.endswith("_like") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
+            if value.data == "getattr" and len(positional) == 2:
+                return self._getattr_dtypes(module, function, positional, depth)
+            receiver, _, method = value.data.rpartition(".")
+            if receiver and method in _SAME_DTYPE_METHODS:  # ``x.flatten()``: ``x``'s elements
+                named = self._named_value(module, function, receiver)
+                return self.array_dtypes(module, function, named, depth + 1) if named is not None else {"?"}
             if value.data in ("warp.array", "warp.from_numpy") and positional:
                 return self.array_dtypes(module, function, positional[0], depth + 1)
             struct = self._struct_type(module, value.data)
@@ -414,12 +436,209 @@ class Values:
             caller = self.function(FunctionRef(module, function)) if function is not None else None
             target = self.resolve_call(module, caller, value.data) if value.data else None
             fact = self.function(target) if target is not None else None
-            if fact is not None and len(fact.returns) == 1:
-                return self.array_dtypes(target.module, target.qualname, fact.returns[0], depth + 1)  # type: ignore[union-attr]
-            if fact is not None and fact.returns:
-                return self._dispatched_dtypes(module, function, positional, target, fact.returns, depth)  # type: ignore[arg-type]
+            returns = _alternatives(fact.returns) if fact is not None else []
+            if len(returns) == 1:
+                return self.array_dtypes(target.module, target.qualname, returns[0], depth + 1)  # type: ignore[union-attr]
+            if returns:
+                return self._dispatched_dtypes(module, function, positional, target, returns, depth)  # type: ignore[arg-type]
         return {"?"}
 
+
+    def warmed_at_import(self, factory: FunctionRef, module: str, function: str | None, call: Any) -> bool:
+        """Whether a memoized ``factory``'s module body already called it, at import, with
+        every value ``call`` (in ``function`` of ``module``) can pass (``for d in (wp.float32,
+        wp.vec3): make(d)`` beside ``make``, then ``make(x.dtype)`` in a step): the call is a
+        cache hit and defines nothing. The factory's own module runs its body before anything
+        can call it; other modules' bodies may run later. Unknown values: not warmed."""
+        fact = self.function(factory)
+        if fact is None or not self.memoized(factory):
+            return False
+        warm = [site for caller, site_module, site in self.callers(factory) if caller is None and site_module == factory.module]
+        if not warm:
+            return False
+        for param in fact.params:
+            asked = argument_passed(fact, call, param)
+            if asked is None:
+                continue  # its default, as a warm-up call that leaves it out has
+            wanted = self.values_as_text(module, function, asked)
+            if wanted is None:
+                return False
+            given: set[str] = set()
+            for site in warm:
+                passed = argument_passed(fact, site, param)
+                known = self.values_as_text(factory.module, None, passed) if passed is not None else None
+                if known is None:
+                    return False
+                given |= known
+            if not wanted <= given:
+                return False
+        return True
+
+    def values_as_text(self, module: str, function: str | None, value: Value, depth: int = 0) -> frozenset[str] | None:
+        """The values an argument can be, as text: Warp types by their dotted names (a dtype
+        ``x.dtype`` reads from its array among them), other constants by ``repr``; None when
+        some value is unknown."""
+        if depth > MAX_DEPTH:
+            return None
+        kind, data = value.kind, value.data
+        if kind == "name" and isinstance(data, str):
+            if data.startswith("warp."):
+                return frozenset({_canonical_dtype(data)})
+            if data.endswith(".dtype"):
+                named = self._named_value(module, function, data[: -len(".dtype")])
+                dtypes = self.array_dtypes(module, function, named) if named is not None else {"?"}
+                return None if "?" in dtypes else frozenset(dtypes)
+            facts = self.modules.get(module)
+            if facts is not None and data in facts.globals:  # a module-level loop's variable
+                return self._all_as_text([(module, None, item) for item in facts.globals[data]], depth)
+        if kind == "local":
+            return self._all_as_text([(module, function, item) for item in value.items], depth)
+        if kind in ("elem", "sub"):
+            picked = self._picked(module, function, value, depth + 1)
+            return self._all_as_text(picked, depth) if picked else None
+        resolved = self.resolve(module, function, value)
+        if not resolved or UNRESOLVED in resolved:
+            return None
+        return frozenset(repr(item) for item in resolved)
+
+    def _all_as_text(self, values: list[tuple[str, str | None, Value]], depth: int) -> frozenset[str] | None:
+        out: set[str] = set()
+        for item_module, item_function, item in values:
+            known = self.values_as_text(item_module, item_function, item, depth + 1)
+            if known is None:
+                return None
+            out |= known
+        return frozenset(out) if out else None
+
+    def _named_value(self, module: str, function: str | None, dotted: str) -> Value | None:
+        """The value a dotted name written in ``function`` reads: a parameter, a local, a loop
+        element, ``self.x``, or a module-level or object attribute name."""
+        fact = self.function(FunctionRef(module, function)) if function is not None else None
+        if dotted.startswith("self.") and dotted.count(".") == 1:
+            return Value("attr", dotted[5:], (Value("self"),)) if fact is not None else None
+        if fact is not None and dotted in fact.params:
+            return Value("param", dotted)
+        if fact is not None and dotted in fact.locals:
+            return Value("local", dotted, tuple(fact.locals[dotted]))
+        if fact is not None and dotted in fact.loop_tables:
+            return fact.loop_tables[dotted]
+        return Value("name", dotted)
+
+    def _object_attribute_dtypes(self, module: str, function: str, dotted: str, depth: int) -> set[str]:
+        """``model.pos``: what the methods of the object's class assign to ``self.pos``, over
+        every object ``model`` can be (a parameter's arguments, a local's values, a loop's
+        elements, what ``self.x`` holds). Unknown when some object is of no project class the
+        model sees, when its class assigns no ``self.pos``, or when code outside a class
+        writes an attribute of that name (``obj.pos = ...``: some object's, maybe this one's)."""
+        head, _, attr = dotted.rpartition(".")
+        return self._attribute_dtypes(self._objects_named(module, function, head, depth), attr, depth)
+
+    def _attribute_dtypes(self, objects: list[tuple[str, str | None, Value]] | None, attr: str, depth: int) -> set[str]:
+        """What the classes of ``objects`` assign to ``self.<attr>``, as dtypes."""
+        if not objects or attr in self._attributes_written_outside():
+            return {"?"}
+        out: set[str] = set()
+        for object_module, object_function, item in objects:
+            cls = self._class_of_object(object_module, object_function, item, depth + 1)
+            assigned = self.self_attr_values(cls[0], cls[1], attr) if cls is not None else []
+            if not assigned:
+                return {"?"}
+            for where, value in assigned:
+                out |= self.array_dtypes(where.module, where.qualname, value, depth + 1)
+        return out or {"?"}
+
+    def _getattr_dtypes(self, module: str, function: str | None, arguments: list[Value], depth: int) -> set[str]:
+        """``getattr(model, field)`` over names the model resolves (``for field in FIELDS``):
+        each named attribute of the object, as ``model.<field>`` reads it."""
+        target, name = arguments
+        names = self.resolve(module, function, name)
+        if function is None or not names or not all(isinstance(n, str) for n in names):
+            return {"?"}
+        head = {"param": target.data, "local": target.data, "name": target.data}.get(target.kind)
+        if target.kind == "attr" and target.items and target.items[0].kind == "self":
+            head = "self." + target.data
+        if not isinstance(head, str) or "." in head.removeprefix("self."):
+            return {"?"}
+        objects = self._objects_named(module, function, head, depth)
+        out: set[str] = set()
+        for attr in names:
+            out |= self._attribute_dtypes(objects, attr, depth)
+        return out
+
+    def _attributes_written_outside(self) -> frozenset[str]:
+        """The attribute names some code writes on an object other than ``self``."""
+        found = self._memo.get("attributes written outside")
+        if found is None:
+            found = self._memo["attributes written outside"] = frozenset(
+                attr for facts in self.modules.values() for attr in facts.attr_writes
+            )
+        return found
+
+    def _objects_named(self, module: str, function: str, head: str, depth: int) -> list[tuple[str, str | None, Value]] | None:
+        """(module, function, value) of each object ``head`` (a name, or ``self.x``) can be in
+        ``function``; None when the model cannot list them."""
+        fact = self.function(FunctionRef(module, function))
+        if fact is None:
+            return None
+        if head.startswith("self.") and head.count(".") == 1:
+            class_name = self.class_of(FunctionRef(module, function))
+            assigned = self.self_attr_values(module, class_name, head[5:]) if class_name else []
+            return [(where.module, where.qualname, value) for where, value in assigned] or None
+        if "." in head:
+            return None
+        if head in fact.params:
+            objects = []
+            for caller_module, caller_name, _call, argument in self.arguments_for(FunctionRef(module, function), head):
+                if argument is None:
+                    return None
+                objects.append((caller_module, caller_name, argument))
+            return objects or None
+        if head in fact.locals:
+            return [(module, function, value) for value in fact.locals[head]]
+        if head in fact.loop_tables:
+            return self._picked(module, function, fact.loop_tables[head], depth + 1)
+        return None
+
+    def _class_of_object(self, module: str, function: str | None, value: Value, depth: int) -> tuple[str, str] | None:
+        """The one project class of the objects ``value`` can be: built here (``Model()``,
+        a factory's object), or handed on through parameters, locals and ``self.x``."""
+        # A parameter's objects fan out over every call site, recursively: memoized.
+        if depth > MAX_DEPTH:
+            return self._queries.cut(None)
+        return self._queries.ask(("class of object", module, function, id(value)), value,
+                                 lambda: self._object_class(module, function, value, depth), None)  # fmt: skip
+
+    def _object_class(self, module: str, function: str | None, value: Value, depth: int) -> tuple[str, str] | None:
+        kind = value.kind
+        if kind == "call":
+            return self._class_of_value(module, value, function)
+        objects: list[tuple[str, str | None, Value]] | None = None
+        if kind == "local":
+            objects = [(module, function, item) for item in value.items]
+        elif kind == "param" and function is not None:
+            objects = self._objects_named(module, function, value.data, depth)
+        elif kind == "attr" and value.items and value.items[0].kind == "self" and function is not None:
+            objects = self._objects_named(module, function, "self." + value.data, depth)
+        elif kind == "name" and function is not None and "." not in value.data:
+            objects = self._objects_named(module, function, value.data, depth)
+        classes = {self._class_of_object(m, f, item, depth + 1) for m, f, item in objects or ()}
+        return classes.pop() if len(classes) == 1 and None not in classes else None
+
+    def _arms_taken(self, module: str, function: str | None, choice: Value) -> tuple[Value, ...]:
+        """The arms of ``a if flag else b`` the program takes, where ``flag`` is a parameter
+        every call site gives a constant (``single=True`` here, the default False there): the
+        arms those constants pick. No arm otherwise (unknown): a condition on data (``vec3d if dtype ==
+        wp.float64 else vec3f``) follows the data, and the model cannot tell which arm one
+        call takes (a launch of such a choice may hand each dtype to its own overload)."""
+        if function is None or len(choice.items) != 2 or not isinstance(choice.data, str):
+            return ()
+        fact = self.function(FunctionRef(module, function))
+        if fact is None or choice.data not in fact.params:
+            return ()
+        flags = self.param_values(FunctionRef(module, function), choice.data)
+        if not flags or any(flag is UNRESOLVED for flag in flags):
+            return ()
+        return tuple(arm for arm, taken in zip(choice.items, (True, False)) if any(bool(f) is taken for f in flags))
 
     def _looped_struct_types(self, module: str, function: str | None, callee: str, depth: int) -> set[str] | None:
         """The ``wp.struct`` types a call of a loop variable makes (``for cls in (Sphere,

@@ -306,6 +306,17 @@ class KernelAfterLoad(Rule):
                 )
                 continue
             first = _launched_kernel_name(program, load)
+            if _launches_kernel(program, load, kernel):
+                # The same kernel loaded the module with other types: a second instantiation.
+                ctx.report(
+                    funcdef if funcdef is not None else ctx._range(*kernel.span),
+                    f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is "
+                    f"launched at {where(launch.site_module, launch.span, ctx.module_name)} with other types than at "
+                    f"{where(load.site_module, load.span, ctx.module_name)}, which loaded its module: the new "
+                    "instantiation joins the module, which is built again, whole. Declare the concrete types up "
+                    "front with `wp.overload` beside the kernel.",
+                )
+                continue
             ctx.report(
                 funcdef if funcdef is not None else ctx._range(*kernel.span),
                 f"The generic kernel `{kernel.name}` (its `Any` parameters are made concrete at launch) is first "
@@ -366,6 +377,14 @@ class KernelAfterLoad(Rule):
                 f"({where(load.site_module, load.span, ctx.module_name)}): the module gets a new hash and is built "
                 "again, whole, at its next launch. Create the kernel before the first launch.",
             )
+
+
+def _launches_kernel(program: Program, load: Event, kernel: KernelFact) -> bool:
+    """The load is a launch of ``kernel`` itself."""
+    kind, index = load.detail
+    return kind.startswith("launch") and any(
+        isinstance(k, KernelRef) and program.kernel(k) is kernel for k in program.launch_kernels(load.site_module, index)
+    )
 
 
 def _property_advice(kernel: KernelFact) -> str:
@@ -496,20 +515,23 @@ def _all_late_generic(program: Program) -> dict[KernelRef, tuple[KernelFact, Eve
     per_variant = {ref for ref, kernel in generic.items() if _module_per_variant(program, ref, kernel)}
     found: dict[KernelRef, tuple[KernelFact, Event, Event]] = {}
     # One launch site that receives arrays of several dtypes: the first call loads the
-    # module, each new dtype instantiates the kernel again after that load.
-    for module, launch_facts in program.modules.items():
-        for index, launch in enumerate(launch_facts.launches):
-            if not launch.kind.startswith("launch"):
-                continue
-            for kref in program.launch_kernels(module, index):
-                if kref not in generic or kref in found or kref in per_variant:
+    # module, each new dtype instantiates the kernel again after that load. The inputs of
+    # every site first, then the outputs: the message names the site (an output buffer made
+    # per object is often written under a guard the model does not read).
+    for arguments in ("inputs", "outputs"):
+        for module, launch_facts in program.modules.items():
+            for index, launch in enumerate(launch_facts.launches):
+                if not launch.kind.startswith("launch"):
                     continue
-                for value in launch.inputs:
-                    dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
-                    if len(dtypes) > 1:
-                        event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
-                        found[kref] = (generic[kref], event, event)
-                        break
+                for kref in program.launch_kernels(module, index):
+                    if kref not in generic or kref in found or kref in per_variant:
+                        continue
+                    for value in getattr(launch, arguments):
+                        dtypes = program.array_dtypes(module, launch.function, value) - {"?"}
+                        if len(dtypes) > 1:
+                            event = Event("load", frozenset(), module, launch.span, (), (launch.kind, index))
+                            found[kref] = (generic[kref], event, event)
+                            break
     # (module, launch index) -> the generic kernels it launches: the flows below hold
     # hundreds of thousands of loads, and only these can instantiate late.
     generic_at: dict[tuple[str, int], tuple[KernelRef, ...]] = {}
@@ -639,8 +661,12 @@ def _all_late_property_kernels(program: Program) -> dict[KernelRef, tuple[Kernel
 
 
 def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
-    """Two launches whose array arguments have different known dtypes at some position."""
-    for left, right in zip(_input_dtypes(program, first), _input_dtypes(program, later)):
+    """Two launches whose array arguments have different known dtypes at some position of
+    their inputs or of their outputs (each list by position: an ``inputs=`` passed as one
+    variable leaves the outputs' positions where they are)."""
+    (first_inputs, first_outputs) = _argument_dtypes(program, first)
+    (later_inputs, later_outputs) = _argument_dtypes(program, later)
+    for left, right in (*zip(first_inputs, later_inputs), *zip(first_outputs, later_outputs)):
         if left and right and left != right:
             return True
     return False
@@ -649,7 +675,7 @@ def _other_dtypes(program: Program, first: Event, later: Event) -> bool:
 def _several_types(program: Program, launch: Event) -> str:
     """What one launch site passes in several types: "arrays of several dtypes (`wp.float32`,
     `wp.float64`)" or "values of several `wp.struct` types (`Sphere`, `Box`)"."""
-    types = next((t for t in _input_dtypes(program, launch) if len(t) > 1), frozenset())
+    types = next((t for t in (t for part in _argument_dtypes(program, launch) for t in part) if len(t) > 1), frozenset())
     short = [_type_name(t) for t in sorted(types)]
     # Two structs of one name in two modules (``narrow_phase.ContactWriterData``,
     # ``collide.ContactWriterData``): their modules tell them apart.
@@ -664,14 +690,17 @@ def _type_name(dotted: str) -> str:
     return "wp." + dotted[5:] if dotted.startswith("warp.") else dotted.rpartition(".")[2]
 
 
-def _input_dtypes(program: Program, load: Event) -> list[frozenset[str]]:
-    """The known dtypes of each input of a launch (memoized: flows meet the same launches)."""
-    memo = program.memo("WCT007.input_dtypes", dict)
+def _argument_dtypes(program: Program, load: Event) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """The known dtypes of each input and of each output of a launch (memoized: flows meet the
+    same launches)."""
+    memo = program.memo("WCT007.argument_dtypes", dict)
     key = (load.site_module, load.detail[1])
     if key not in memo:
         launch = program.modules[load.site_module].launches[load.detail[1]]
-        memo[key] = [frozenset(program.array_dtypes(load.site_module, launch.function, value) - {"?"})
-                     for value in launch.inputs]  # fmt: skip
+        memo[key] = tuple(
+            [frozenset(program.array_dtypes(load.site_module, launch.function, value) - {"?"}) for value in values]
+            for values in (launch.inputs, launch.outputs)
+        )
     return memo[key]
 
 
@@ -719,6 +748,8 @@ def _all_late_definitions_through_calls(program: Program) -> dict[str, list[tupl
                 depth, (site_module, site, factory_name, _callee_module) = asking
                 kernel = program.kernel(event.detail)
                 factory = FunctionRef(event.detail.module, kernel.function) if kernel.function else None
+                if factory is not None and _cache_hit(program, factory, asking[1]):
+                    continue  # the factory's module asked for these values at import
                 if factory and program.frequency(factory).freq == Freq.HOT and not program.memoized(factory):
                     continue  # WCT003 reports the factory itself
                 key = (site_module, site)
@@ -761,6 +792,16 @@ def _adding_call(program: Program, event: Event) -> tuple[int, tuple] | None:
         last = (depth, link)
         depth += 1
     return last
+
+
+def _cache_hit(program: Program, factory: FunctionRef, link: tuple) -> bool:
+    """The call of ``link`` asks the memoized ``factory`` itself for values its module's body
+    already asked for at import: its cache answers, nothing is defined."""
+    _site_module, _span, callee, callee_module = link
+    if (callee_module, callee) != (factory.module, factory.qualname):
+        return False
+    call = _call_at(program, link)
+    return call is not None and program.warmed_at_import(factory, link[0], call[0], call[1])
 
 
 def _new_variant(program: Program, before: list[tuple], link: tuple) -> bool:
