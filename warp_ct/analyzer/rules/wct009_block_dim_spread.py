@@ -197,12 +197,44 @@ def _group_launches(program: Program) -> dict[str, _WarpModule]:
                     key = module_key(target)
                     group = groups.get(key)
                     if group is None:
-                        group = groups[key] = _WarpModule(key, f"`{key}`", kernel_counts.get(key, 0),
-                                                          defaults.get(key, DEFAULT_BLOCK_DIM))  # fmt: skip
+                        kernels, default = kernel_counts.get(key, 0), defaults.get(key, DEFAULT_BLOCK_DIM)
+                        if program.is_outside(ref.module):  # a module the project imports: its own file says
+                            outside = _outside_module(program, ref.module, key)
+                            if outside is None:
+                                continue  # its default block_dim is not known
+                            kernels, default = kernels + outside[0], outside[1] if outside[1] is not None else default
+                        group = groups[key] = _WarpModule(key, f"`{key}`", kernels, default)
                     resolved = values if values is not None else (group.default,)
                     chosen = _per_device(launch.block_dim) if values == () else None  # type: ignore[arg-type]
                     group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies, chosen))
     return groups
+
+
+def _outside_module(program: Program, module: str, key: str) -> tuple[int, int | None] | None:
+    """(its kernels in Warp module ``key``, the default block_dim it sets for ``key`` or None)
+    of a module read from outside the project; None when an option change there may set
+    the default to something not known. The project's own kernels and options in ``key``
+    are counted as for any module; what other files outside the project add is not known
+    (fewer kernels: a spread may go untold, never told wrongly)."""
+    def read() -> tuple[int, int | None] | None:
+        facts = program.defining_facts(module)
+        kernels = sum(
+            1 for index, kernel in enumerate(facts.kernels)
+            if kernel.decorator == "kernel" and key in map(module_key, program.kernel_modules(KernelRef(module, index)))
+        )  # fmt: skip
+        default = None
+        for option in facts.options:
+            if option.kind != "module_options" or ("block_dim" not in option.options and "*" not in option.options):
+                continue
+            value = option.options.get("block_dim")
+            if option.target is not None or value is None or value.kind != "const" or not isinstance(value.data, int):
+                return None  # another module's, or a value the context does not resolve
+            default = value.data if option.function is None else None
+            if option.function is not None:
+                return None  # set when some function of it runs
+        return kernels, default
+
+    return program.memo(f"WCT009.outside:{module}:{key}", read)
 
 
 def _remade_with_new_values(program: Program, ref: KernelRef) -> bool:
