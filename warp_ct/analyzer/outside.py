@@ -208,10 +208,11 @@ def _read(path: str) -> tuple[str | None, str | None]:
         return None, digest
 
 
-def still_valid(root: str | None, held: Callable[[str], bool], lookups: list[Lookup]) -> bool:
-    """Whether each of ``lookups`` (``OutsideModules.lookups`` of an earlier run) finds the
-    same file with the same bytes now."""
-    modules = OutsideModules(root, held, lambda path, text, module: None)
+def still_valid(root: str | None, lookups: list[Lookup]) -> bool:
+    """Whether each of ``lookups`` (``OutsideModules.lookups`` of an earlier run of the
+    project at ``root``) finds the same file with the same bytes now. (A package the project
+    came to hold since changed the project's own files, which a cache keys on already.)"""
+    modules = OutsideModules(root, lambda top: False, lambda path, text, module: None)
     for module, path, digest in lookups:
         now = modules.locate(module)
         if now != path:

@@ -2069,4 +2069,6 @@ class Kernels:
             out.append(value if isinstance(value, str) else UNRESOLVED)
         if option.target.kind == "name" and option.target.data in self.modules:  # a module object
             return [option.target.data]
+        if option.target.kind == "name" and self._outside is not None and self._outside(option.target.data) is not None:
+            return [option.target.data]  # a module object the project imports from outside it
         return out
