@@ -40,7 +40,7 @@ from typing import Callable
 
 from warp_ct.analyzer.facts import FileFacts
 
-MAX_LEVELS = 4  # folders above a project's root searched for packages, at most
+MAX_LEVELS = 3  # folders above a project's root searched for packages, at most (Isaac Lab's source/<proj>/test needs 3)
 MAX_CONTEXT_BYTES = 2_000_000  # a larger file is not read as context (generated code)
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 NOT_CONTEXT = frozenset({"warp", "warp_ct", "__future__", "builtins"})  # names the model reads otherwise
