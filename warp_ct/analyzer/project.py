@@ -323,6 +323,7 @@ class Project:
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
         self.outside: OutsideModules | None = None  # what the current program reads from outside the project
+        self._outside_facts: dict[tuple[str, str], tuple[str, FileFacts]] = {}  # (path, module) -> (text, facts)
         self._previous_program: Program | None = None  # the last program built, for the next one to reuse
         self._last_tree: tuple[str, ast.Module] | None = None
         # ``freeze()``: the file set is final, so the program may drop what no query asks of
@@ -517,10 +518,18 @@ class Project:
         return self._program
 
     def _outside_modules(self) -> OutsideModules:
-        """What the next program may read from outside the project (read anew per program: an
-        editor's next program sees a changed context file)."""
+        """What the next program may read from outside the project: looked up and read anew
+        per program (an editor's next program sees a changed context file), their facts
+        extracted once per text (``_context_facts``)."""
         tops = frozenset(name.split(".", 1)[0] for name in self.by_module)
-        return OutsideModules(self.root, tops.__contains__, _context_facts)
+        return OutsideModules(self.root, tops.__contains__, self._context_facts)
+
+    def _context_facts(self, path: str, text: str, module_name: str) -> FileFacts:
+        key = (path, module_name)
+        known = self._outside_facts.get(key)
+        if known is None or known[0] != text:
+            known = self._outside_facts[key] = (text, _context_facts(path, text, module_name))
+        return known[1]
 
     def program_members(self) -> list[FileSummary]:
         """The files whose facts ``program`` joins, in the order it reads them."""
