@@ -185,3 +185,27 @@ def test_a_lookup_is_valid_while_it_finds_the_same_bytes(tmp_path: Path) -> None
     os.remove(tmp_path / "shading" / "shading" / "missing.py")
     (tmp_path / "shading" / "shading" / "kernels.py").write_text(KERNELS + "\n", encoding="utf-8")
     assert not still_valid(root, lookups)  # other bytes
+
+
+def test_an_object_named_like_a_package_is_no_package(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _library(tmp_path / "shading")
+    write_files(tmp_path / "app", {"pyproject.toml": PROJECT.format("darkroom"), "darkroom/__init__.py": "",
+                                   "darkroom/develop.py": OBJECT_APP})  # fmt: skip
+    assert _findings([tmp_path / "app"]) == set()
+    [coverage] = measure_paths([str(tmp_path / "app")], Config())
+    assert coverage.resolved == 0
+
+
+OBJECT_APP = """\
+import warp as wp
+
+from darkroom.looks import make_look
+
+shading = make_look()  # an object of the project, not the library beside it
+
+
+def develop(pixels):
+    wp.launch(shading.tint, dim=pixels.shape, inputs=[pixels, 1.5])
+    wp.launch(shading.clamp, dim=pixels.shape, inputs=[pixels, 0.0, 1.0], block_dim=64)
+"""

@@ -232,6 +232,17 @@ def _joined(parts: Iterable[_Part], answer: Callable[[_Part], Sequence[Any] | No
     return out
 
 
+def imports_top_of(facts: FileFacts, dotted: str) -> bool:
+    """Whether the dotted name ``dotted`` (import-resolved) starts with a top-level package
+    the module imports, which nothing at its top rebinds: ``isaaclab.utils.kernels.k`` of
+    ``from isaaclab.utils import kernels``, not ``sim.kernel`` of an object ``sim`` (a name
+    of a package only where it was imported as one)."""
+    top, dot, _rest = dotted.partition(".")
+    if not dot or top in facts.globals:
+        return False
+    return any(module == top or module.startswith(top + ".") for module, _line, _at_top in facts.imports)
+
+
 def _top_level_kernel(facts: FileFacts, value: Value) -> KernelRef | None:
     """The kernel a module-level name's value defines at the top of ``facts``' module
     (``@wp.kernel def k``), None for any other value."""
@@ -587,7 +598,7 @@ class Kernels:
             resolved = self.resolve_dotted(value.data)
             if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
                 return self.kernels_of_value(resolved[0], None, Value("name", resolved[1]), depth + 1)
-            outside = self.outside_kernels(value.data) if resolved is None and "." in value.data else None
+            outside = self.outside_kernels(value.data) if resolved is None and imports_top_of(facts, value.data) else None
             if outside is not None:  # a kernel of a package the project imports
                 return outside
             source = self._star_name_source(facts, value.data) if "." not in value.data else None
@@ -806,7 +817,7 @@ class Kernels:
                 name = name[len(facts.module) + 1:]
             if "." not in name:
                 return self._outside_name(facts, name, depth + 1)
-            return self.outside_kernels(name, depth + 1)
+            return self.outside_kernels(name, depth + 1) if imports_top_of(facts, name) else None
         if kind == "call" and value.data == "warp.overload":  # an overload of a generic kernel is that kernel
             kernel = _argument_named(value, "kernel", 0)
             return self._outside_value(facts, kernel, depth + 1) if kernel is not None else None
@@ -2069,6 +2080,7 @@ class Kernels:
             out.append(value if isinstance(value, str) else UNRESOLVED)
         if option.target.kind == "name" and option.target.data in self.modules:  # a module object
             return [option.target.data]
-        if option.target.kind == "name" and self._outside is not None and self._outside(option.target.data) is not None:
+        if (option.target.kind == "name" and self._outside is not None and imports_top_of(self.modules[module], option.target.data)
+                and self._outside(option.target.data) is not None):  # fmt: skip
             return [option.target.data]  # a module object the project imports from outside it
         return out
