@@ -209,3 +209,10 @@ def develop(pixels):
     wp.launch(shading.tint, dim=pixels.shape, inputs=[pixels, 1.5])
     wp.launch(shading.clamp, dim=pixels.shape, inputs=[pixels, 0.0, 1.0], block_dim=64)
 """
+
+
+def test_a_module_name_is_never_a_path(tmp_path: Path) -> None:
+    _library(tmp_path / "site", marked=False)
+    modules = OutsideModules(None, lambda top: False, lambda path, text, module: None, path=[str(tmp_path / "site")])
+    assert modules.locate(f"shading.{tmp_path}/site/shading/kernels") is None
+    assert modules.locate("shading..kernels") is None

@@ -172,8 +172,8 @@ class OutsideModules:
     def locate(self, module: str) -> str | None:
         """The file of ``module`` outside the project, or None."""
         top, *parts = module.split(".")
-        if top in NOT_CONTEXT or not top.isidentifier() or self._held(top):
-            return None
+        if top in NOT_CONTEXT or not all(part.isidentifier() for part in (top, *parts)) or self._held(top):
+            return None  # names only: never a path (``a./etc``) joined to a folder
         if top not in self._packages:
             self._packages[top] = self._package(top)
         package = self._packages[top]
