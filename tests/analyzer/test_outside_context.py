@@ -216,3 +216,24 @@ def test_a_module_name_is_never_a_path(tmp_path: Path) -> None:
     modules = OutsideModules(None, lambda top: False, lambda path, text, module: None, path=[str(tmp_path / "site")])
     assert modules.locate(f"shading.{tmp_path}/site/shading/kernels") is None
     assert modules.locate("shading..kernels") is None
+
+
+def test_the_librarys_own_default_block_dim_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _library(tmp_path / "shading")
+    kernels = tmp_path / "shading" / "shading" / "kernels.py"
+    kernels.write_text(KERNELS + '\nwp.set_module_options({"block_dim": 64})\n', encoding="utf-8")
+    _app(tmp_path / "app")
+    assert _findings([tmp_path / "app"]) == set()  # tint at the module's default, 64, and clamp at 64: one build
+    kernels.write_text(KERNELS + '\nwp.set_module_options({"block_dim": 128})\n', encoding="utf-8")
+    assert _findings([tmp_path / "app"]) == SPREAD  # 128 and 64
+
+
+def test_a_block_dim_its_package_may_set_leaves_the_default_unknown(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _library(tmp_path / "shading")
+    init = tmp_path / "shading" / "shading" / "__init__.py"
+    init.write_text('import warp as wp\n\nwp.set_module_options({"block_dim": 64}, module="shading.kernels")\n'
+                    + LIBRARY["shading/__init__.py"], encoding="utf-8")  # fmt: skip
+    _app(tmp_path / "app")
+    assert _findings([tmp_path / "app"]) == set()

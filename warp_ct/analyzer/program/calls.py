@@ -93,6 +93,14 @@ class Calls:
         return facts
 
 
+    def outside_facts(self, module: str) -> FileFacts | None:
+        """The facts of ``module`` read from outside the project (None: a project module,
+        or none found there)."""
+        if module in self.modules or self._outside is None:
+            return None
+        return self._outside(module)
+
+
     def is_outside(self, module: str) -> bool:
         """Whether ``module`` is read from outside the project (it is never reported, and
         its code is no caller or launcher in the program)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp_ct.analyzer.facts import DEVICE_WORDS, LaunchFact, Value, exclusive
+from warp_ct.analyzer.facts import DEVICE_WORDS, LaunchFact, OptionFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, module_key
 from warp_ct.analyzer.query import QueryContext, where
@@ -218,23 +218,34 @@ def _outside_module(program: Program, module: str, key: str) -> tuple[int, int |
     (fewer kernels: a spread may go untold, never told wrongly)."""
     def read() -> tuple[int, int | None] | None:
         facts = program.defining_facts(module)
+        # Its packages' ``__init__`` run first on every import of it: one that may set a
+        # block_dim (for this module or one not known) leaves the default unknown.
+        parts = module.split(".")
+        for cut in range(1, len(parts)):
+            package = program.outside_facts(".".join(parts[:cut]))
+            if package is not None and any(_may_set_block_dim(option) for option in package.options):
+                return None
         kernels = sum(
             1 for index, kernel in enumerate(facts.kernels)
             if kernel.decorator == "kernel" and key in map(module_key, program.kernel_modules(KernelRef(module, index)))
         )  # fmt: skip
         default = None
         for option in facts.options:
-            if option.kind != "module_options" or ("block_dim" not in option.options and "*" not in option.options):
+            if not _may_set_block_dim(option):
                 continue
             value = option.options.get("block_dim")
-            if option.target is not None or value is None or value.kind != "const" or not isinstance(value.data, int):
-                return None  # another module's, or a value the context does not resolve
-            default = value.data if option.function is None else None
-            if option.function is not None:
-                return None  # set when some function of it runs
+            if option.target is not None or option.function is not None or value is None or value.kind != "const" \
+                    or not isinstance(value.data, int) or isinstance(value.data, bool):  # fmt: skip
+                return None  # another module's, set when a function runs, or not a literal
+            default = value.data
         return kernels, default
 
     return program.memo(f"WCT009.outside:{module}:{key}", read)
+
+
+def _may_set_block_dim(option: OptionFact) -> bool:
+    """A ``set_module_options`` that may set a block_dim (named, or in a dict not written out)."""
+    return option.kind == "module_options" and ("block_dim" in option.options or "*" in option.options)
 
 
 def _remade_with_new_values(program: Program, ref: KernelRef) -> bool:
