@@ -9,6 +9,7 @@ microseconds per file, so the whole project is summarised before any astroid tre
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import sys
@@ -288,6 +289,15 @@ def _context_facts(path: str, text: str, module_name: str) -> FileFacts:
     return compute_facts(path, text, module_name, skeleton=True)[0]
 
 
+def _memoized_context_facts(memo: dict[tuple[str, str], tuple[str, FileFacts]], path: str, text: str,
+                            module_name: str) -> FileFacts:  # fmt: skip
+    """``_context_facts``, once per (path, module name) and text in ``memo``."""
+    known = memo.get((path, module_name))
+    if known is None or known[0] != text:
+        known = memo[(path, module_name)] = (text, _context_facts(path, text, module_name))
+    return known[1]
+
+
 class Project:
     """All files of one lint run (or one editor workspace), by path and by module name."""
 
@@ -522,14 +532,9 @@ class Project:
         per program (an editor's next program sees a changed context file), their facts
         extracted once per text (``_context_facts``)."""
         tops = frozenset(name.split(".", 1)[0] for name in self.by_module)
-        return OutsideModules(self.root, tops.__contains__, self._context_facts)
-
-    def _context_facts(self, path: str, text: str, module_name: str) -> FileFacts:
-        key = (path, module_name)
-        known = self._outside_facts.get(key)
-        if known is None or known[0] != text:
-            known = self._outside_facts[key] = (text, _context_facts(path, text, module_name))
-        return known[1]
+        # Not a bound method: the project holds these modules, and a cycle back to it would
+        # keep every project of a batch (whose collector is paused) alive to the end.
+        return OutsideModules(self.root, tops.__contains__, functools.partial(_memoized_context_facts, self._outside_facts))
 
     def program_members(self) -> list[FileSummary]:
         """The files whose facts ``program`` joins, in the order it reads them."""
