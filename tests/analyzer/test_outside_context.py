@@ -237,3 +237,11 @@ def test_a_block_dim_its_package_may_set_leaves_the_default_unknown(tmp_path: Pa
                     + LIBRARY["shading/__init__.py"], encoding="utf-8")  # fmt: skip
     _app(tmp_path / "app")
     assert _findings([tmp_path / "app"]) == set()
+
+
+def test_only_what_may_be_found_outside_is_kept_for_a_cache(tmp_path: Path) -> None:
+    _library(tmp_path / "site", marked=False)
+    modules = OutsideModules(None, {"darkroom"}.__contains__, lambda path, text, module: None, path=[str(tmp_path / "site")])
+    for module in ("darkroom.develop", "warp.sim", "shading.kernels"):
+        modules.facts(module)
+    assert [lookup[0] for lookup in modules.lookups()] == ["shading.kernels"]

@@ -158,22 +158,27 @@ class OutsideModules:
         if module in self._facts:
             return self._facts[module]
         found = None
-        path = self.locate(module)
-        if path is not None:
-            text, digest = _read(path)
+        if self._looked_for(module):  # what is found (or not) decides: kept for a cache
+            path = self.locate(module)
+            text, digest = _read(path) if path is not None else (None, None)
             self._lookups[module] = (module, path, digest)
-            if text is not None:
+            if text is not None and path is not None:
                 found = self._extract(path, text, module)
-        else:
-            self._lookups[module] = (module, None, None)
         self._facts[module] = found
         return found
 
+    def _looked_for(self, module: str) -> bool:
+        """Whether ``module`` may be found outside the project: a name of identifiers only
+        (never a path, ``a./etc``, joined to a folder), not ``warp``'s, of a top-level
+        package the project does not hold."""
+        top, *parts = module.split(".")
+        return top not in NOT_CONTEXT and all(part.isidentifier() for part in (top, *parts)) and not self._held(top)
+
     def locate(self, module: str) -> str | None:
         """The file of ``module`` outside the project, or None."""
+        if not self._looked_for(module):
+            return None
         top, *parts = module.split(".")
-        if top in NOT_CONTEXT or not all(part.isidentifier() for part in (top, *parts)) or self._held(top):
-            return None  # names only: never a path (``a./etc``) joined to a folder
         if top not in self._packages:
             self._packages[top] = self._package(top)
         package = self._packages[top]
