@@ -15,6 +15,7 @@ every text but the current file's is kept packed in its summary (``FileSummary.p
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Callable, Iterable
 from warp_ct.analyzer.cache import FactsCache, ResultCache, project_digest, run_key
 from warp_ct.analyzer.engine import Linter, SourceFile, read_source, read_sources
 from warp_ct.analyzer.model import FileResult
+from warp_ct.analyzer.outside import still_valid
 from warp_ct.analyzer.parallel import (
     MIN_PARALLEL_FILES,
     MIN_PARALLEL_GATED_CHARS,
@@ -155,7 +157,8 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
     cache: ResultCache | None = None
     hits: dict[int, FileResult] = {}
     if cache_dir is not None:
-        cache = ResultCache(cache_dir, run_key(config, [r.code for r in linter.rules]), _digest_of(files + context))
+        cache = ResultCache(cache_dir, run_key(config, [r.code for r in linter.rules]), _digest_of(files + context),
+                            context_valid=functools.partial(still_valid, linter.project.root))  # fmt: skip
         hits = _cached_results(cache, files)
         # Kept for the files read only for the model: a later run that names a few files
         # (pre-commit) reads the rest from here. A run over the whole project stores nothing
@@ -171,6 +174,8 @@ def _lint_scope(scope: Scope, files: list[SourceFile], config: Config, stats: Li
         with collector_ignores_existing():
             results = _lint_files(linter, files, stats, pool, cache, hits)
         if cache is not None:
+            if linter.project.outside is not None:
+                cache.add_context(linter.project.outside.lookups())
             cache.flush()
         return results
     finally:
@@ -267,7 +272,7 @@ def _lint_files(
         gc.freeze()  # the model is acyclic: the workers' collections need not walk it
         stats.jobs = max(stats.jobs, workers)
         stats.trees += lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in warp_misses}, workers, deliver,
-                                     between=pool.tend)  # fmt: skip
+                                     between=pool.tend, on_context=cache.add_context if cache is not None else None)  # fmt: skip
         return [r for r in results if r is not None]
 
     heavy: list[int] = []
@@ -289,7 +294,8 @@ def _lint_files(
     workers = min(workers, len(heavy))
     if workers > 1 and len(heavy) >= MIN_PARALLEL_FILES:
         stats.jobs = max(stats.jobs, workers)
-        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, workers, deliver, between=pool.tend)
+        lint_parallel(linter, paths, source_at, {i: summaries[i].size for i in heavy}, workers, deliver, between=pool.tend,
+                      on_context=cache.add_context if cache is not None else None)  # fmt: skip
     else:
         for i in heavy:
             deliver(i, lint_one(linter, source_at(i)))

@@ -12,7 +12,11 @@ One JSON entry per project and analysis under ``<cache_dir>/v1/<k[:2]>/<k>.json`
   files), so a finding can change when any other file changes.
 
 Inside the entry, each file's result is kept under its path and the digest of its bytes
-(content, not mtime: a checkout or ``touch`` keeps hits).
+(content, not mtime: a checkout or ``touch`` keeps hits), and beside them what the model
+read from outside the project for them (``outside``: each module looked up, the file found
+and the digest of its bytes, or nothing found). An entry whose lookups find another file or
+other bytes now is all misses: a library project beside the linted one, or an installed
+package, changed.
 
 Trade-off of the project digest: it is one digest per project, so any edit invalidates
 every entry of the project, and a re-run on an unchanged tree is all hits (the common CI
@@ -46,7 +50,7 @@ import platform
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from warp_ct.analyzer.cache_signing import KeyUnavailable, read_entry, sign, user_key, verified_payload
 from warp_ct.analyzer.model import FileResult, Finding
@@ -221,6 +225,24 @@ class _CacheFolder:
         self._made.add(directory)
 
 
+# The entry's key for what the model read from outside the project (no path starts with NUL).
+CONTEXT_KEY = "\0context"
+
+
+def _lookups(data: Any) -> set[tuple]:
+    """Stored lookups outside the project as (module, path or None, digest or None) tuples;
+    ValueError for anything else (an entry from an older or foreign warp-ct)."""
+    if not isinstance(data, list):
+        raise ValueError("not a list of lookups")
+    out = set()
+    for item in data:
+        if not (isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[0], str)
+                and all(part is None or isinstance(part, str) for part in item[1:])):  # fmt: skip
+            raise ValueError("not a lookup")
+        out.add(tuple(item))
+    return out
+
+
 class ResultCache(_CacheFolder):
     """The results of one project's files, in one entry per (run key, project digest).
 
@@ -230,12 +252,19 @@ class ResultCache(_CacheFolder):
     b.py``) are added to the entry. Inside it, each result is kept under its path and the
     digest of the bytes it is about."""
 
-    def __init__(self, directory: str | os.PathLike[str], run_key: str, project_digest: str) -> None:
+    def __init__(self, directory: str | os.PathLike[str], run_key: str, project_digest: str,
+                 context_valid: Callable[[list], bool] | None = None) -> None:  # fmt: skip
+        """``context_valid``: whether the files read from outside the project for the stored
+        results (``outside.OutsideModules.lookups``) are still what each lookup finds; an
+        entry whose context changed is all misses."""
         super().__init__(directory)
         name = hashlib.sha256(f"{run_key}\n{project_digest}\n".encode()).hexdigest()
         self._entry = os.path.join(self.root, FORMAT, name[:2], f"{name}.json")
         self._stored: dict[str, Any] | None = None  # read on the first ``get``
         self._new: dict[str, Any] = {}
+        self._context_valid = context_valid
+        self._context: set[tuple] = set()  # the stored results' lookups outside the project
+        self._new_context: set[tuple] = set()
 
     def key(self, path: str, content: str) -> str:
         """The key of ``path`` with ``content`` (the digest of the bytes read) in the entry."""
@@ -271,10 +300,19 @@ class ResultCache(_CacheFolder):
                 stored = json.loads(payload)
                 if not isinstance(stored, dict):
                     raise ValueError("not an entry")
+                self._context = _lookups(stored.pop(CONTEXT_KEY, []))
+                if self._context and (self._context_valid is None or not self._context_valid(sorted(self._context, key=repr))):
+                    raise ValueError("a file read from outside the project changed")
             except Exception:  # noqa: BLE001 - missing, partial or corrupt: every result misses
                 stored = {}
+                self._context = set()
             self._stored = stored
         return self._stored
+
+    def add_context(self, lookups: Iterable[Any]) -> None:
+        """What the model read from outside the project for the results ``put`` (kept with
+        them by ``flush``)."""
+        self._new_context |= _lookups(list(lookups))
 
     def put(self, key: str, result: FileResult) -> None:
         """Keep ``result`` for ``flush``."""
@@ -287,7 +325,10 @@ class ResultCache(_CacheFolder):
         folder: the last to write wins, and what it lacks is linted again)."""
         if not self._new or not self.enabled:
             return
-        entry = {**self._read(), **self._new}
+        entry: dict[str, Any] = {**self._read(), **self._new}
+        context = self._context | self._new_context
+        if context:
+            entry[CONTEXT_KEY] = [list(lookup) for lookup in sorted(context, key=repr)]
         self._new = {}
         self._write(self._entry, json.dumps(entry, separators=(",", ":")).encode("utf-8"))
 

@@ -9,9 +9,12 @@ and how far the model follows each:
   every caller in the project passes: the model lints such a launch at its call sites;
 - *parameter*: the kernel comes from a parameter that no caller in the project passes,
   i.e. from the callers of the project's API, outside it;
-- *installed package*: the kernel comes from a package outside the project (a kernel
-  imported from it, an entry of its table, what its factory returns): the model knows
-  where it is defined but does not read it (no rule speaks of that package's modules);
+- *installed package*: the kernel comes from a package outside the project (what its
+  factory returns, an attribute of its class, a package not found): the model knows where
+  it is defined but does not follow it there (no rule speaks of it). A kernel defined at
+  the top of such a package's module, or held in a literal table there, is read as
+  context (``outside``: another project of the repository, a package on ``sys.path``)
+  and counts as resolved;
 - *unresolved*: anything else, with a one-line reason named after the construct the model
   stopped at (``return value of `Registry.get` not followed``).
 

@@ -172,11 +172,15 @@ def _init_spawned(config: Config, paths: list[str], parent: int) -> None:
     _worker_linter, _worker_source = linter, files.__getitem__
 
 
-def _lint_chunk(indices: list[int]) -> list[tuple[int, FileResult, bool]]:
-    """(index, result, whether a rule needed its tree) of each file."""
+def _lint_chunk(indices: list[int]) -> tuple[list[tuple[int, FileResult, bool]], list]:
+    """(index, result, whether a rule needed its tree) of each file, and what the worker's
+    model has read from outside the project so far (``outside.OutsideModules.lookups``: a
+    result cache must know every file a result depends on)."""
     linter, source = _worker_linter, _worker_source
     assert linter is not None and source is not None, "worker not initialised"
-    return [(i, *lint_counting_tree(linter, source(i))) for i in indices]
+    results = [(i, *lint_counting_tree(linter, source(i))) for i in indices]
+    outside = linter.project.outside
+    return results, outside.lookups() if outside is not None else []
 
 
 def lint_counting_tree(linter: Linter, source: SourceFile) -> tuple[FileResult, bool]:
@@ -510,12 +514,15 @@ def lint_parallel(
     jobs: int,
     on_result: Callable[[int, FileResult], None],
     between: Callable[[], None] | None = None,
+    on_context: Callable[[list], None] | None = None,
 ) -> int:
     """Lint the files ``source(i)`` for ``i`` in ``weights`` (their sizes) with ``jobs``
     workers; ``on_result(i, r)`` is called in the parent as results arrive (in completion
     order). ``paths``: every file of the run by index, for workers that read them again.
     ``between``: called while the parent waits (a batch's run workers get their next
-    project there). Returns how many of the files some rule needed a tree of."""
+    project there). ``on_context``: called with what a worker's model read from outside
+    the project (``outside.OutsideModules.lookups``). Returns how many of the files some
+    rule needed a tree of."""
     global _worker_linter, _worker_source
     indices = list(weights)
     chunks = _chunks(indices, weights, jobs)
@@ -547,7 +554,10 @@ def lint_parallel(
                 if between is not None:
                     between()
                 for future in done:
-                    for i, result, needs_tree in future.result():
+                    results, lookups = future.result()
+                    if on_context is not None:
+                        on_context(lookups)
+                    for i, result, needs_tree in results:
                         pending_indices.discard(i)
                         trees += needs_tree
                         on_result(i, result)

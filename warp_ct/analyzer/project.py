@@ -9,6 +9,7 @@ microseconds per file, so the whole project is summarised before any astroid tre
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import sys
@@ -26,6 +27,7 @@ from warp_ct.analyzer import textscan, warp_stub
 from warp_ct.analyzer.exports import UNKNOWN as EXPORT_UNKNOWN
 from warp_ct.analyzer.exports import Export, resolve_export
 from warp_ct.analyzer.facts import FileFacts, extract, parse_for_facts, parse_source
+from warp_ct.analyzer.outside import OutsideModules
 from warp_ct.analyzer.program import Program, path_in_project
 from warp_ct.analyzer.syntax import (
     absolute_module, attach_parents, gc_paused, parse_text, set_module_of, without_type_params,
@@ -284,6 +286,22 @@ def compute_facts(path: str, text: str, module_name: str, *, skeleton: bool,
     return facts, None if skeleton else tree
 
 
+def _context_facts(path: str, text: str, module_name: str) -> FileFacts:
+    """The facts of a module read from outside the project: extracted as a batch extracts a
+    project file's (module-level Warp function bodies left out), whatever the mode, so that
+    an editor and a batch read the same."""
+    return compute_facts(path, text, module_name, skeleton=True)[0]
+
+
+def _memoized_context_facts(memo: dict[tuple[str, str], tuple[str, FileFacts]], path: str, text: str,
+                            module_name: str) -> FileFacts:  # fmt: skip
+    """``_context_facts``, once per (path, module name) and text in ``memo``."""
+    known = memo.get((path, module_name))
+    if known is None or known[0] != text:
+        known = memo[(path, module_name)] = (text, _context_facts(path, text, module_name))
+    return known[1]
+
+
 class Project:
     """All files of one lint run (or one editor workspace), by path and by module name."""
 
@@ -323,6 +341,8 @@ class Project:
         self._handed_out: tuple[int, dict[str, dict[str, str]]] = (-1, {})  # ``_warp_names_handed_out``
         self.facts_cache: Any = None  # a cache.FactsCache: facts by content across runs (a batch with a cache)
         self._program: Program | None = None
+        self.outside: OutsideModules | None = None  # what the current program reads from outside the project
+        self._outside_facts: dict[tuple[str, str], tuple[str, FileFacts]] = {}  # (path, module) -> (text, facts)
         self._previous_program: Program | None = None  # the last program built, for the next one to reuse
         self._last_tree: tuple[str, ast.Module] | None = None
         # ``freeze()``: the file set is final, so the program may drop what no query asks of
@@ -589,14 +609,24 @@ class Project:
         decorator, a settings module). Built when a rule first asks."""
         if self._program is None:
             previous, self._previous_program = self._previous_program, None
+            self.outside = self._outside_modules()
             program = Program((self.facts(s) for s in self.program_members()), previous=previous,
-                              reusable=not self._frozen, root=self.root)  # fmt: skip
+                              reusable=not self._frozen, root=self.root, outside=self.outside.facts)  # fmt: skip
             if self._frozen:
                 self._trimmed = True  # first: a trim that a time limit cuts short has trimmed shared facts too
                 program.loose_names()  # what an unknown call inside a tape can get to reads every call
                 program.forget_calls_that_reach_nothing()
             self._program = program  # last: a time limit in the build leaves no half-built program
         return self._program
+
+    def _outside_modules(self) -> OutsideModules:
+        """What the next program may read from outside the project: looked up and read anew
+        per program (an editor's next program sees a changed context file), their facts
+        extracted once per text (``_context_facts``)."""
+        tops = frozenset(name.split(".", 1)[0] for name in self.by_module)
+        # Not a bound method: the project holds these modules, and a cycle back to it would
+        # keep every project of a batch (whose collector is paused) alive to the end.
+        return OutsideModules(self.root, tops.__contains__, functools.partial(_memoized_context_facts, self._outside_facts))
 
     def program_members(self) -> list[FileSummary]:
         """The files whose facts ``program`` joins, in the order it reads them."""

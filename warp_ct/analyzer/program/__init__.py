@@ -21,7 +21,7 @@ expression holds, their Warp modules), ``effects`` (what a flow does to Warp, in
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from warp_ct.analyzer.facts import CallFact, FileFacts, Value
 from warp_ct.analyzer.program.base import (
@@ -66,13 +66,16 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
     up here."""
 
     def __init__(self, files: Iterable[FileFacts], previous: Program | None = None, *, reusable: bool = True,
-                 root: str | None = None) -> None:  # fmt: skip
+                 root: str | None = None, outside: Callable[[str], FileFacts | None] | None = None) -> None:  # fmt: skip
         """``previous``: the program of the same files before an edit, whose answers that
         no edited file can change are taken over instead of computed again (see
         ``Calls.reusable_callers``); ``reusable``: keep what a next program could take over
         (not in a batch, whose file set is final); ``root``: the project's folder (real
-        path), which the files' paths are read against (``project_path``)."""
+        path), which the files' paths are read against (``project_path``); ``outside``: the
+        facts of a module the project imports from outside it (``outside.OutsideModules``),
+        which kernel questions read (``outside_kernels``) and nothing else."""
         self.root = root
+        self._outside = outside
         self._project_paths: dict[str, str] = {}
         self.modules: dict[str, FileFacts] = {}
         for facts in files:

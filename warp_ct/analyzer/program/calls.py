@@ -79,7 +79,32 @@ class Calls:
 
 
     def kernel(self, ref: KernelRef) -> KernelFact:
-        return self.modules[ref.module].kernels[ref.index]
+        return self.defining_facts(ref.module).kernels[ref.index]
+
+
+    def defining_facts(self, module: str) -> FileFacts:
+        """The facts of the module a kernel reference names: a project module, or one read
+        from outside the project for a kernel question (``Kernels.outside_kernels``)."""
+        facts = self.modules.get(module)
+        if facts is None and self._outside is not None:
+            facts = self._outside(module)
+        if facts is None:
+            raise KeyError(module)
+        return facts
+
+
+    def outside_facts(self, module: str) -> FileFacts | None:
+        """The facts of ``module`` read from outside the project (None: a project module,
+        or none found there)."""
+        if module in self.modules or self._outside is None:
+            return None
+        return self._outside(module)
+
+
+    def is_outside(self, module: str) -> bool:
+        """Whether ``module`` is read from outside the project (it is never reported, and
+        its code is no caller or launcher in the program)."""
+        return module not in self.modules
 
 
     def functions(self) -> Iterator[tuple[FunctionRef, FunctionFact]]:

@@ -11,6 +11,7 @@ from warp_ct.analyzer.facts import (
     COMPREHENSION,
     NAMESPACE_CLASSES,
     UNKNOWN,
+    FileFacts,
     FunctionFact,
     KernelFact,
     LaunchFact,
@@ -230,6 +231,28 @@ def _joined(parts: Iterable[_Part], answer: Callable[[_Part], Sequence[Any] | No
             return None
         out.extend(found)
     return out
+
+
+def imports_top_of(facts: FileFacts, dotted: str) -> bool:
+    """Whether the dotted name ``dotted`` (import-resolved) starts with a top-level package
+    the module imports, which nothing at its top rebinds: ``isaaclab.utils.kernels.k`` of
+    ``from isaaclab.utils import kernels``, not ``sim.kernel`` of an object ``sim`` (a name
+    of a package only where it was imported as one)."""
+    top, dot, _rest = dotted.partition(".")
+    if not dot or top in facts.globals:
+        return False
+    return any(module == top or module.startswith(top + ".") for module, _line, _at_top in facts.imports)
+
+
+def _top_level_kernel(facts: FileFacts, value: Value) -> KernelRef | None:
+    """The kernel a module-level name's value defines at the top of ``facts``' module
+    (``@wp.kernel def k``), None for any other value."""
+    if value.kind != "kernel":
+        return None
+    for index, kernel in enumerate(facts.kernels):
+        if kernel.name == value.data and kernel.function is None and kernel.decorator == "kernel":
+            return KernelRef(facts.module, index)
+    return None
 
 
 def _argument_named(call: Value, name: str, position: int) -> Value | None:
@@ -512,14 +535,19 @@ class Kernels:
         """The Warp module identities a kernel can land in: the module name, or
         ``("unique", kernel name)``; UNRESOLVED when unknown."""
         kernel = self.kernel(ref)
-        facts = self.modules[ref.module]
+        facts = self.defining_facts(ref.module)
         if kernel.module is None:
             return [facts.module]
         if kernel.module.kind == DYNAMIC:  # one module per suffix, named after the kernel's function
             qualname = f"{kernel.function}.<locals>.{kernel.name}" if kernel.function else kernel.name
             return [(DYNAMIC, ref.module, f"{kernel.owner}.{kernel.name}" if kernel.owner else qualname)]
+        # A module read from outside the project answers no value question: only a literal
+        # ``module=`` is known there.
+        written = self.resolve(ref.module, kernel.function, kernel.module) if not self.is_outside(ref.module) else (
+            [kernel.module.data] if kernel.module.kind == "const" and (kernel.module.data is None or isinstance(kernel.module.data, str))
+            else [UNRESOLVED])  # fmt: skip
         out = []
-        for value in self.resolve(ref.module, kernel.function, kernel.module):
+        for value in written:
             if value is None:
                 out.append(facts.module)
             elif value == UNIQUE:
@@ -572,6 +600,9 @@ class Kernels:
             resolved = self.resolve_dotted(value.data)
             if resolved is not None and resolved[0] in self.modules and resolved != (module, value.data):
                 return self.kernels_of_value(resolved[0], None, Value("name", resolved[1]), depth + 1)
+            outside = self.outside_kernels(value.data) if resolved is None and imports_top_of(facts, value.data) else None
+            if outside is not None:  # a kernel of a package the project imports
+                return outside
             source = self._star_name_source(facts, value.data) if "." not in value.data else None
             if source is not None:  # ``from .kernels import *`` then ``wp.launch(hash_cells, ...)``
                 return self.kernels_of_value(source, None, value, depth + 1)
@@ -720,6 +751,92 @@ class Kernels:
                 out.extend(self.kernels_of_value(module, function, item, depth))
             return out
         return [UNRESOLVED]
+
+
+    def outside_kernels(self, dotted: str, depth: int = 0) -> list[KernelRef] | None:
+        """The kernel a dotted, import-resolved name outside the project stands for
+        (``isaaclab.utils.warp.kernels.reset``): a kernel defined at the top of a module read
+        from outside the project, followed through its imports (``from .kernels import
+        reset`` in a package ``__init__``, ``from .kernels import *``). None for anything else
+        (a class's attribute, a factory's return value, a name assigned there): the launch
+        stays outside the project, as before."""
+        if self._outside is None or depth > 6:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules:
+                return None  # the project's own: answered by the project's resolution
+            facts = self._outside(module)
+            if facts is None:
+                continue
+            if cut != len(parts) - 1:
+                return None  # ``module.Class.kernel``: not followed
+            return self._outside_name(facts, parts[-1], depth)
+        return None
+
+
+    def _outside_name(self, facts: FileFacts, name: str, depth: int) -> list[KernelRef] | None:
+        """``name`` at the top of a module read from outside the project, as the kernels it
+        holds: a kernel, or a table of them (``_overloads = {}; _overloads[t] =
+        wp.overload(kernel, ...)``, launched as ``_overloads[dtype]``)."""
+        values = facts.globals.get(name)
+        if values is not None:
+            found: list[KernelRef] = []
+            for value in values:
+                held = self._outside_value(facts, value, depth + 1)
+                if held is None:
+                    return None
+                found.extend(held)
+            return list(dict.fromkeys(found)) or None
+        target = facts.aliases.get(name)
+        if target is not None:
+            return self.outside_kernels(target, depth + 1) if target != f"{facts.module}.{name}" else None
+        star = (facts.exports or {}).get("*")
+        for source in star.target.split(",") if star is not None else ():
+            found = self.outside_kernels(f"{source}.{name}", depth + 1)
+            if found is not None:
+                return found
+        return None
+
+
+    def _outside_value(self, facts: FileFacts, value: Value, depth: int) -> list[KernelRef] | None:
+        """The kernels a module-level value of a module read from outside the project holds:
+        a kernel defined there, a name of one (there or imported), ``wp.overload(kernel,
+        ...)``, and tables (tuples, lists, dicts) of these beside literals. None for anything
+        else (a call, an attribute): not followed outside the project."""
+        if depth > MAX_DEPTH:
+            return None
+        kind = value.kind
+        if kind == "kernel":
+            ref = _top_level_kernel(facts, value)
+            return [ref] if ref is not None else None
+        if kind == "const":
+            return []
+        if kind == "name" and isinstance(value.data, str):
+            name = value.data
+            if name.startswith(facts.module + ".") and "." not in name[len(facts.module) + 1:]:
+                name = name[len(facts.module) + 1:]
+            if "." not in name:
+                return self._outside_name(facts, name, depth + 1)
+            return self.outside_kernels(name, depth + 1) if imports_top_of(facts, name) else None
+        if kind == "call" and value.data == "warp.overload":  # an overload of a generic kernel is that kernel
+            kernel = _argument_named(value, "kernel", 0)
+            return self._outside_value(facts, kernel, depth + 1) if kernel is not None else None
+        parts: tuple[Value, ...] | None = None
+        if kind in ("tuple", "list"):
+            parts = value.items
+        elif kind == "dict":
+            parts = value.items[len(value.items) // 2:]
+        if parts is None:
+            return None
+        out: list[KernelRef] = []
+        for item in parts:
+            held = self._outside_value(facts, item, depth + 1)
+            if held is None:
+                return None
+            out.extend(held)
+        return out
 
 
     def _keyed_values(self, module: str, function: str | None, value: Value, depth: int) -> list[tuple[str, str | None, Value]] | None:
@@ -1968,4 +2085,7 @@ class Kernels:
             out.append(value if isinstance(value, str) else UNRESOLVED)
         if option.target.kind == "name" and option.target.data in self.modules:  # a module object
             return [option.target.data]
+        if (option.target.kind == "name" and self._outside is not None and imports_top_of(self.modules[module], option.target.data)
+                and self._outside(option.target.data) is not None):  # fmt: skip
+            return [option.target.data]  # a module object the project imports from outside it
         return out

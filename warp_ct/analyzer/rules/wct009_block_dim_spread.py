@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp_ct.analyzer.facts import DEVICE_WORDS, LaunchFact, Value, exclusive
+from warp_ct.analyzer.facts import DEVICE_WORDS, LaunchFact, OptionFact, Value, exclusive
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.program import UNRESOLVED, FunctionRef, KernelRef, Program, module_key
 from warp_ct.analyzer.query import QueryContext, where
@@ -197,12 +197,55 @@ def _group_launches(program: Program) -> dict[str, _WarpModule]:
                     key = module_key(target)
                     group = groups.get(key)
                     if group is None:
-                        group = groups[key] = _WarpModule(key, f"`{key}`", kernel_counts.get(key, 0),
-                                                          defaults.get(key, DEFAULT_BLOCK_DIM))  # fmt: skip
+                        kernels, default = kernel_counts.get(key, 0), defaults.get(key, DEFAULT_BLOCK_DIM)
+                        if program.is_outside(ref.module):  # a module the project imports: its own file says
+                            outside = _outside_module(program, ref.module, key)
+                            if outside is None:
+                                continue  # its default block_dim is not known
+                            kernels, default = kernels + outside[0], outside[1] if outside[1] is not None else default
+                        group = groups[key] = _WarpModule(key, f"`{key}`", kernels, default)
                     resolved = values if values is not None else (group.default,)
                     chosen = _per_device(launch.block_dim) if values == () else None  # type: ignore[arg-type]
                     group.launches.append(_Launch(module, launch, program.kernel(ref).name, resolved, varies, chosen))
     return groups
+
+
+def _outside_module(program: Program, module: str, key: str) -> tuple[int, int | None] | None:
+    """(its kernels in Warp module ``key``, the default block_dim it sets for ``key`` or None)
+    of a module read from outside the project; None when an option change there may set
+    the default to something not known. The project's own kernels and options in ``key``
+    are counted as for any module; what other files outside the project add is not known
+    (fewer kernels: a spread may go untold, never told wrongly)."""
+    def read() -> tuple[int, int | None] | None:
+        facts = program.defining_facts(module)
+        # Its packages' ``__init__`` run first on every import of it: one that may set a
+        # block_dim (for this module or one not known) leaves the default unknown.
+        parts = module.split(".")
+        for cut in range(1, len(parts)):
+            package = program.outside_facts(".".join(parts[:cut]))
+            if package is not None and any(_may_set_block_dim(option) for option in package.options):
+                return None
+        kernels = sum(
+            1 for index, kernel in enumerate(facts.kernels)
+            if kernel.decorator == "kernel" and key in map(module_key, program.kernel_modules(KernelRef(module, index)))
+        )  # fmt: skip
+        default = None
+        for option in facts.options:
+            if not _may_set_block_dim(option):
+                continue
+            value = option.options.get("block_dim")
+            if option.target is not None or option.function is not None or value is None or value.kind != "const" \
+                    or not isinstance(value.data, int) or isinstance(value.data, bool):  # fmt: skip
+                return None  # another module's, set when a function runs, or not a literal
+            default = value.data
+        return kernels, default
+
+    return program.memo(f"WCT009.outside:{module}:{key}", read)
+
+
+def _may_set_block_dim(option: OptionFact) -> bool:
+    """A ``set_module_options`` that may set a block_dim (named, or in a dict not written out)."""
+    return option.kind == "module_options" and ("block_dim" in option.options or "*" in option.options)
 
 
 def _remade_with_new_values(program: Program, ref: KernelRef) -> bool:
