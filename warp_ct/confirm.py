@@ -52,6 +52,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -135,6 +136,15 @@ def modules_for_finding(finding: Finding, report: ProbeReport, source_line: str 
                 if k.file and _resolve(k.file, report.cwd) == path
             )
         ]
+        if not named:
+            # A warp.fem call builds its integrand's kernel in a module named after the file's
+            # (``__main__.mass_form_1a2b``), from warp.fem's own source: named by the call.
+            prefixes = tuple(m.name + "." for m in in_file)
+            named = [
+                m for m in modules
+                if m.name.startswith(prefixes)
+                and any(_mentions(_FEM_SUFFIX.sub("", k.key), finding.message + " " + source_line) for k in m.kernels)
+            ]
         return named or in_file
 
     # Beyond the file itself, only modules whose kernels come from the finding's project: a
@@ -158,9 +168,11 @@ def modules_for_finding(finding: Finding, report: ProbeReport, source_line: str 
     return []
 
 
-def _mentions(kernel_key: str, text: str) -> bool:
-    import re
+# warp.fem's kernel keys end in a hash of what they were specialized for (``mass_form_1a2b3c4d``).
+_FEM_SUFFIX = re.compile(r"_[0-9a-f]{8}$")
 
+
+def _mentions(kernel_key: str, text: str) -> bool:
     return bool(kernel_key) and re.search(rf"\b{re.escape(kernel_key)}\b", text) is not None
 
 
@@ -206,7 +218,12 @@ def _source_line(path: str, line: int, cache: dict[str, list[str]]) -> str:
         except OSError:
             cache[path] = []
     lines = cache[path]
-    return lines[line] if 0 <= line < len(lines) else ""
+    text = lines[line] if 0 <= line < len(lines) else ""
+    if text.rstrip().endswith("(") and line + 1 < len(lines):
+        # ``out = fem.integrate(`` with its first argument, the kernel or integrand, on the
+        # next line (how formatters break a long call): that line names what it is about.
+        text += " " + lines[line + 1].strip()
+    return text
 
 
 # Rules whose mechanism exists only on CUDA devices (every CPU launch runs at block_dim 1), and
@@ -415,8 +432,6 @@ def _not_measurable(finding: Finding, report: ProbeReport, source_line: str) -> 
         return None
     if finding.rule in GPU_ONLY_RULES:
         return "a block_dim spread exists only on CUDA devices (every CPU launch runs at block_dim 1); this run had none"
-    import re
-
     options = set(re.findall(r"wp\.config\.(\w+)", finding.message + " " + source_line))
     if finding.rule == "WCT001" and options and options <= _CUDA_ONLY_OPTIONS:
         return f"`{sorted(options)[0]}` matters only to CUDA builds; this run had no CUDA device"

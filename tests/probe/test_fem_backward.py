@@ -72,3 +72,64 @@ def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path
         assert finding["status"] == "confirmed", finding
         assert [m["line"] for m in finding["measured"]] == [finding["range"]["start"]["line"] + 1]
     assert not [m for m in payload.get("missed", []) if m.get("code") == "WCT010"]
+
+
+TWO_CALLS = '''import warp as wp
+import warp.fem as fem
+
+
+@fem.integrand
+def doubled(s: fem.Sample, field: fem.Field):
+    return 2.0 * field(s)
+
+
+@wp.kernel
+def scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    y[wp.tid()] = 0.5 * x[wp.tid()]
+
+
+def main():
+    wp.set_device("cpu")
+    space = fem.make_polynomial_space(fem.Grid2D(res=wp.vec2i(2)), degree=1)
+    field = fem.make_discrete_field(space=space)
+    out = fem.make_discrete_field(space=space)
+    x = wp.ones(4, dtype=float, requires_grad=True)
+    y = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, dim=4, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(4, dtype=float)})
+    fem.interpolate(
+        doubled,
+        dest=out,
+        fields={"field": field},
+    )
+    fem.interpolate(
+        doubled,
+        dest=field,
+        fields={"field": out},
+    )
+
+
+main()
+'''
+
+
+def test_calls_sharing_one_integrand_kernel_are_all_confirmed(tmp_path):
+    # Two calls build one kernel (same integrand, same kinds of fields): the probe places its
+    # measurement at one of them; the other joins by the kernel its call names on the line
+    # after ``fem.interpolate(``, in the module named after the file's (not by the file's own
+    # module, whose kernel a tape differentiates).
+    (tmp_path / "two_calls.py").write_text(TWO_CALLS)
+    report = run_measure([sys.executable, "two_calls.py"], cwd=str(tmp_path), samples=1)
+    assert report.ok_samples, report.samples[0].cold.stderr_tail
+    report_path = tmp_path / "report.json"
+    report_path.write_text(json.dumps(report.to_json_dict()))
+    result = subprocess.run(
+        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", "json", "two_calls.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    static = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "WCT010" and "fem.interpolate" in f["message"]]
+    assert sorted(f["range"]["start"]["line"] + 1 for f in static) == [26, 31]
+    assert [f["status"] for f in static] == ["confirmed", "confirmed"], static
