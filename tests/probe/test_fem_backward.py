@@ -27,6 +27,18 @@ MAIN = "heat/__main__.py"
 INTERPOLATE, INTEGRATE, TAPED = 17, 22, 38  # the calls' lines in heat/__main__.py
 
 
+def _confirm(report, tmp_path: Path, cwd: Path, target: str) -> dict:
+    """``warp-ct confirm --format json`` of ``target`` against ``report``, run in ``cwd``."""
+    report_path = tmp_path / "report.json"
+    report_path.write_text(json.dumps(report.to_json_dict()))
+    result = subprocess.run(
+        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", "json", target],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
 def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path):
     project = tmp_path / "project"
     shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("__pycache__", "fixture.toml"))
@@ -57,14 +69,7 @@ def test_fem_calls_outside_tapes_are_measured_at_the_call_and_confirmed(tmp_path
     text = render_text(report)
     assert "site-packages" not in text.split("Measured findings")[1].split("Notes")[0]
 
-    report_path = tmp_path / "report.json"
-    report_path.write_text(json.dumps(report.to_json_dict()))
-    result = subprocess.run(
-        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", "json", "."],
-        cwd=project, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    payload = json.loads(result.stdout)
+    payload = _confirm(report, tmp_path, project, ".")
     static = [f for f in payload["findings"] if f["code"] == "WCT010"]
     assert sorted((f["path"], f["range"]["start"]["line"] + 1) for f in static) == [
         (MAIN, INTERPOLATE), (MAIN, INTEGRATE), ("heat/rhs.py", 19)]
@@ -123,13 +128,6 @@ def test_calls_sharing_one_integrand_kernel_are_all_confirmed(tmp_path):
     (tmp_path / "two_calls.py").write_text(TWO_CALLS)
     report = run_measure([sys.executable, "two_calls.py"], cwd=str(tmp_path), samples=1)
     assert report.ok_samples, report.samples[0].cold.stderr_tail
-    report_path = tmp_path / "report.json"
-    report_path.write_text(json.dumps(report.to_json_dict()))
-    result = subprocess.run(
-        [sys.executable, "-m", "warp_ct", "confirm", "--json", str(report_path), "--format", "json", "two_calls.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode in (0, 1), result.stderr
-    static = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "WCT010" and "fem.interpolate" in f["message"]]
+    static = [f for f in _confirm(report, tmp_path, tmp_path, "two_calls.py")["findings"] if f["code"] == "WCT010" and "fem.interpolate" in f["message"]]
     assert sorted(f["range"]["start"]["line"] + 1 for f in static) == [26, 31]
     assert [f["status"] for f in static] == ["confirmed", "confirmed"], static
