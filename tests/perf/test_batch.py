@@ -272,6 +272,27 @@ def test_one_pool_serves_every_project_of_a_run(tmp_path: Path, pools_for_any_si
 
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_a_worker_helps_with_the_parents_facts_before_it_takes_a_project(pools_for_any_size, monkeypatch) -> None:
+    """The parent's model waits for its facts: an idle worker's first job is a chunk of
+    them, and the projects waiting come after (newton's facts, then warp-lang)."""
+    jobs: list[str] = []
+    real = parallel.WorkerPool._hand_out
+
+    def recording(pool, connection):
+        real(pool, connection)
+        job = pool._busy.get(connection)
+        if job is not None and (not jobs or jobs[-1][1] is not job):
+            jobs.append(("project" if isinstance(job, int) else "facts", job))
+
+    monkeypatch.setattr(parallel.WorkerPool, "_hand_out", recording)
+    config = Config(select=("ALL",), root=WORKSPACE)
+    serial = run_lint([str(WORKSPACE)], config, jobs=1)
+    assert _dump(run_lint([str(WORKSPACE)], config, jobs=2)) == _dump(serial)
+    kinds = [kind for kind, _job in jobs]
+    assert kinds[0] == "facts" and "project" in kinds
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
 def test_a_facts_worker_crash_leaves_the_facts_to_the_model(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
     pkg = _project(tmp_path, count=10)
     serial = run_lint([str(pkg)], _config(tmp_path), jobs=1)

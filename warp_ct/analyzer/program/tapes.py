@@ -26,6 +26,8 @@ def _harmless_in_tape(callee: str) -> bool:
 
 # What ``wp.Tape`` is called where a class names it as a base (import-resolved).
 _TAPE_CLASSES = frozenset({"warp.Tape", "warp.tape.Tape", "warp._src.tape.Tape"})
+# Values that name something (a name, an attribute read, a local): what ``loose_names`` collects.
+_NAMED_KINDS = frozenset({"name", "attr", "local"})
 _TAPE_DEPTH = 6  # how far a ``with`` context's value is followed (locals, attributes, parameters)
 
 
@@ -328,6 +330,9 @@ class Tapes:
         seen: set[int] = set()
         named = self._python_function_names()
 
+        tails: dict[str, str] = {}  # a dotted name -> its last part (most names repeat)
+        holds_kernels_only = self._holds_kernels_only
+
         def walk(value: Value, module: str, function: str | None = None) -> None:
             stack = [value]
             while stack:
@@ -336,16 +341,20 @@ class Tapes:
                 if key in seen:
                     continue
                 seen.add(key)
-                kind = v.kind
-                if kind in ("name", "attr", "local") and isinstance(v.data, str) and v.data.rsplit(".", 1)[-1] in values:
-                    stack.extend(v.items)  # the name is in already: what it holds need not be asked
-                    continue
-                if self._holds_kernels_only(module, function, v, named):
-                    continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
-                if kind in ("name", "attr") and isinstance(v.data, str):
-                    values.add(v.data.rsplit(".", 1)[-1])
-                elif kind == "local" and isinstance(v.data, str) and any(item.kind == "function" for item in v.items):
-                    values.add(v.data)  # a nested ``def`` read as a value (the rest: what the local holds)
+                kind, data = v.kind, v.data
+                if kind in _NAMED_KINDS and data.__class__ is str:
+                    last = tails.get(data)
+                    if last is None:
+                        last = tails[data] = data.rpartition(".")[2]
+                    if last in values:
+                        stack.extend(v.items)  # the name is in already: what it holds need not be asked
+                        continue
+                    if last in named and holds_kernels_only(module, function, v):
+                        continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
+                    if kind != "local":
+                        values.add(last)
+                    elif any(item.kind == "function" for item in v.items):
+                        values.add(data)  # a nested ``def`` read as a value (the rest: what the local holds)
                 stack.extend(v.items)
 
         for module, facts in self.modules.items():
@@ -379,13 +388,9 @@ class Tapes:
         handed around can make an unknown call run."""
         return frozenset(fact.name for _ref, fact in self.functions() if not fact.is_kernel)
 
-    def _holds_kernels_only(self, module: str, function: str | None, value: Value, named: frozenset[str]) -> bool:
+    def _holds_kernels_only(self, module: str, function: str | None, value: Value) -> bool:
         """``value`` (a name or attribute named like a Python function of the project) holds
         kernels and nothing else: handed on, it is launched, never called."""
-        if value.kind not in ("name", "attr", "local") or not isinstance(value.data, str):
-            return False
-        if value.data.rsplit(".", 1)[-1] not in named:
-            return False
         kernels = self.kernels_of_value(module, function, value)
         return bool(kernels) and all(isinstance(k, KernelRef) for k in kernels)
 
