@@ -22,6 +22,17 @@ def test_package_init_configures_an_empty_module(tmp_path):
     assert "wp.set_module_options({'enable_backward': False}, module=\"sim.kernels\")" in out
 
 
+def test_the_owner_is_a_module_the_model_finds_kernels_in_not_one_whose_text_shows_one(tmp_path):
+    """A docstring's example kernel makes no module of it; a kernel made with
+    ``wp.kernel(fn)`` does (the owners were read from the text before)."""
+    init = "import warp as wp\n\nwp.set_module_options({'enable_backward': False})\n\nfrom . import helpers, ops\n"
+    helpers = '"""Write kernels as\n\n@wp.kernel\ndef example(x: wp.array(dtype=float)):\n    pass\n"""\nimport warp as wp\n'
+    ops = "import warp as wp\n\ndef _clear(x: wp.array(dtype=float)):\n    x[wp.tid()] = 0.0\n\nclear = wp.kernel(_clear)\n"
+    found = _only(lint_files(tmp_path, {"sim/__init__.py": init, "sim/helpers.py": helpers, "sim/ops.py": ops}))
+    assert [(f.path, f.line) for f in found] == [("sim/__init__.py", 3)]
+    assert 'module="sim.ops"' in found[0].message
+
+
 def test_no_fix_when_owner_is_ambiguous_or_unknown(tmp_path):
     files = {
         "main.py": "import warp as wp\nimport a, b\nwp.set_module_options({'max_unroll': 1}, module=None)\n",

@@ -13,6 +13,7 @@ from warp_ct.analyzer.rules.base import Rule
 from warp_ct.analyzer.rules.wct013_unique_ignores_module_options import bare_module_option_calls
 
 if TYPE_CHECKING:
+    from warp_ct.analyzer.program import Program
     from warp_ct.analyzer.project import FileSummary, Project
 
 # ``import warp as wp`` / ``import warp`` on a line of its own at module level: the alias.
@@ -128,7 +129,8 @@ class MisdirectedModuleOptions(Rule):
         summary = ctx.project.files.get(ctx.path)
         owners = []
         if summary is not None:
-            owners = [s for s in ctx.project.imported_project_modules(summary) if s.defines_kernels]
+            defining = _kernel_modules(ctx.program)
+            owners = [s for s in ctx.project.imported_project_modules(summary) if s.module_name in defining]
             meant = _modules_meant(ctx, summary)
             if meant and all(_sets_the_same(ctx, module, ctx.facts, call) for module in meant for call in calls):
                 # Every kernel module the file imports, launches or holds (as a package) sets
@@ -157,13 +159,13 @@ def _modules_meant(ctx: FileContext, summary: "FileSummary") -> list["FileSummar
     """The kernel modules a bare ``set_module_options`` of this file may be meant for: those
     it imports, those whose kernels it launches, and,
     in a package's ``__init__`` or a file related to none of those, its package's own."""
-    project = ctx.project
-    found = {s.module_name: s for s in project.imported_project_modules(summary) if s.defines_kernels}
-    program = ctx.program
+    project, program = ctx.project, ctx.program
+    defining = _kernel_modules(program)
+    found = {s.module_name: s for s in project.imported_project_modules(summary) if s.module_name in defining}
     for index in range(len(ctx.facts.launches)):
         for kernel in program.launch_kernels(summary.module_name, index):
             owner = project.module(getattr(kernel, "module", ""))
-            if owner is not None and owner.defines_kernels:
+            if owner is not None and owner.module_name in defining:
                 found.setdefault(owner.module_name, owner)
     package = summary.module_name if summary.path.endswith("__init__.py") else None
     if package is None and not found:
@@ -174,10 +176,17 @@ def _modules_meant(ctx: FileContext, summary: "FileSummary") -> list["FileSummar
         for other in project.files.values():
             name = other.module_name
             inside = name.startswith(package + ".") if package else "." not in name
-            if inside and other.defines_kernels:
+            if inside and name in defining:
                 found.setdefault(name, other)
     found.pop(summary.module_name, None)
     return list(found.values())
+
+
+def _kernel_modules(program: "Program") -> frozenset[str]:
+    """The project modules that define a kernel (with ``@wp.kernel``, a project's own kernel
+    decorator, or in a factory): those ``module=`` may name."""
+    return program.memo("WCT014.kernel_modules",
+                        lambda: frozenset(ref.module for ref, kernel in program.kernels() if kernel.decorator == "kernel"))
 
 
 def _sets_the_same(ctx: FileContext, module: "FileSummary", facts, call: ast.Call) -> bool:
