@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from warp_ct.analyzer.facts import CallFact, FemCallFact, FunctionFact, LaunchFact, Value, WithFact
 from warp_ct.analyzer.program.base import (
@@ -333,53 +333,52 @@ class Tapes:
         tails: dict[str, str] = {}  # a dotted name -> its last part (most names repeat)
         holds_kernels_only = self._holds_kernels_only
 
-        def walk(value: Value, module: str, function: str | None = None) -> None:
-            stack = [value]
-            while stack:
-                v = stack.pop()
-                key = id(v)
-                if key in seen:
-                    continue
-                seen.add(key)
-                kind, data = v.kind, v.data
-                if kind in _NAMED_KINDS and data.__class__ is str:
-                    last = tails.get(data)
-                    if last is None:
-                        last = tails[data] = data.rpartition(".")[2]
-                    if last in values:
-                        stack.extend(v.items)  # the name is in already: what it holds need not be asked
+        def walk(roots: Iterable[Value], module: str, function: str | None = None) -> None:
+            for value in roots:  # each root's values before the next root's, as read
+                if id(value) in seen:
+                    continue  # most roots: a name or constant shared by the file's values
+                stack = [value]
+                while stack:
+                    v = stack.pop()
+                    key = id(v)
+                    if key in seen:
                         continue
-                    if last in named and holds_kernels_only(module, function, v):
-                        continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
-                    if kind != "local":
-                        values.add(last)
-                    elif any(item.kind == "function" for item in v.items):
-                        values.add(data)  # a nested ``def`` read as a value (the rest: what the local holds)
-                stack.extend(v.items)
+                    seen.add(key)
+                    kind, data = v.kind, v.data
+                    if kind in _NAMED_KINDS and data.__class__ is str:
+                        last = tails.get(data)
+                        if last is None:
+                            last = tails[data] = data.rpartition(".")[2]
+                        if last in values:
+                            stack.extend(v.items)  # the name is in already: what it holds need not be asked
+                            continue
+                        if last in named and holds_kernels_only(module, function, v):
+                            continue  # ``self._launch(self.k.assemble)``: a kernel is launched, not called
+                        if kind != "local":
+                            values.add(last)
+                        elif any(item.kind == "function" for item in v.items):
+                            values.add(data)  # a nested ``def`` read as a value (the rest: what the local holds)
+                    stack.extend(v.items)
 
         for module, facts in self.modules.items():
             for values_list in facts.globals.values():
-                for v in values_list:
-                    walk(v, module)
+                walk(values_list, module)
             for fields in facts.class_fields.values():
-                for _name, v in fields:
-                    walk(v, module)
+                walk((v for _name, v in fields), module)
             scopes: list[tuple] = []
             for fact in facts.functions.values():
                 if fact.is_kernel:
                     continue  # a kernel's or Warp function's body hands no Python function around
                 for values_list in (*fact.locals.values(), *fact.self_attrs.values(), fact.returns, fact.defaults.values()):
-                    for v in values_list:
-                        walk(v, module, fact.qualname)
+                    walk(values_list, module, fact.qualname)
                 scopes.append((fact, fact.calls))
             scopes.append((None, [*facts.module_calls, *facts.main_calls]))
             for fact, calls in scopes:
                 function = fact.qualname if fact is not None else None
                 for call in calls:
-                    for v in call.args:
-                        walk(v, module, function)
-                    for v in call.kwargs.values():
-                        walk(v, module, function)
+                    walk(call.args, module, function)
+                    if call.kwargs:
+                        walk(call.kwargs.values(), module, function)
         methods = {call.callee.rsplit(".", 1)[1] for calls in self.untyped_calls().values() for call in calls}
         return frozenset(values), frozenset(methods)
 
