@@ -1523,7 +1523,8 @@ class _Extractor:
     def call(self, node: ast.Call) -> None:
         scope = self.scopes[-1]
         func = node.func
-        namespace = bool(node.keywords) and self.dotted(func) in NAMESPACE_CLASSES
+        callee = self.dotted(func)
+        namespace = bool(node.keywords) and callee in NAMESPACE_CLASSES
         for keyword in node.keywords:
             if keyword.arg is not None and (namespace or _is_private(keyword.arg)):  # ``Context(_megakernel=None)``
                 self.facts.attr_writes.setdefault(keyword.arg, []).append((scope.qualname, self.value(keyword.value)))
@@ -1536,7 +1537,6 @@ class _Extractor:
                         self.facts.requires_grad = True
                     if scope.fact is not None and not (constant and not value.value):  # type: ignore[attr-defined]
                         scope.fact.asks_grad = True
-        callee = self.dotted(func)
         if callee is not None and callee.startswith("warp") and (len(callee) == 4 or callee[4] == "."):
             self.warp_call(_as_warp_name(callee), node)  # type: ignore[arg-type]
             return
