@@ -104,10 +104,6 @@ class Program(Calls, Frequencies, Values, Kernels, Effects, Runs, Tapes, FemCall
         # (module, caller qualname or None, callee) -> resolve_call's answer; None stands for
         # every caller whose scopes do not bind the callee's first name (``_binds``).
         self._resolved_calls: dict[tuple[str, str | None, str], FunctionRef | None] = {}
-        self._resolving: set[tuple[str, str | None, str]] = set()  # keys of ``_resolved_calls`` being resolved
-        # (module, the calling function's qualname or None, callee) as asked -> the answer
-        self._resolved_as_asked: dict[tuple[str, str | None, str], FunctionRef | None] = {}
-        self._resolved_dotted: dict[str, tuple[str, str] | None] = {}  # ``resolve_dotted`` of a name
         self._hook_targets: dict[tuple[str, str], Sequence[FunctionRef]] = {}  # _call_targets' Class.apply hooks
         # (id of a callee's events, shallow) -> (those events, _first_occurrences of them);
         # the events are held so that their id is not reused.

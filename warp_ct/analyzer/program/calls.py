@@ -122,15 +122,6 @@ class Calls:
     def resolve_dotted(self, dotted: str, depth: int = 0) -> tuple[str, str] | None:
         """A dotted, import-resolved name -> (project module, name inside it), following
         re-exports (``from .kernels import make`` in a package ``__init__``)."""
-        if depth == 0:  # asked half a million times on newton, of a few thousand names
-            try:
-                return self._resolved_dotted[dotted]
-            except KeyError:
-                found = self._resolved_dotted[dotted] = self._resolve_dotted(dotted, 0)
-                return found
-        return self._resolve_dotted(dotted, depth)
-
-    def _resolve_dotted(self, dotted: str, depth: int) -> tuple[str, str] | None:
         if depth > 6:
             return None
         parts = dotted.split(".")
@@ -238,28 +229,17 @@ class Calls:
 
     def resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
         """The project function a call reaches (a constructor call reaches ``__init__``)."""
-        asked = (module, caller.qualname if caller is not None else None, callee)
-        try:
-            return self._resolved_as_asked[asked]  # without the scope walk of ``_binds``
-        except KeyError:
-            pass
         if caller is not None and not _binds(self, module, caller, callee.partition(".")[0]):
             caller = None  # resolved as at module level: one answer for every function
         key = (module, caller.qualname if caller is not None else None, callee)
         try:
-            found = self._resolved_calls[key]
+            return self._resolved_calls[key]
         except KeyError:
             # Answered None while it is being resolved: ``for name, module in module.children()``
             # resolves ``module.children`` through the loop's own table, which asks again.
             self._resolved_calls[key] = None
-            self._resolving.add(key)
-            try:
-                found = self._resolved_calls[key] = self._resolve_call(module, caller, callee)
-            finally:
-                self._resolving.discard(key)
-        if key not in self._resolving:
-            self._resolved_as_asked[asked] = found
-        return found
+            found = self._resolved_calls[key] = self._resolve_call(module, caller, callee)
+            return found
 
 
     def _resolve_call(self, module: str, caller: FunctionFact | None, callee: str) -> FunctionRef | None:
@@ -642,7 +622,6 @@ class Calls:
                 setattr(facts, name, kept)
         # Their answers, all None or empty, would only be asked again by the calls just dropped.
         self._resolved_calls = {key: ref for key, ref in self._resolved_calls.items() if ref is not None}
-        self._resolved_as_asked = {key: ref for key, ref in self._resolved_as_asked.items() if ref is not None}
         self._hook_targets = {key: refs for key, refs in self._hook_targets.items() if refs}
         return dropped
 
