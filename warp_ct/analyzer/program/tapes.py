@@ -405,18 +405,23 @@ class Tapes:
     def untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
         """Per function (``<module>`` for a module's top level), its calls of a method on an
         object the model cannot type (``blk.assemble(q)``): any project method of that name
-        may run. Read before a batch drops the calls that reach no project function."""
+        may run. Read before a batch drops the calls that reach no project function. Only
+        calls naming a project method: the others run no project code (``x.numpy()``,
+        ``self.assertEqual(...)``: 97k of newton's 163k calls, whose facts this kept alive
+        after the batch dropped them)."""
         return self.memo("program.untyped_calls", self._untyped_calls)
 
     def _untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
         out: dict[FunctionRef, list[CallFact]] = {}
+        methods = self.memo("program.methods_by_name", self._methods_by_name)
         for module, facts in self.modules.items():
             scopes = [(fact, FunctionRef(module, fact.qualname), fact.calls) for fact in facts.functions.values()]
             scopes.append((None, FunctionRef(module, "<module>"), [*facts.module_calls, *facts.main_calls]))
             for fact, ref, calls in scopes:
                 for call in calls:
                     callee = call.callee
-                    if "." in callee and not callee.startswith("warp.") and not self._call_targets(module, fact, callee):
+                    if ("." in callee and callee.rpartition(".")[2] in methods and not callee.startswith("warp.")
+                            and not self._call_targets(module, fact, callee)):  # fmt: skip
                         out.setdefault(ref, []).append(call)
         return out
 
