@@ -350,6 +350,22 @@ def _record_linting_process(monkeypatch: pytest.MonkeyPatch, log: Path, *, in_wo
     monkeypatch.setattr(batch, "_lint_scope", recording)
 
 
+def test_one_process_lints_the_largest_project_first(tmp_path: Path, monkeypatch) -> None:
+    """Its peak is the run's: what a smaller project frees before it does not all come back."""
+    small, large = tmp_path / "a_small", tmp_path / "b_large"
+    for root, count in ((small, 1), (large, 6)):
+        (root / "pkg").mkdir(parents=True)
+        (root / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+        for i in range(count):
+            (root / "pkg" / f"mod{i}.py").write_text(KERNEL_FILE.format(i=i, block=256), encoding="utf-8")
+    log = tmp_path / "who.txt"
+    _record_linting_process(monkeypatch, log)
+    order: list[str] = []
+    results = run_lint([str(small), str(large)], Config(root=tmp_path), jobs=1, on_file=lambda r: order.append(r.path))
+    assert [line.split()[0] for line in log.read_text(encoding="utf-8").splitlines()] == ["b_large", "a_small"]
+    assert order == [r.path for r in results] == sorted(order)  # still reported in path order
+
+
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
 def test_workers_lint_whole_projects_beside_the_parents(tmp_path: Path, pools_for_any_size, monkeypatch) -> None:
     config = Config(select=("ALL",), root=WORKSPACE)
