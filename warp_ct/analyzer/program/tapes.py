@@ -413,14 +413,13 @@ class Tapes:
 
     def _untyped_calls(self) -> dict[FunctionRef, list[CallFact]]:
         out: dict[FunctionRef, list[CallFact]] = {}
-        methods = self.memo("program.methods_by_name", self._methods_by_name)
         for module, facts in self.modules.items():
             scopes = [(fact, FunctionRef(module, fact.qualname), fact.calls) for fact in facts.functions.values()]
             scopes.append((None, FunctionRef(module, "<module>"), [*facts.module_calls, *facts.main_calls]))
             for fact, ref, calls in scopes:
                 for call in calls:
                     callee = call.callee
-                    if ("." in callee and callee.rpartition(".")[2] in methods and not callee.startswith("warp.")
+                    if ("." in callee and self._methods_named(callee.rpartition(".")[2]) and not callee.startswith("warp.")
                             and not self._call_targets(module, fact, callee)):  # fmt: skip
                         out.setdefault(ref, []).append(call)
         return out
