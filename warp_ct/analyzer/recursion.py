@@ -71,6 +71,10 @@ class QueryMemo:
             self._end_of_question()
             raise
         del self._depth_of[key]
+        if answer.__class__ is tuple and answer == unknown:
+            # The shared object, not one copy per question: on newton 182k of 238k answers
+            # are "unknown" (11 MiB of one-element tuples held to the end of the model).
+            answer = unknown
         low, self._low = self._low, min(outer_low, self._low)
         # Cycles closed at this question or below it: the answer is the same from anywhere.
         if low >= depth:
