@@ -18,21 +18,9 @@ from warp_ct.analyzer.outside import MAX_LEVELS, OutsideModules, folders_above, 
 from warp_ct.config import Config
 
 PROJECT = "[project]\nname = '{}'\nversion = '0.1'\n"
-KERNELS = """\
-import warp as wp
-
-
-@wp.kernel
-def tint(pixels: wp.array(dtype=float), amount: float):
-    i = wp.tid()
-    pixels[i] = pixels[i] * amount
-
-
-@wp.kernel
-def clamp(pixels: wp.array(dtype=float), low: float, high: float):
-    i = wp.tid()
-    pixels[i] = wp.clamp(pixels[i], low, high)
-"""
+# The library's kernels are the probe fixture's (measured there: one module, built per block_dim).
+FIXTURE = Path(__file__).parents[1] / "programs" / "sibling_library_block_dims"
+KERNELS = (FIXTURE / "lib" / "shading" / "kernels.py").read_text(encoding="utf-8")
 APP = """\
 import warp as wp
 

@@ -782,12 +782,9 @@ class Kernels:
         wp.overload(kernel, ...)``, launched as ``_overloads[dtype]``)."""
         values = facts.globals.get(name)
         if values is not None:
-            found: list[KernelRef] = []
-            for value in values:
-                held = self._outside_value(facts, value, depth + 1)
-                if held is None:
-                    return None
-                found.extend(held)
+            found = self._outside_values(facts, values, depth + 1)
+            if found is None:
+                return None
             return list(dict.fromkeys(found)) or None
         target = facts.aliases.get(name)
         if target is not None:
@@ -828,11 +825,13 @@ class Kernels:
             parts = value.items
         elif kind == "dict":
             parts = value.items[len(value.items) // 2:]
-        if parts is None:
-            return None
+        return self._outside_values(facts, parts, depth + 1) if parts is not None else None
+
+    def _outside_values(self, facts: FileFacts, values: Sequence[Value], depth: int) -> list[KernelRef] | None:
+        """The kernels all of ``values`` hold (``_outside_value``); None when one is not followed."""
         out: list[KernelRef] = []
-        for item in parts:
-            held = self._outside_value(facts, item, depth + 1)
+        for value in values:
+            held = self._outside_value(facts, value, depth)
             if held is None:
                 return None
             out.extend(held)
