@@ -532,12 +532,10 @@ class Project:
         and its own top-level bindings do not (``from .hashing import *`` where ``hashing``
         does ``import warp as wp``: ``("wp", "warp")``), sorted. A module with ``__all__``
         hands out what it lists, which its bindings do not tell: none of its names counts."""
-        memo = self._star_names
-        if memo[0] != self.revision:
-            memo = self._star_names = (self.revision, {})
-        found = memo[1].get(summary.path)
+        memo = self._of_this_revision("_star_names")
+        found = memo.get(summary.path)
         if found is None or found[0] is not summary:
-            found = memo[1][summary.path] = (summary, self._star_warp_names(summary))
+            found = memo[summary.path] = (summary, self._star_warp_names(summary))
         return found[1]
 
     def _star_warp_names(self, summary: FileSummary) -> tuple[tuple[str, str], ...]:
@@ -557,10 +555,8 @@ class Project:
         top-level bindings, then those of its own ``*`` imports (memoized per revision;
         ``path``: the modules whose ``*`` imports led here, a cycle's end). None of a module
         with ``__all__``, which its bindings cannot tell."""
-        memo = self._handed_out
-        if memo[0] != self.revision:
-            memo = self._handed_out = (self.revision, {})
-        found = memo[1].get(module)
+        memo = self._of_this_revision("_handed_out")
+        found = memo.get(module)
         if found is not None:
             return found
         bound = self.exports(module)
@@ -578,8 +574,17 @@ class Project:
                     if name not in bound:
                         names.setdefault(name, warp)
         if not path or module not in path:
-            memo[1][module] = names
+            memo[module] = names
         return names
+
+    def _of_this_revision(self, attribute: str) -> dict:
+        """The answers held in ``attribute`` (a (revision, dict) pair), emptied when a file
+        got a new summary since they were given."""
+        revision, answers = getattr(self, attribute)
+        if revision != self.revision:
+            answers = {}
+            setattr(self, attribute, (self.revision, answers))
+        return answers
 
     def take_tree(self, text: str) -> ast.Module | None:
         """The tree parsed for the last extracted text, once, if it is ``text``'s."""
@@ -801,10 +806,7 @@ class Project:
     def _import_time_entry(self, summary: FileSummary) -> list:
         """[summary, the project modules importing it runs(, whether that creates kernels)],
         computed once per revision."""
-        revision, by_path = self._import_time
-        if revision != self.revision:
-            by_path = {}
-            self._import_time = (self.revision, by_path)
+        by_path = self._of_this_revision("_import_time")
         entry = by_path.get(summary.path)
         if entry is None or entry[0] is not summary:
             seen: dict[str, FileSummary] = {}
