@@ -54,7 +54,7 @@ KNOWN_ANALYZER_GAPS: dict[str, str] = {}
 KNOWN_ORACLE_GAPS: dict[str, str] = {}
 
 # Rules whose findings the probe does not make (warp_ct/probe/findings.py measures WCT001, 002,
-# 006, 007, 008, 009, 010; a measured WCT007 stands for WCT003, a measured WCT010 for WCT013,
+# 006, 007, 008, 009, 010, 015; a measured WCT007 stands for WCT003, a measured WCT010 for WCT013,
 # see MEASURED_AS), and why no run can show them as a build at a line.
 UNMEASURED_RULES: dict[str, str] = {
     "WCT004": "set_module_options(module=wp.get_module(...)) misbehaves on Warp <= 1.16 only; the probe runs the installed Warp",
@@ -130,7 +130,7 @@ ORACLE_DIAGNOSES = {"hash-churn", "block-dim-spread", "one-kernel-modules", "cac
 # more generous (a late wp.config option or a misdirected set_module_options never changes a
 # hash, yet it may attach churn to them): the oracle asks for a finding of a fitting rule.
 MECHANISM_RULES = {
-    "hash-churn": {"WCT003", "WCT006", "WCT007"},
+    "hash-churn": {"WCT003", "WCT006", "WCT007", "WCT015"},
     "block-dim-spread": {"WCT009"},
     "one-kernel-modules": {"WCT002", "WCT013"},
     "cache-not-reused": {"WCT008"},

@@ -41,6 +41,11 @@ finding starts"), with the measured figures in the message:
   ``fem.interpolate`` and the module takes the call's ``kernel_options`` (the integrand's
   module, warp.fem's dispatch modules), WCT010 at the call, one finding per call, with the fix
   ``kernel_options={"enable_backward": False}``; other package modules stay a note;
+* ``captured_global`` (a module loaded again whose kernel or ``wp.func`` hashes a module variable
+  under one of its own names, a parameter or loop variable, that was unset or held another
+  value at the module's previous load: Warp 1.19 looks such names up among the module's
+  globals) -> WCT015 at the first module-scope statement binding that variable (the kernel's
+  ``def`` is ``also_at``);
 * ``unique_module`` -> WCT002, conservatively: only kernels defined at module scope (not in
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
@@ -89,9 +94,10 @@ RULE_NAMES = {
     "WCT008": "cache-destroyed",
     "WCT009": "block-dim-spread",
     "WCT010": "unused-backward",
+    "WCT015": "captured-module-variable",
 }
 RULE_SEVERITY = {"WCT001": "warning", "WCT002": "info", "WCT006": "warning", "WCT007": "warning", "WCT008": "warning",
-                 "WCT009": "warning", "WCT010": "warning"}  # fmt: skip
+                 "WCT009": "warning", "WCT010": "warning", "WCT015": "warning"}  # fmt: skip
 CAUSE_RULES = {
     "options": "WCT006",
     "kernel_added": "WCT007",
@@ -101,6 +107,7 @@ CAUSE_RULES = {
     "block_dim": "WCT009",
     "config": "WCT006",
     "config_ignored": "WCT001",
+    "captured_global": "WCT015",
 }
 MIN_UNIQUE_MODULES_PER_FILE = 2
 _DECORATOR_SPAN = 20  # lines from a first decorator to its def
@@ -221,6 +228,28 @@ def _def_line(path: str, line: int, sources: dict[str, list[str] | None]) -> int
     return line
 
 
+def _module_binding_line(path: str, name: str, sources: dict[str, list[str] | None]) -> int | None:
+    """The first statement of ``path``'s module scope (outside every ``def`` and ``class``) that
+    binds ``name``: where the module variable a kernel captured under its own name is made."""
+    lines = read_lines(path, sources)
+    if lines is None:
+        return None
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    pending = list(tree.body)
+    found = []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) or isinstance(node, ast.expr_context):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name:
+            found.append(node.lineno)
+        pending.extend(ast.iter_child_nodes(node))
+    return min(found) if found else None
+
+
 def _caller_in_flow(cause: Cause) -> Frame | None:
     """The innermost frame of the cause that also ran the load that paid for it: the call, in
     the flow that rebuilt the module, of the helper or factory that made the change (None when
@@ -292,6 +321,12 @@ def _place_in_user_code(cause: Cause, loads: Sequence[ModuleLoad], sources: dict
                 caller = _caller_in_flow(cause)
                 if caller is not None and caller != inner and _calls(caller, inner.function, sources):
                     return caller.file, caller.line, "", (definition,)
+            return definition.file, definition.line, "", ()
+        if cause.cause == "captured_global":
+            binding = _module_binding_line(inner.file, str(cause.detail.get("name")), sources)
+            definition = Frame(inner.file, _def_line(inner.file, inner.line, sources), inner.function)
+            if binding is not None:
+                return inner.file, binding, "", (definition,)
             return definition.file, definition.line, "", ()
         if cause.cause == "generic_instance" and not _explicit_overload(cause, sources):
             definition = _definition(cause, loads, sources)
@@ -373,6 +408,12 @@ def _message(cause: Cause, module: ModuleIdentity | None, cost: str, note: str, 
                 f"which copies that option: it was built with {detail.get('option')}={detail.get('module_value')!r}, "
                 "the value never arrived; set it before the module's kernels are defined, or as the module's option")
         return f"{built}: {what}" if built else f"{shown}: {what}"
+    elif cause.cause == "captured_global":
+        before = "was not set" if detail.get("before") is None else f"held {detail.get('before')}"
+        what = (f"module variable `{detail.get('name')}` {before} when the module was loaded and held "
+                f"{detail.get('after')} when it was hashed again; kernel `{detail.get('kernel')}` reads `{detail.get('name')}` "
+                "as its own name (a parameter or loop variable), but Warp looks that name up among the module's globals "
+                f"and hashes its value, {rebuilt}; rename the variable or move this code into a function")
     elif cause.cause == "block_dim":
         before = ", ".join(str(b) for b in detail.get("loaded_block_dims") or ()) or "another"
         what = f"it was loaded at block_dim {detail.get('block_dim')}{note} after block_dim {before}: one more build"
@@ -481,6 +522,7 @@ _CAUSE_WORDS = {
     "block_dim": "loaded again at block_dim {block_dim}",
     "options": "its options changed after it was loaded",
     "config": "`wp.config.{option}` changed after it was loaded",
+    "captured_global": "module variable `{name}` hashed into kernel `{kernel}` changed after it was loaded",
 }
 
 

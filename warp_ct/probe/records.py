@@ -240,7 +240,7 @@ class Frame:
 
 # Why a real load happened, as the bootstrap attributes it (``cause`` records).
 CAUSES = ("options", "kernel_added", "function_added", "struct_added", "generic_instance", "block_dim",
-          "unique_module", "modified", "config", "config_ignored", "backward_option", "package_build")  # fmt: skip
+          "unique_module", "modified", "config", "config_ignored", "backward_option", "package_build", "captured_global")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -403,6 +403,7 @@ class _Hooks:
             module_class._warp_ct_pending = None  # causes waiting for the module's next real load
             module_class._warp_ct_block_dims = None  # block_dims this module was really loaded at
             module_class._warp_ct_backward_set = None  # where set_module_options set enable_backward before a load
+            module_class._warp_ct_captured = None  # module variables hashed into its kernels at its last real load
             module_class.mark_modified = self._attributed_mark_modified(mark_modified)
             self.installed.add("Module.mark_modified")
         init = getattr(module_class, "__init__", None) if module_class is not None else None
@@ -865,6 +866,10 @@ def _write_causes(recorder, module, record):
         causes = causes + _config_causes(recorder, module, record, first_load)
     except Exception:
         pass
+    try:
+        causes = causes + _captured_global_causes(module, first_load)
+    except Exception:
+        pass
     backward_set = module._warp_ct_backward_set
     if first_load and backward_set is not None:
         module._warp_ct_backward_set = None
@@ -903,6 +908,77 @@ def _write_causes(recorder, module, record):
                "load_frames": load_frames, "load_entry": load_entry}  # fmt: skip
         out.update(cause)
         recorder.write(out)
+
+
+# -- module variables hashed under a kernel's own names (WCT015) ----------------------------
+
+_MAX_CAPTURED = 64  # (kernel, name) pairs remembered per module
+
+
+def _own_names_read(item):
+    """Names the body of a user kernel or ``wp.func`` reads that Python treats as its own (a
+    parameter, a loop variable, a name assigned with ``+=``) but Warp does not: Warp 1.19's
+    ``Adjoint.get_references`` leaves out only the targets of ``=`` in the body, so it looks
+    each other name up in the module's globals and hashes a Warp value it finds there."""
+    names = item.__dict__.get("_warp_ct_own_names")
+    if names is None:
+        names = ()
+        adj = getattr(item, "adj", None)
+        code = getattr(getattr(item, "func", None), "__code__", None)
+        tree = getattr(adj, "tree", None)
+        if code is not None and tree is not None and _is_user_file(code.co_filename):
+            import ast
+
+            assigned = adj.assigned_name_ids() if hasattr(adj, "assigned_name_ids") else frozenset(
+                target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                for top in node.targets for target in ast.walk(top) if isinstance(target, ast.Name))  # fmt: skip
+            local = set(code.co_varnames) - set(assigned)
+            names = tuple(sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in local}))
+        item._warp_ct_own_names = names
+    return names
+
+
+def _captured_globals(module):
+    """{(kernel key, name): repr of the value}: module variables Warp hashed into the module's
+    user kernels and functions under a name of their own (``loss = example.step()`` in a
+    script, read by ``def add_loss(loss: wp.array(...))``)."""
+    from warp._src.types import is_value
+
+    out = {}
+    items = list((getattr(module, "kernels", None) or {}).values()) + list((getattr(module, "functions", None) or {}).values())
+    for item in items:
+        names = _own_names_read(item)
+        if not names:
+            continue
+        scope = item.func.__globals__
+        for name in names:
+            value = scope.get(name)
+            if value is not None and is_value(value) and len(out) < _MAX_CAPTURED:
+                out[(str(getattr(item, "key", "?")), name)] = repr(value)
+    return out
+
+
+def _captured_global_causes(module, first_load):
+    """A real load after the first whose kernels hash a module variable that was unbound, or held
+    another value, at the previous real load: that variable moved the module's hash."""
+    captured = _captured_globals(module)
+    before, module._warp_ct_captured = module._warp_ct_captured, captured
+    if first_load or before is None:
+        return []
+    out = []
+    items = {str(getattr(item, "key", "?")): item for item in
+             list((module.kernels or {}).values()) + list((module.functions or {}).values())}  # fmt: skip
+    for (key, name), value in captured.items():
+        if before.get((key, name)) == value:
+            continue
+        code = getattr(getattr(items.get(key), "func", None), "__code__", None)
+        detail = {"kernel": key, "name": name, "before": before.get((key, name)), "after": value}
+        frames = []
+        if code is not None:
+            detail["file"], detail["line"] = code.co_filename, code.co_firstlineno
+            frames = [{"file": code.co_filename, "line": code.co_firstlineno, "function": code.co_name}]
+        out.append({"cause": "captured_global", "detail": detail, "frames": frames, "package": None, "t": time.time()})
+    return out
 
 
 # -- config causes and cache removal (WCT001/WCT006 from wp.config, WCT008) ----------------

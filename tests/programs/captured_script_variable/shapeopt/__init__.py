@@ -1,0 +1,1 @@
+"""A small shape optimisation driven from a script."""

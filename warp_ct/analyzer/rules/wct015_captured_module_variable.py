@@ -1,0 +1,333 @@
+"""WCT015 captured-module-variable."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from warp_ct.analyzer import syntax
+from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.model import Severity
+from warp_ct.analyzer.rules.base import Rule
+
+_FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
+# Values that are never a Warp scalar, vector or matrix (the only globals Warp hashes).
+_NOT_VALUES = (ast.JoinedStr, ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.SetComp,
+               ast.GeneratorExp, ast.Lambda)  # fmt: skip
+_ARRAY_MAKERS = frozenset({
+    "array", "zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like", "clone",
+    "from_numpy", "from_torch", "from_jax", "from_paddle", "from_dlpack", "indexedarray", "HashGrid", "Mesh",
+    "Volume", "Bvh", "Tape", "ScopedDevice", "get_device",
+})  # fmt: skip
+_NOT_VALUE_PACKAGES = ("numpy.", "np.", "torch.", "jax.", "cupy.", "paddle.", "os.", "pathlib.", "argparse.")
+
+
+class CapturedModuleVariable(Rule):
+    code = "WCT015"
+    name = "captured-module-variable"
+    severity = Severity.WARNING
+    summary = "A module variable named like a kernel's parameter is hashed into it and rebuilds its module when it changes"
+    triggers = (r"\bintegrand\b",)
+    docs = '''
+    ## What it does
+    Flags a variable of a script's module scope (the `if __name__ == "__main__":` block, a
+    loop at module level) that has the name of a parameter or loop variable of one of the
+    file's kernels or `wp.func`s, when the file's Warp module is hashed again after the
+    variable is set: a `warp.fem` integrand of the file that is first integrated or
+    interpolated after that line adds its function to the module once the module was
+    already loaded.
+
+    ## Why it costs compile time
+    Warp hashes into a kernel every value it finds under a name the kernel reads and does not
+    assign with `=` in its body. It looks such names up in the module's globals, and a
+    parameter is no exception (Warp 1.19's `Adjoint.get_references`): while the script's
+    `loss` is unset the kernel `add_penalty(loss: wp.array(...))` hashes as before, but once
+    `loss = example.step()` has run, the module's next hash holds the float and differs.
+    warp.fem registers an integrand's function in the integrand's module the first time it
+    builds it, which makes Warp hash the module again: with the variable set in between, the
+    whole module is built a second time (Warp's own `example_elastic_shape_optimization`
+    builds `__main__` twice this way). A variable that changes between runs (a command-line
+    value) also makes every new value a cold build.
+
+    ## Example
+    ```python
+    import warp as wp
+    import warp.fem as fem
+
+
+    @fem.integrand
+    def mass_form(s: fem.Sample, u: fem.Field, v: fem.Field):
+        return u(s) * v(s)
+
+
+    @fem.integrand
+    def area_form(s: fem.Sample):
+        return 1.0
+
+
+    @wp.kernel
+    def add_penalty(loss: wp.array(dtype=float), area: wp.array(dtype=float), weight: float):
+        loss[0] += weight * area[0]
+
+
+    class Example:
+        def __init__(self):
+            geo = fem.Grid2D(res=wp.vec2i(4))
+            space = fem.make_polynomial_space(geo, degree=1)
+            self.domain = fem.Cells(geo)
+            self.test = fem.make_test(space, domain=self.domain)
+            self.trial = fem.make_trial(space, domain=self.domain)
+            self.loss = wp.zeros(1, dtype=float)
+            self.area = wp.zeros(1, dtype=float)
+
+        def step(self):
+            fem.integrate(mass_form, fields={"u": self.trial, "v": self.test}, output_dtype=float)
+            wp.launch(add_penalty, dim=1, inputs=[self.loss, self.area, 0.5])
+            return float(self.loss.numpy()[0])
+
+        def report(self):
+            return float(fem.integrate(area_form, domain=self.domain))
+
+
+    if __name__ == "__main__":
+        example = Example()
+        for k in range(10):
+            loss = example.step()  # WCT015
+            if k == 0:
+                print(loss, example.report())
+    ```
+
+    ## Use instead
+    Give the script's variable a name no kernel reads, or keep the script's code in a
+    function, whose variables are not module globals:
+    ```python
+    import warp as wp
+    import warp.fem as fem
+
+
+    @fem.integrand
+    def area_form(s: fem.Sample):
+        return 1.0
+
+
+    @wp.kernel
+    def add_penalty(loss: wp.array(dtype=float), area: wp.array(dtype=float), weight: float):
+        loss[0] += weight * area[0]
+
+
+    def run(domain, loss_array, area_array):
+        for k in range(10):
+            wp.launch(add_penalty, dim=1, inputs=[loss_array, area_array, 0.5])
+            loss = float(loss_array.numpy()[0])
+            if k == 0:
+                print(loss, fem.integrate(area_form, domain=domain))
+    ```
+
+    ## When not to apply
+    When every integrand of the file was already built before the variable is set (another
+    integrand that calls it counts), nothing hashes the module again during the run, and the
+    value is the same in every run: it costs nothing, and is not reported.
+    ```python
+    import warp as wp
+    import warp.fem as fem
+
+
+    @fem.integrand
+    def area_form(s: fem.Sample):
+        return 1.0
+
+
+    @wp.kernel
+    def add_penalty(loss: wp.array(dtype=float), area: wp.array(dtype=float), weight: float):
+        loss[0] += weight * area[0]
+
+
+    def step(domain, loss_array, area_array):
+        area_array.fill_(float(fem.integrate(area_form, domain=domain)))
+        wp.launch(add_penalty, dim=1, inputs=[loss_array, area_array, 0.5])
+        return float(loss_array.numpy()[0])
+
+
+    if __name__ == "__main__":
+        domain = fem.Cells(fem.Grid2D(res=wp.vec2i(4)))
+        loss_array, area_array = wp.zeros(1, dtype=float), wp.zeros(1, dtype=float)
+        for k in range(10):
+            loss = step(domain, loss_array, area_array)
+    ```
+    '''
+
+    def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
+        integrands = {
+            func.name: func for func in node.body
+            if isinstance(func, syntax.FUNCTION_TYPES) and _decorated_with(func, "warp.fem.integrand", ctx)
+        }  # fmt: skip
+        if not integrands:
+            return
+        readers = _own_name_readers(node, ctx)
+        if not readers:
+            return
+        functions = _functions_by_name(node)
+        for binding, name, before, after in _module_bindings(node, set(readers)):
+            late = _built_integrands(after, functions, integrands, ctx) - _built_integrands(before, functions, integrands, ctx)
+            if not late or not _launches(before, functions, ctx):
+                continue
+            kernel = readers[name]
+            first_late = min(late, key=lambda n: integrands[n].lineno)
+            ctx.report(binding, (
+                f"`{name}` is a module variable, and `{kernel.name}` (line {kernel.lineno}) reads a parameter or loop "
+                f"variable of that name: Warp looks the name up among the module's globals and hashes this value into "
+                f"the kernel. Integrand `{first_late}` is first built after this line, which adds its function to the "
+                f"module after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second "
+                "time; rename the variable or move this code into a function"
+            ))  # fmt: skip
+
+
+def _decorated_with(func: ast.AST, qualified: str, ctx: FileContext) -> bool:
+    for decorator in getattr(func, "decorator_list", ()):
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if ctx.warp_name(target) == qualified:
+            return True
+    return False
+
+
+def _own_name_readers(tree: ast.Module, ctx: FileContext) -> dict[str, ast.FunctionDef]:
+    """name -> the first kernel or ``wp.func`` (not ``module="unique"``: its module is its own)
+    that reads the name as one of its own (a parameter, a loop variable, a ``+=`` target) without
+    assigning it with ``=``, the only binding Warp's hashing leaves out."""
+    out: dict[str, ast.FunctionDef] = {}
+    for func in syntax.nodes_of_class(tree, syntax.FUNCTION_TYPES):
+        decorator = func.decorator_list and ctx.kernel_decorator(func, ("kernel", "func"))
+        if not decorator or decorator.is_unique:
+            continue
+        args = func.args
+        own = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        assigned: set[str] = set()
+        read: set[str] = set()
+        for child in ast.walk(func):
+            if isinstance(child, ast.Assign):
+                assigned.update(n.id for target in child.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(child, ast.Name) and child is not func:
+                read.add(child.id)
+                if isinstance(child.ctx, ast.Store):
+                    own.add(child.id)
+        for name in sorted((own - assigned) & read):
+            out.setdefault(name, func)  # type: ignore[arg-type]
+    return out
+
+
+def _functions_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """The file's functions and methods by name; a class by its name, for its ``__init__``."""
+    out: dict[str, list[ast.AST]] = {}
+    for item in syntax.nodes_of_class(tree, (*syntax.FUNCTION_TYPES, ast.ClassDef)):
+        if isinstance(item, ast.ClassDef):
+            out.setdefault(item.name, []).extend(
+                f for f in item.body if isinstance(f, syntax.FUNCTION_TYPES) and f.name == "__init__")
+        else:
+            out.setdefault(item.name, []).append(item)
+    return out
+
+
+def _module_bindings(tree: ast.Module, names: set[str]) -> Iterator[tuple[ast.Name, str, list[ast.AST], list[ast.AST]]]:
+    """(target, name, code run before it, code run after it) for every module-scope binding of
+    one of ``names`` to what may be a Warp value. A loop's body runs again after the binding."""
+
+    def walk(body: list[ast.stmt], before: list[ast.AST], after: list[ast.AST], loops: list[ast.AST]):
+        # A definition runs no code of its body where it stands: only calls reach it.
+        body = [s for s in body if not isinstance(s, (*syntax.FUNCTION_TYPES, ast.ClassDef))]
+        for index, statement in enumerate(body):
+            rest = body[index + 1 :]
+            looping = isinstance(statement, (ast.For, ast.AsyncFor))
+            # What runs before the name is bound: the value (a loop's iterable); after it: the
+            # rest, a loop's body, and every enclosing loop again.
+            ran = [statement.iter] if looping else [statement.value] if getattr(statement, "value", None) else []
+            runs = statement.body if looping else []
+            for target, value in _bound(statement):
+                if target.id in names and _may_be_value(value):
+                    yield target, target.id, [*before, *body[:index], *ran], [*runs, *rest, *after, *loops]
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(statement, field, None)
+                if not inner or not isinstance(inner, list):
+                    continue
+                looped = [*loops, statement] if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) else loops
+                head = [part for part in (getattr(statement, "test", None), getattr(statement, "iter", None)) if part]
+                statements = [s for item in inner for s in (item.body if isinstance(item, ast.ExceptHandler) else [item])]
+                yield from walk(statements, [*before, *body[:index], *head], [*rest, *after], looped)
+
+    yield from walk(tree.body, [], [], [])
+
+
+def _bound(statement: ast.stmt) -> Iterator[tuple[ast.Name, ast.AST | None]]:
+    if isinstance(statement, ast.Assign):
+        pairs = [(target, statement.value) for target in statement.targets]
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        pairs = [(statement.target, statement.value)]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        pairs = [(statement.target, None)]  # an element of the iterable: may be a number
+    else:
+        return
+    for target, value in pairs:
+        if isinstance(target, ast.Name):
+            yield target, value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            yield from ((n, None) for n in ast.walk(target) if isinstance(n, ast.Name))
+
+
+def _may_be_value(value: ast.AST | None) -> bool:
+    """False for what is never a Warp scalar, vector or matrix: strings, displays, arrays."""
+    if value is None:
+        return True
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (bool, int, float))
+    if isinstance(value, _NOT_VALUES):
+        return False
+    if isinstance(value, ast.Call):
+        callee = syntax.dotted_text(value.func) or ""
+        return callee.rsplit(".", 1)[-1] not in _ARRAY_MAKERS and not callee.startswith(_NOT_VALUE_PACKAGES)
+    return True
+
+
+def _reached(code: Iterable[ast.AST], functions: dict[str, list[ast.AST]]) -> Iterator[ast.AST]:
+    """Every node of ``code`` and of the file's functions it calls, by name, transitively."""
+    seen: set[int] = set()
+    pending = list(code)
+    while pending:
+        node = pending.pop()
+        for child in ast.walk(node):
+            yield child
+            if isinstance(child, ast.Call):
+                callee = child.func.attr if isinstance(child.func, ast.Attribute) else getattr(child.func, "id", None)
+                for function in functions.get(callee or "", ()):
+                    if id(function) not in seen:
+                        seen.add(id(function))
+                        pending.append(function)
+
+
+def _built_integrands(code: list[ast.AST], functions: dict[str, list[ast.AST]], integrands: dict[str, ast.AST],
+                      ctx: FileContext) -> set[str]:  # fmt: skip
+    """The file's integrands that warp.fem builds when ``code`` runs: those its ``fem.integrate`` /
+    ``fem.interpolate`` calls pass, and the integrands those call."""
+    built: set[str] = set()
+    pending = [
+        call.args[0].id for call in _reached(code, functions)
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name)
+        and call.args[0].id in integrands and ctx.call_name(call) in _FEM_CALLS
+    ]  # fmt: skip
+    while pending:
+        name = pending.pop()
+        if name in built:
+            continue
+        built.add(name)
+        pending.extend(n.id for n in ast.walk(integrands[name]) if isinstance(n, ast.Name) and n.id in integrands)
+    return built
+
+
+def _launches(code: list[ast.AST], functions: dict[str, list[ast.AST]], ctx: FileContext) -> bool:
+    """Whether ``code`` launches one of the file's kernels: the module is loaded before the
+    variable is set (a launch of a kernel defined elsewhere loads another module)."""
+    names = {d.funcdef.name for d in ctx.kernel_decorators() if not d.is_unique}
+    for call in _reached(code, functions):
+        if isinstance(call, ast.Call) and ctx.call_name(call) in ("warp.launch", "warp.launch_tiled"):
+            kernel = ctx.keyword(call, "kernel", 0)
+            if isinstance(kernel, ast.Name) and kernel.id in names:
+                return True
+    return False
