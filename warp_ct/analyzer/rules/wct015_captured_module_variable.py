@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
+
+if TYPE_CHECKING:
+    from warp_ct.analyzer.project import FileSummary, Project
 
 _FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
 # Values that are never a Warp scalar, vector or matrix (the only globals Warp hashes).
@@ -27,7 +31,8 @@ class CapturedModuleVariable(Rule):
     name = "captured-module-variable"
     severity = Severity.WARNING
     summary = "A module variable named like a kernel's parameter is hashed into it and rebuilds its module when it changes"
-    triggers = (r"\bintegrand\b",)
+    # A module-level ``@fem.integrand`` (warp.fem adds its function to this file's module).
+    triggers = (r"^@[\w.]*\bintegrand\b",)
     docs = '''
     ## What it does
     Flags a variable of a script's module scope (the `if __name__ == "__main__":` block, a
@@ -155,6 +160,9 @@ class CapturedModuleVariable(Rule):
             loss = step(domain, loss_array, area_array)
     ```
     '''
+
+    def needs_tree(self, summary: "FileSummary", project: "Project") -> bool:
+        return summary.defines_kernels  # a finding needs a launch of one of the file's kernels
 
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         integrands = {
