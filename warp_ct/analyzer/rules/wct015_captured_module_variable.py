@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
@@ -174,10 +174,10 @@ class CapturedModuleVariable(Rule):
         readers = _own_name_readers(node, ctx)
         if not readers:
             return
-        functions = _functions_by_name(node)
-        for binding, name, before, after in _module_bindings(node, set(readers)):
-            late = _built_integrands(after, functions, integrands, ctx) - _built_integrands(before, functions, integrands, ctx)
-            if not late or not _launches(before, functions, ctx):
+        flow = _Flow(node, integrands, ctx)
+        for binding, name, built_after, built_before, launched in _module_bindings(node, set(readers), flow):
+            late = built_after - built_before
+            if not late or not launched:
                 continue
             kernel = readers[name]
             first_late = min(late, key=lambda n: integrands[n].lineno)
@@ -235,33 +235,44 @@ def _functions_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
     return out
 
 
-def _module_bindings(tree: ast.Module, names: set[str]) -> Iterator[tuple[ast.Name, str, list[ast.AST], list[ast.AST]]]:
-    """(target, name, code run before it, code run after it) for every module-scope binding of
-    one of ``names`` to what may be a Warp value. A loop's body runs again after the binding."""
+def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterator[tuple[ast.Name, str, frozenset[str], frozenset[str], bool]]:
+    """(target, name, integrands built after it, integrands built before it, whether one of the
+    file's kernels was launched before it) for every module-scope binding of one of ``names`` to
+    what may be a Warp value. A loop's body runs again after a binding in it. Before and after
+    are carried as running unions, so a file's bindings cost one pass over its statements."""
 
-    def walk(body: list[ast.stmt], before: list[ast.AST], after: list[ast.AST], loops: list[ast.AST]):
+    def walk(body: list[ast.stmt], before: frozenset[str], launched: bool, after: frozenset[str]):
         # A definition runs no code of its body where it stands: only calls reach it.
         body = [s for s in body if not isinstance(s, (*syntax.FUNCTION_TYPES, ast.ClassDef))]
+        suffix = [frozenset[str]()] * (len(body) + 1)  # what the statements from i on build
+        for index in range(len(body) - 1, -1, -1):
+            suffix[index] = suffix[index + 1] | flow.built_by(body[index])
         for index, statement in enumerate(body):
-            rest = body[index + 1 :]
-            looping = isinstance(statement, (ast.For, ast.AsyncFor))
+            rest = suffix[index + 1] | after
+            looping = isinstance(statement, (ast.For, ast.AsyncFor, ast.While))
             # What runs before the name is bound: the value (a loop's iterable); after it: the
             # rest, a loop's body, and every enclosing loop again.
-            ran = [statement.iter] if looping else [statement.value] if getattr(statement, "value", None) else []
-            runs = statement.body if looping else []
+            ran = [statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else (
+                [statement.value] if getattr(statement, "value", None) else [])  # fmt: skip
+            ran_built = frozenset().union(*map(flow.built_by, ran))
+            ran_launched = any(map(flow.launches, ran))
+            runs = flow.built_by(statement) if isinstance(statement, (ast.For, ast.AsyncFor)) else frozenset()
             for target, value in _bound(statement):
                 if target.id in names and _may_be_value(value):
-                    yield target, target.id, [*before, *body[:index], *ran], [*runs, *rest, *after, *loops]
+                    yield target, target.id, runs | rest, before | ran_built, launched or ran_launched
+            head = [part for part in (getattr(statement, "test", None), getattr(statement, "iter", None)) if part]
+            inner_before = before | frozenset().union(*map(flow.built_by, head))
+            inner_launched = launched or any(map(flow.launches, head))
+            inner_after = rest | (flow.built_by(statement) if looping else frozenset())
             for field in ("body", "orelse", "finalbody", "handlers"):
                 inner = getattr(statement, field, None)
-                if not inner or not isinstance(inner, list):
-                    continue
-                looped = [*loops, statement] if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) else loops
-                head = [part for part in (getattr(statement, "test", None), getattr(statement, "iter", None)) if part]
-                statements = [s for item in inner for s in (item.body if isinstance(item, ast.ExceptHandler) else [item])]
-                yield from walk(statements, [*before, *body[:index], *head], [*rest, *after], looped)
+                if inner and isinstance(inner, list):
+                    statements = [s for item in inner for s in (item.body if isinstance(item, ast.ExceptHandler) else [item])]
+                    yield from walk(statements, inner_before, inner_launched, inner_after)
+            before = before | flow.built_by(statement)
+            launched = launched or flow.launches(statement)
 
-    yield from walk(tree.body, [], [], [])
+    yield from walk(tree.body, frozenset(), False, frozenset())
 
 
 def _bound(statement: ast.stmt) -> Iterator[tuple[ast.Name, ast.AST | None]]:
@@ -294,48 +305,66 @@ def _may_be_value(value: ast.AST | None) -> bool:
     return True
 
 
-def _reached(code: Iterable[ast.AST], functions: dict[str, list[ast.AST]]) -> Iterator[ast.AST]:
-    """Every node of ``code`` and of the file's functions it calls, by name, transitively."""
-    seen: set[int] = set()
-    pending = list(code)
-    while pending:
-        node = pending.pop()
-        for child in ast.walk(node):
-            yield child
-            if isinstance(child, ast.Call):
+class _Flow:
+    """What running a piece of the file's module-scope code does, through the file's own
+    functions called by name: which integrands warp.fem builds, whether one of the file's
+    kernels is launched. Memoized per statement, so that asking about every binding of a
+    file costs one walk of each statement and of each function it reaches."""
+
+    def __init__(self, tree: ast.Module, integrands: dict[str, ast.AST], ctx: FileContext):
+        self.functions = _functions_by_name(tree)
+        self.integrands = integrands
+        self.kernels = {d.funcdef.name for d in ctx.kernel_decorators() if not d.is_unique}
+        self.ctx = ctx
+        self._memo: dict[int, tuple[frozenset[str], bool]] = {}
+
+    def built_by(self, node: ast.AST) -> frozenset[str]:
+        """The file's integrands warp.fem builds when ``node`` runs: those its ``fem.integrate``
+        / ``fem.interpolate`` calls pass, and the integrands those call."""
+        return self._of(node)[0]
+
+    def launches(self, node: ast.AST) -> bool:
+        """Whether ``node`` launches one of the file's kernels (a launch of a kernel defined
+        elsewhere loads another module)."""
+        return self._of(node)[1]
+
+    def _of(self, node: ast.AST) -> tuple[frozenset[str], bool]:
+        found = self._memo.get(id(node))
+        if found is None:
+            integrands: set[str] = set()
+            launches = False
+            for call in self._reached(node):
+                name = self.ctx.call_name(call)
+                if name in _FEM_CALLS and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in self.integrands:
+                    integrands.add(call.args[0].id)
+                elif name in ("warp.launch", "warp.launch_tiled"):
+                    kernel = self.ctx.keyword(call, "kernel", 0)
+                    launches = launches or (isinstance(kernel, ast.Name) and kernel.id in self.kernels)
+            found = self._memo[id(node)] = (self._closed(integrands), launches)
+        return found
+
+    def _closed(self, names: set[str]) -> frozenset[str]:
+        """``names`` and the integrands they call, transitively (built with them)."""
+        built: set[str] = set()
+        pending = list(names)
+        while pending:
+            name = pending.pop()
+            if name not in built:
+                built.add(name)
+                pending.extend(n.id for n in ast.walk(self.integrands[name]) if isinstance(n, ast.Name) and n.id in self.integrands)
+        return frozenset(built)
+
+    def _reached(self, node: ast.AST) -> Iterator[ast.Call]:
+        """Every call in ``node`` and in the file's functions it calls, by name, transitively."""
+        seen: set[int] = set()
+        pending = [node]
+        while pending:
+            for child in ast.walk(pending.pop()):
+                if not isinstance(child, ast.Call):
+                    continue
+                yield child
                 callee = child.func.attr if isinstance(child.func, ast.Attribute) else getattr(child.func, "id", None)
-                for function in functions.get(callee or "", ()):
+                for function in self.functions.get(callee or "", ()):
                     if id(function) not in seen:
                         seen.add(id(function))
                         pending.append(function)
-
-
-def _built_integrands(code: list[ast.AST], functions: dict[str, list[ast.AST]], integrands: dict[str, ast.AST],
-                      ctx: FileContext) -> set[str]:  # fmt: skip
-    """The file's integrands that warp.fem builds when ``code`` runs: those its ``fem.integrate`` /
-    ``fem.interpolate`` calls pass, and the integrands those call."""
-    built: set[str] = set()
-    pending = [
-        call.args[0].id for call in _reached(code, functions)
-        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name)
-        and call.args[0].id in integrands and ctx.call_name(call) in _FEM_CALLS
-    ]  # fmt: skip
-    while pending:
-        name = pending.pop()
-        if name in built:
-            continue
-        built.add(name)
-        pending.extend(n.id for n in ast.walk(integrands[name]) if isinstance(n, ast.Name) and n.id in integrands)
-    return built
-
-
-def _launches(code: list[ast.AST], functions: dict[str, list[ast.AST]], ctx: FileContext) -> bool:
-    """Whether ``code`` launches one of the file's kernels: the module is loaded before the
-    variable is set (a launch of a kernel defined elsewhere loads another module)."""
-    names = {d.funcdef.name for d in ctx.kernel_decorators() if not d.is_unique}
-    for call in _reached(code, functions):
-        if isinstance(call, ast.Call) and ctx.call_name(call) in ("warp.launch", "warp.launch_tiled"):
-            kernel = ctx.keyword(call, "kernel", 0)
-            if isinstance(kernel, ast.Name) and kernel.id in names:
-                return True
-    return False
