@@ -103,10 +103,23 @@ class Config:
         return default
 
     # ------------------------------------------------------------------ files
-    def is_excluded(self, path: str | os.PathLike[str]) -> bool:
+    def is_excluded(self, path: str | os.PathLike[str], within: str | os.PathLike[str] | None = None) -> bool:
+        """Whether an exclude pattern matches ``path``. ``within``: the folder a walk started at,
+        which the user named: names of folders at and above it (``site-packages`` of
+        ``lint <site-packages>/warp``) exclude nothing below it, as a path named explicitly is
+        always linted; patterns with a ``/`` still match the path from the config root."""
         names, globs = self._exclude_patterns()
         if not names and not globs:
             return False
+        if within is not None:
+            below = _below(os.fspath(path), os.fspath(within))
+            if below is not None:
+                parts = _parts(below)
+                if not names.isdisjoint(parts):
+                    return True
+                rel = self._relative(os.fspath(path))
+                return any(_matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in parts)
+                           for pattern in globs)  # fmt: skip
         folder, name = os.path.split(os.fspath(path))
         rel_folder, folder_parts, folder_named = self._folder_for_excludes(folder)
         if folder_named or name in names:
@@ -232,6 +245,15 @@ def _relative_to(path: str, root: str) -> str | None:
         return "."
     prefix = root if root.endswith("/") else root + "/"
     return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def _below(path: str, folder: str) -> str | None:
+    """``path`` relative to ``folder`` as POSIX text, for a path a walk of ``folder`` gave
+    (``os.path.join(dirpath, name)``); None when it is not below it."""
+    if folder in ("", os.curdir):
+        return Path(path).as_posix()
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    return Path(path[len(prefix):]).as_posix() if path.startswith(prefix) else None
 
 
 def _parts(posix_path: str) -> tuple[str, ...]:

@@ -115,3 +115,19 @@ def test_discovery_names_files_as_pathlib_does(tmp_path, monkeypatch):
                 "../x.py": ["../x.py"], "./sub/m.py": ["sub/m.py"]}  # fmt: skip
     for given, files in expected.items():
         assert discover([given], config) == files, given
+
+
+def test_a_folder_named_explicitly_is_linted_whatever_the_folders_above_it_are_called(tmp_path, monkeypatch):
+    """`lint app <site-packages>/pkg/examples` linted nothing of the second path (its folders
+    matched the default exclude `site-packages` from the config root), while the other order
+    linted it: what is analysed must not depend on the order of the paths."""
+    from warp_ct.analyzer.engine import discover
+
+    site = tmp_path / "lib" / "site-packages" / "pkg" / "examples"
+    for path in (site / "demo.py", site / "build" / "gen.py", tmp_path / "app" / "run.py"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    config = Config(root=tmp_path)
+    both = [discover(["app", str(site)], config), discover([str(site), "app"], config)]
+    assert both[0] == both[1] == sorted(["app/run.py", str(site / "demo.py")])  # build/ below it stays excluded

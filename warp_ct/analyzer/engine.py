@@ -191,16 +191,17 @@ def discover(paths: Iterable[str], config: Config, on_error: Callable[[str, OSEr
             continue
         # A Path's text is normalised, so joining the folders the walk gives is what Path
         # would, except below "." (Path(".", "a") is "a", the walk's folder "./a").
+        within = "" if os.fspath(p) == os.curdir else os.fspath(p)  # the walk's folders start with it
         for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
             if dirpath == os.curdir:
                 dirpath = ""
             elif dirpath.startswith(os.curdir + os.sep) and os.fspath(p) == os.curdir:
                 dirpath = dirpath[len(os.curdir + os.sep):]
-            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
+            dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), within))
             for filename in sorted(filenames):
                 if filename.endswith((".py", ".pyi")):
                     candidate = os.path.join(dirpath, filename)
-                    if not config.is_excluded(candidate):
+                    if not config.is_excluded(candidate, within):
                         found[candidate] = None
     return sorted(found)
 

@@ -121,7 +121,7 @@ def project_files(scope: Scope, config: Config) -> list[str]:
         kept = []
         for name in sorted(dirnames):
             sub = os.path.join(dirpath, name)
-            if config.is_excluded(sub) or _holds_marker(sub):
+            if config.is_excluded(sub, top) or _holds_marker(sub):
                 continue  # excluded, or a project of its own
             if not scope.marked and dirpath == top and not os.path.isfile(os.path.join(sub, "__init__.py")):
                 continue  # beside a script: only packages are importable
@@ -130,6 +130,6 @@ def project_files(scope: Scope, config: Config) -> list[str]:
         for filename in sorted(filenames):
             if filename.endswith((".py", ".pyi")):
                 candidate = os.path.join(dirpath, filename)
-                if not config.is_excluded(candidate):
+                if not config.is_excluded(candidate, top):
                     found.append(candidate)
     return sorted(found)
