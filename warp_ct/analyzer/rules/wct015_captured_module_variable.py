@@ -31,16 +31,16 @@ class CapturedModuleVariable(Rule):
     name = "captured-module-variable"
     severity = Severity.WARNING
     summary = "A module variable named like a kernel's parameter is hashed into it and rebuilds its module when it changes"
-    # A module-level ``@fem.integrand`` (warp.fem adds its function to this file's module).
+    # A module-level ``@fem.integrand`` (warp.fem adds functions to this file's module).
     triggers = (r"^@[\w.]*\bintegrand\b",)
     docs = '''
     ## What it does
     Flags a variable of a script's module scope (the `if __name__ == "__main__":` block, a
     loop at module level) that has the name of a parameter or loop variable of one of the
     file's kernels or `wp.func`s, when the file's Warp module is hashed again after the
-    variable is set: a `warp.fem` integrand of the file that is first integrated or
-    interpolated after that line adds its function to the module once the module was
-    already loaded.
+    variable is set: a `fem.integrate` or `fem.interpolate` of one of the file's integrands
+    that first runs after that line makes warp.fem add functions (the integrand's
+    specialization, its interpolation wrapper) to the module, which is already loaded.
 
     ## Why it costs compile time
     Warp hashes into a kernel every value it finds under a name the kernel reads and does not
@@ -48,8 +48,9 @@ class CapturedModuleVariable(Rule):
     parameter is no exception (Warp 1.19's `Adjoint.get_references`): while the script's
     `loss` is unset the kernel `add_penalty(loss: wp.array(...))` hashes as before, but once
     `loss = example.step()` has run, the module's next hash holds the float and differs.
-    warp.fem registers an integrand's function in the integrand's module the first time it
-    builds it, which makes Warp hash the module again: with the variable set in between, the
+    warp.fem registers functions in the integrand's module the first time it builds a kernel
+    for an integrand (also for one that another, already built integrand calls), which makes
+    Warp hash the module again: with the variable set in between, the
     whole module is built a second time (Warp's own `example_elastic_shape_optimization`
     builds `__main__` twice this way). A variable that changes between runs (a command-line
     value) also makes every new value a cold build.
@@ -129,9 +130,10 @@ class CapturedModuleVariable(Rule):
     ```
 
     ## When not to apply
-    When every integrand of the file was already built before the variable is set (another
-    integrand that calls it counts), nothing hashes the module again during the run, and the
-    value is the same in every run: it costs nothing, and is not reported.
+    When every `fem.integrate` / `fem.interpolate` of the file's integrands that runs after the
+    variable is set also ran before it (the same integrand, the same call), nothing hashes the
+    module again during the run, and the value is the same in every run: it costs nothing,
+    and is not reported.
     ```python
     import warp as wp
     import warp.fem as fem
@@ -180,12 +182,12 @@ class CapturedModuleVariable(Rule):
             if not late or not launched:
                 continue
             kernel = readers[name]
-            first_late = min(late, key=lambda n: integrands[n].lineno)
+            kind, first_late = min(late, key=lambda pair: (integrands[pair[1]].lineno, pair[0]))
             ctx.report(binding, (
                 f"`{name}` is a module variable, and `{kernel.name}` (line {kernel.lineno}) reads a parameter or loop "
                 f"variable of that name: Warp looks the name up among the module's globals and hashes this value into "
-                f"the kernel. Integrand `{first_late}` is first built after this line, which adds its function to the "
-                f"module after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second "
+                f"the kernel. `fem.{kind}` of integrand `{first_late}` first runs after this line and adds functions to "
+                f"the module after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second "
                 "time; rename the variable or move this code into a function"
             ))  # fmt: skip
 
@@ -235,7 +237,7 @@ def _functions_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
     return out
 
 
-def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterator[tuple[ast.Name, str, frozenset[str], frozenset[str], bool]]:
+def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterator[tuple[ast.Name, str, frozenset, frozenset, bool]]:
     """(target, name, integrands built after it, integrands built before it, whether one of the
     file's kernels was launched before it) for every module-scope binding of one of ``names`` to
     what may be a Warp value. A loop's body runs again after a binding in it. Before and after
@@ -244,7 +246,7 @@ def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterat
     def walk(body: list[ast.stmt], before: frozenset[str], launched: bool, after: frozenset[str]):
         # A definition runs no code of its body where it stands: only calls reach it.
         body = [s for s in body if not isinstance(s, (*syntax.FUNCTION_TYPES, ast.ClassDef))]
-        suffix = [frozenset[str]()] * (len(body) + 1)  # what the statements from i on build
+        suffix = [frozenset()] * (len(body) + 1)  # what the statements from i on build
         for index in range(len(body) - 1, -1, -1):
             suffix[index] = suffix[index + 1] | flow.built_by(body[index])
         for index, statement in enumerate(body):
@@ -318,9 +320,11 @@ class _Flow:
         self.ctx = ctx
         self._memo: dict[int, tuple[frozenset[str], bool]] = {}
 
-    def built_by(self, node: ast.AST) -> frozenset[str]:
-        """The file's integrands warp.fem builds when ``node`` runs: those its ``fem.integrate``
-        / ``fem.interpolate`` calls pass, and the integrands those call."""
+    def built_by(self, node: ast.AST) -> frozenset[tuple[str, str]]:
+        """("integrate" / "interpolate", integrand) of the file's integrands warp.fem builds a
+        kernel for when ``node`` runs. Each new one registers functions (the integrand's
+        specialization, ``interpolate_at_nodes_fn_*``) in the integrand's module: measured on
+        Warp's examples, also for an integrand that another, already built one calls."""
         return self._of(node)[0]
 
     def launches(self, node: ast.AST) -> bool:
@@ -328,31 +332,20 @@ class _Flow:
         elsewhere loads another module)."""
         return self._of(node)[1]
 
-    def _of(self, node: ast.AST) -> tuple[frozenset[str], bool]:
+    def _of(self, node: ast.AST) -> tuple[frozenset[tuple[str, str]], bool]:
         found = self._memo.get(id(node))
         if found is None:
-            integrands: set[str] = set()
+            integrands: set[tuple[str, str]] = set()
             launches = False
             for call in self._reached(node):
                 name = self.ctx.call_name(call)
                 if name in _FEM_CALLS and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in self.integrands:
-                    integrands.add(call.args[0].id)
+                    integrands.add((name.rsplit(".", 1)[-1], call.args[0].id))
                 elif name in ("warp.launch", "warp.launch_tiled"):
                     kernel = self.ctx.keyword(call, "kernel", 0)
                     launches = launches or (isinstance(kernel, ast.Name) and kernel.id in self.kernels)
-            found = self._memo[id(node)] = (self._closed(integrands), launches)
+            found = self._memo[id(node)] = (frozenset(integrands), launches)
         return found
-
-    def _closed(self, names: set[str]) -> frozenset[str]:
-        """``names`` and the integrands they call, transitively (built with them)."""
-        built: set[str] = set()
-        pending = list(names)
-        while pending:
-            name = pending.pop()
-            if name not in built:
-                built.add(name)
-                pending.extend(n.id for n in ast.walk(self.integrands[name]) if isinstance(n, ast.Name) and n.id in self.integrands)
-        return frozenset(built)
 
     def _reached(self, node: ast.AST) -> Iterator[ast.Call]:
         """Every call in ``node`` and in the file's functions it calls, by name, transitively."""
