@@ -842,17 +842,38 @@ def _package_kernels_with_backward(record):
     )
 
 
+def _hashed_additions(module, block_dim, causes):
+    """``causes`` without the functions added to the module that none of its kernels calls:
+    Warp hashes a module's kernels and the functions they reference, so such a function (a
+    warp.fem integrand's, registered in the integrand's module) did not move the hash; what did
+    is among the other causes (a captured module variable)."""
+    hasher = (getattr(module, "hashers", None) or {}).get(block_dim)
+    hashed = getattr(hasher, "function_hashes", None)
+    if hashed is None:
+        return causes
+    keys = {getattr(function, "key", None) for function in hashed}
+    return [c for c in causes if c.get("cause") != "function_added" or c.get("detail", {}).get("key") in keys]
+
+
 def _write_causes(recorder, module, record):
     """After a real load: the pending causes of the module, a new block_dim, a unique module."""
     causes = module._warp_ct_pending or []
     module._warp_ct_pending = None
     block_dims = module._warp_ct_block_dims
     block_dim = record.get("block_dim")
+    try:
+        causes = _hashed_additions(module, block_dim, causes)
+    except Exception:
+        pass
     first_load = block_dims is None
     if first_load:
         block_dims = module._warp_ct_block_dims = set()
     new_block_dim = not first_load and block_dim not in block_dims
     block_dims.add(block_dim)
+    try:
+        causes = causes + _captured_global_causes(module, first_load)
+    except Exception:
+        pass
     load_frames = load_package = load_entry = None
     if new_block_dim or causes:
         load_frames, load_package, load_entry = _user_frames_and_entry(sys._getframe(2))
@@ -864,10 +885,6 @@ def _write_causes(recorder, module, record):
         }]  # fmt: skip
     try:
         causes = causes + _config_causes(recorder, module, record, first_load)
-    except Exception:
-        pass
-    try:
-        causes = causes + _captured_global_causes(module, first_load)
     except Exception:
         pass
     backward_set = module._warp_ct_backward_set
