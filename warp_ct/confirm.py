@@ -113,6 +113,13 @@ def _in_project(module: ModuleIdentity, project: str, base: str | None) -> bool:
     return any(k.file and _inside(_resolve(k.file, base), project) for k in module.kernels)
 
 
+def _other_script(module: ModuleIdentity, path: str, base: str | None) -> bool:
+    """``module`` is (or warp.fem made it for) a script run as ``__main__`` other than ``path``."""
+    if module.name != "__main__" and not module.name.startswith("__main__."):
+        return False
+    return not any(k.file and _resolve(k.file, base) == path for k in module.kernels)
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -151,7 +158,10 @@ def modules_for_finding(finding: Finding, report: ProbeReport, source_line: str 
     # Beyond the file itself, only modules whose kernels come from the finding's project: a
     # module name alone is not an identity (every measured script is `__main__`).
     project = project_dir(path)
-    own = [m for m in modules if _in_project(m, project, report.cwd)]
+    # Another script run as ``__main__`` is no module of this file's: scripts beside each other
+    # (``example_a.py``, ``example_b.py``) import nothing of each other, though their kernels
+    # may have the same names.
+    own = [m for m in modules if _in_project(m, project, report.cwd) and not _other_script(m, path, report.cwd)]
     # A finding reported where the user must change the code (a helper's call site, a
     # factory default in another file) names the modules it is about in its message.
     mentioned = [m for m in own if f"`{m.name}`" in finding.message]

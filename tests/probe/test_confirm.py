@@ -261,3 +261,38 @@ def test_findings_the_run_did_not_confirm_say_what_the_run_said_about_them(tmp_p
     ]
     # first, before the module's facts (which alone would read as "not observed")
     assert spread.evidence[0].summary.startswith("measured: not measurable on this device: a block_dim spread")
+
+
+SCRIPT_WITH_PER_CALL_KERNEL = """\
+import warp as wp
+
+
+class Example:
+    def step(self, a):
+        @wp.kernel
+        def actuation_kernel(a: wp.array(dtype=float)):
+            a[wp.tid()] = 1.0
+
+        wp.launch(actuation_kernel, dim=4, inputs=[a], device="cpu")
+
+
+a = wp.zeros(4, dtype=float, device="cpu")
+for _ in range({steps}):
+    Example().step(a)
+"""
+
+
+def test_a_sibling_script_is_not_confirmed_by_the_measured_one(tmp_path):
+    """newton's kamino examples: `example_a.py` was measured, `example_b.py` beside it (same class,
+    same per-call kernel name) never ran; its findings were `confirmed` by a's `__main__`."""
+    from warp_ct.probe.measure import run_measure
+
+    (tmp_path / "example_a.py").write_text(SCRIPT_WITH_PER_CALL_KERNEL.format(steps=2))
+    (tmp_path / "example_b.py").write_text(SCRIPT_WITH_PER_CALL_KERNEL.format(steps=3))
+    report = run_measure([sys.executable, "example_a.py"], cwd=str(tmp_path), samples=1)
+    assert report.ok_samples, report.samples[0].cold.stderr_tail
+    message = "`actuation_kernel` is defined each time `Example.step` runs"
+    ran, sibling = _finding("WCT003", tmp_path / "example_a.py", 7, message), _finding("WCT003", tmp_path / "example_b.py", 7, message)
+    result = join([ran, sibling], report)
+    assert [bool(j.finding.evidence) for j in result.joined] == [True, False]
+    assert result.joined[1].status == "not-exercised"
