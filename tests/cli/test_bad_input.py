@@ -214,10 +214,10 @@ def test_a_folder_that_cannot_be_listed_while_walking_is_reported(cli, project, 
     project.write("sub/a.py", WCT005_SOURCE)
     is_excluded = Config.is_excluded
 
-    def removing_sub(self, path):
+    def removing_sub(self, path, within=None):
         if os.path.basename(path) == "sub":
             shutil.rmtree(path)
-        return is_excluded(self, path)
+        return is_excluded(self, path, within)
 
     monkeypatch.setattr(Config, "is_excluded", removing_sub)
     run = cli("lint", "--no-cache", ".")
