@@ -762,6 +762,8 @@ def run_confirm(report_path: str, paths: Sequence[str], *, output_format: str = 
     from warp_ct.analyzer import lint_paths
 
     report, ledger = load_measurement(report_path)
+    if not report.ok_samples:  # the command failed in every sample: no run to join with
+        raise ReportError(f"{report_path}: the report has no successful sample (the command failed in every run)")
     targets = list(paths) or default_paths(report)
     results = lint_paths(targets)
     findings = sorted((f for result in results for f in result.findings), key=lambda f: f.sort_key)

@@ -39,6 +39,32 @@ def test_every_sample_failing():
     assert "exit code 7" in str(caught.value) and "boom" in str(caught.value)
 
 
+def test_a_failed_command_still_gets_its_json(tmp_path):
+    """newton's `basic_pendulum --test` failed its own check after every module had built: the
+    JSON the user asked for kept what the runs loaded (exit 3, samples marked not ok)."""
+    script = tmp_path / "fails_after_loading.py"
+    script.write_text(
+        "import warp as wp\n\n@wp.kernel\ndef one(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n\n"
+        "wp.launch(one, dim=2, inputs=[wp.zeros(2, dtype=float, device='cpu')], device='cpu')\n"
+        "raise SystemExit('final check failed')\n"
+    )
+    out = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "warp_ct", "probe", "measure", "--samples", "1", "--quiet", "--json", str(out), "--",
+         sys.executable, str(script)],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 3 and "failed in every sample" in done.stderr, done.stderr
+    report = json.loads(out.read_text())
+    (sample,) = report["samples"]
+    assert sample["ok"] is False and sample["cold"]["exit_code"] == 1
+    assert [load["module"] for load in sample["cold"]["loads"]] == ["__main__"]
+    # and a report without a successful run joins with nothing
+    confirm = subprocess.run([sys.executable, "-m", "warp_ct", "confirm", "--json", str(out), str(script)], cwd=tmp_path,
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert confirm.returncode == 2 and "no successful sample" in confirm.stderr, confirm.stderr
+
+
 def test_timeout_stops_the_whole_process_group(tmp_path):
     pid_file = tmp_path / "grandchild.pid"
     script = (

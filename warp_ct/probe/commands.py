@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, ProbeCancelled, ProbeError
+from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, AllSamplesFailed, ProbeCancelled, ProbeError
 
 _MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed in every sample,
 4 timeout, 5 Warp not importable by the command, 126 not executable, 127 command not found,
@@ -312,6 +312,15 @@ def _run_probe(args: argparse.Namespace, verb: str, run, write_html, render) -> 
                 remove_own_workspaces()
     except ProbeCancelled as error:
         return _fail(f"{error} ({received[0]})" if received else error, error.exit_code)
+    except AllSamplesFailed as error:
+        # What the runs loaded before they failed is still measured: the JSON keeps it (the
+        # samples say ok: false), the text report and the HTML need a run that succeeded.
+        if verb == "measure" and args.json and error.report is not None:
+            try:
+                _write_output(args.json, json.dumps(error.report.to_json_dict(), indent=2) + "\n")
+            except (OSError, ValueError, TypeError) as write_error:
+                _say(f"warp-ct: cannot write --json {args.json}: {write_error}")
+        return _fail(error)
     except ProbeError as error:
         return _fail(error)
     except KeyboardInterrupt:

@@ -16,6 +16,8 @@ Exit codes (``warp-ct probe measure``; also ``ProbeError.exit_code``):
 
 from __future__ import annotations
 
+from typing import Any
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_ALL_SAMPLES_FAILED = 3
@@ -46,7 +48,14 @@ class CommandNotExecutable(ProbeError):
 
 
 class AllSamplesFailed(ProbeError):
+    """The command failed in every sample. ``report`` holds the samples all the same (what each
+    run loaded and built before it failed): ``--json`` still writes it."""
+
     exit_code = EXIT_ALL_SAMPLES_FAILED
+
+    def __init__(self, message: str, report: Any = None):
+        super().__init__(message)
+        self.report = report
 
 
 class ProbeTimeout(ProbeError):

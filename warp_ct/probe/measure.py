@@ -132,7 +132,8 @@ def run_measure(
         failed = last.warm if last.warm is not None and not last.warm.ok else last.cold
         raise AllSamplesFailed(
             f"the command failed in every sample ({len(results)}), last exit code {failed.exit_code}"
-            + _stderr_excerpt(failed.stderr_tail)
+            + _stderr_excerpt(failed.stderr_tail),
+            report,
         )
     return report
 
