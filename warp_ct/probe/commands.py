@@ -35,7 +35,7 @@ from typing import Any
 
 from warp_ct.probe.errors import EXIT_INTERRUPTED, EXIT_USAGE, AllSamplesFailed, ProbeCancelled, ProbeError
 
-_MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed in every sample,
+_MEASURE_EPILOG = """exit codes: 0 measured, 2 usage/error, 3 the command failed in every sample (--json still written),
 4 timeout, 5 Warp not importable by the command, 126 not executable, 127 command not found,
 130 interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
