@@ -66,13 +66,14 @@ def test_loss_set_before_an_integrand_first_built_after_the_module_loaded(tmp_pa
     main = 'if __name__ == "__main__":\n    example = Example(None)\n    for k in range(5):\n        loss = example.step()\n        example.render()\n'
     found = _lint(tmp_path, main)
     assert [(f.path, f.line) for f in found] == [("opt.py", _line(main, "        loss = example.step()"))]
-    assert "`add_penalty`" in found[0].message and "`report_field`" in found[0].message
+    assert "reads a parameter of that name" in found[0].message and "`report_field`" in found[0].message
 
 
 def test_a_loop_variable_of_the_kernel_is_captured_the_same_way(tmp_path):
     main = "example = Example(None)\nexample.step()\nfor i in range(3):\n    example.render()\n"
     found = _lint(tmp_path, main)
     assert [f.line for f in found] == [_line(main, "for i in range(3):")]
+    assert "`add_penalty` (line 20) reads a loop variable of that name" in found[0].message
 
 
 def test_an_integrand_another_one_calls_is_still_a_new_interpolation(tmp_path):

@@ -181,14 +181,14 @@ class CapturedModuleVariable(Rule):
             late = built_after - built_before
             if not late or not launched:
                 continue
-            kernel = readers[name]
+            kernel, what = readers[name]
             kind, first_late = min(late, key=lambda pair: (integrands[pair[1]].lineno, pair[0]))
             ctx.report(binding, (
-                f"`{name}` is a module variable, and `{kernel.name}` (line {kernel.lineno}) reads a parameter or loop "
-                f"variable of that name: Warp looks the name up among the module's globals and hashes this value into "
-                f"the kernel. `fem.{kind}` of integrand `{first_late}` first runs after this line and adds functions to "
-                f"the module after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second "
-                "time; rename the variable or move this code into a function"
+                f"`{name}` is a module variable, and `{kernel.name}` (line {kernel.lineno}) reads a {what} of that "
+                f"name: Warp looks the name up among the module's globals and hashes this value into the kernel. "
+                f"`fem.{kind}` of integrand `{first_late}` first runs after this line and adds functions to the module "
+                f"after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second time; "
+                "rename the variable or move this code into a function"
             ))  # fmt: skip
 
 
@@ -200,28 +200,33 @@ def _decorated_with(func: ast.AST, qualified: str, ctx: FileContext) -> bool:
     return False
 
 
-def _own_name_readers(tree: ast.Module, ctx: FileContext) -> dict[str, ast.FunctionDef]:
-    """name -> the first kernel or ``wp.func`` (not ``module="unique"``: its module is its own)
-    that reads the name as one of its own (a parameter, a loop variable, a ``+=`` target) without
-    assigning it with ``=``, the only binding Warp's hashing leaves out."""
-    out: dict[str, ast.FunctionDef] = {}
+def _own_name_readers(tree: ast.Module, ctx: FileContext) -> dict[str, tuple[ast.FunctionDef, str]]:
+    """name -> (the first kernel or ``wp.func`` that reads the name as one of its own without
+    assigning it with ``=``, the only binding Warp's hashing leaves out; what the name is
+    there: "parameter", "loop variable" or "variable" (a ``+=`` target)). Not ``module="unique"``
+    kernels: their module is their own."""
+    out: dict[str, tuple[ast.FunctionDef, str]] = {}
     for func in syntax.nodes_of_class(tree, syntax.FUNCTION_TYPES):
         decorator = func.decorator_list and ctx.kernel_decorator(func, ("kernel", "func"))
         if not decorator or decorator.is_unique:
             continue
         args = func.args
-        own = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        own = dict.fromkeys((a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)), "parameter")
         assigned: set[str] = set()
         read: set[str] = set()
         for child in ast.walk(func):
             if isinstance(child, ast.Assign):
                 assigned.update(n.id for target in child.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(child, (ast.For, ast.AsyncFor)):
+                for name in ast.walk(child.target):
+                    if isinstance(name, ast.Name):
+                        own.setdefault(name.id, "loop variable")
             elif isinstance(child, ast.Name) and child is not func:
                 read.add(child.id)
                 if isinstance(child.ctx, ast.Store):
-                    own.add(child.id)
-        for name in sorted((own - assigned) & read):
-            out.setdefault(name, func)  # type: ignore[arg-type]
+                    own.setdefault(child.id, "variable")
+        for name in sorted((own.keys() - assigned) & read):
+            out.setdefault(name, (func, own[name]))  # type: ignore[arg-type]
     return out
 
 
