@@ -73,7 +73,7 @@ def test_a_loop_variable_of_the_kernel_is_captured_the_same_way(tmp_path):
     main = "example = Example(None)\nexample.step()\nfor i in range(3):\n    example.render()\n"
     found = _lint(tmp_path, main)
     assert [f.line for f in found] == [_line(main, "for i in range(3):")]
-    assert "`add_penalty` (line 20) reads a loop variable of that name" in found[0].message
+    assert "`add_penalty` (line 21) reads a loop variable of that name" in found[0].message
 
 
 def test_an_integrand_another_one_calls_is_still_a_new_interpolation(tmp_path):
