@@ -611,7 +611,7 @@ class TapeReach:
                     target = program.resolve_call(module, fact, call.callee) or program._patched(call.callee)
                     if target is not None:
                         starts.append(target)
-                    elif (named := program.unfollowed_in_tape(module, fact, call.callee)) is not None:
+                    elif (named := program.unfollowed_in_tape(module, fact, call.callee, module)) is not None:
                         # ``self.policy.act(x)``: any project method of that name, as ``tapes`` reads it.
                         starts.extend(named)
                         if not named:

@@ -271,7 +271,7 @@ class FemCalls:
                     patched = self._patched(call.callee) if not targets else None
                     if patched is not None:
                         targets.append(patched)
-                    named = self.unfollowed_in_tape(module, fact, call.callee) if not targets else None
+                    named = self.unfollowed_in_tape(module, fact, call.callee, module) if not targets else None
                     if named is not None:
                         opaque.add(module)
                         targets.extend(named)

@@ -14,6 +14,8 @@ from warp_ct.analyzer.program.base import (
     FunctionRef,
     KernelRef,
     _module_key,
+    is_demo_path,
+    is_test_module,
 )
 
 
@@ -94,16 +96,19 @@ class Tapes:
             return self.called_closure(starts)
         return self.called_closure(starts, skip=self.suspended, patched=True)
 
-    def _taped_loads(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef] = ()) -> set[str]:
+    def _taped_loads(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef] = (),
+                     by_tape: dict[str, list[FunctionRef]] | None = None) -> set[str]:  # fmt: skip
         """The Warp modules the launches run while the tape records load: those of the tape
         block's calls to ``starts`` (``effects``' loads, less those of suspended blocks) and
         to ``named`` (the project methods its calls on untyped objects may run), and those
-        of what the calls the model does not follow on the way may run (``_unfollowed``)."""
+        of what the calls the model does not follow on the way may run (``_unfollowed``).
+        ``by_tape``: ``starts`` by the module whose tape block calls them, whose process
+        bounds what the untyped calls on their way may run."""
         modules: set[str] = set()
         suspends = self.suspends_anything()
         skip = self.suspended if suspends else None
         followed = self.taped_closure([*starts, *named])
-        reached = self._unfollowed(starts, named, skip, suspends) - followed
+        reached = self._unfollowed(starts, named, skip, suspends, by_tape) - followed
         if suspends:
             reached |= followed
         else:  # the effects hold the followed calls' loads
@@ -121,7 +126,8 @@ class Tapes:
         return modules
 
     def _unfollowed(self, starts: Sequence[FunctionRef], named: Sequence[FunctionRef],
-                    skip: Callable[[CallFact], bool] | None, patched: bool) -> set[FunctionRef]:  # fmt: skip
+                    skip: Callable[[CallFact], bool] | None, patched: bool,
+                    by_tape: dict[str, list[FunctionRef]] | None = None) -> set[FunctionRef]:  # fmt: skip
         """What a tape block's calls run past the calls the model does not follow. A call of
         a parameter runs what the callers pass (``fn(obj)`` in a helper handed ``_do``). A
         method on an object the model cannot type runs any project method of that name (a
@@ -140,13 +146,17 @@ class Tapes:
                     found.extend(f for f in self._functions_of(ref.module, ref.qualname, Value("param", call.callee), 0) if f)
             return found
 
-        exact = self.called_closure(starts, skip=skip, patched=patched, also=passed)
+        groups = list(by_tape.items()) if by_tape is not None else [(None, list(starts))]
+        exact: set[FunctionRef] = set()
         guessed = [*named]
-        for ref in exact:
-            fact = self.function(ref)
-            for call in unresolved(ref, fact) if fact is not None else ():
-                if "." in call.callee:
-                    guessed.extend(self.unfollowed_in_tape(ref.module, fact, call.callee) or ())
+        for tape, group in groups:
+            reached = self.called_closure(group, skip=skip, patched=patched, also=passed)
+            exact |= reached
+            for ref in reached:
+                fact = self.function(ref)
+                for call in unresolved(ref, fact) if fact is not None else ():
+                    if "." in call.callee:
+                        guessed.extend(self.unfollowed_in_tape(ref.module, fact, call.callee, tape) or ())
         return exact | self.called_closure(guessed, skip=skip, patched=patched, also=passed)
 
     def tape_context(self, context: WithFact) -> bool | None:
@@ -238,6 +248,7 @@ class Tapes:
         opaque: set[str] = set()  # Python modules with a tape over something the model cannot name
         unnamed = self._reaching_unnamed_launches()
         starts: list[FunctionRef] = []  # what the calls inside tape blocks run
+        by_tape: dict[str, list[FunctionRef]] = {}  # the same, by the module whose tape block calls them
         guessed: list[FunctionRef] = []  # what their calls on untyped objects may run (by method name)
         for module, facts in self.modules.items():
             for index, launch in enumerate(facts.launches):
@@ -258,7 +269,7 @@ class Tapes:
                     targets = [target] if target is not None else []
                     followed = target is not None
                     if target is None:
-                        named = self.unfollowed_in_tape(module, fact, call.callee)
+                        named = self.unfollowed_in_tape(module, fact, call.callee, module)
                         if named is None:
                             continue
                         opaque.add(module)
@@ -267,18 +278,75 @@ class Tapes:
                         if target in unnamed:
                             opaque.add(module)
                     (starts if followed else guessed).extend(targets)
-        modules |= self._taped_loads(starts, guessed)
+                    if followed:
+                        by_tape.setdefault(module, []).extend(targets)
+        modules |= self._taped_loads(starts, guessed, by_tape)
         return (modules, opaque)
 
 
-    def unfollowed_in_tape(self, module: str, caller: FunctionFact | None, callee: str) -> Sequence[FunctionRef] | None:
+    def unfollowed_in_tape(self, module: str, caller: FunctionFact | None, callee: str,
+                           tape: str | None = None) -> Sequence[FunctionRef] | None:  # fmt: skip
         """A call inside a tape block that the model does not resolve: None when it cannot run
         project code (Warp's own API, a method on a warp.fem object such as ``field.trace()``),
         else the project methods it may run (``self.policy.act(x)`` on an object of unknown
         type: any project method of that name; none for a plain name)."""
         if _harmless_in_tape(callee) or self.on_fem_object(module, caller, callee):
             return None
-        return self._methods_named(callee.rsplit(".", 1)[1]) if "." in callee else _NO_TARGETS
+        if "." not in callee:
+            return _NO_TARGETS
+        methods = self._methods_named(callee.rsplit(".", 1)[1])
+        return methods if tape is None else self._held_in_process(tape, methods)
+
+    def _held_in_process(self, tape: str, methods: Sequence[FunctionRef]) -> list[FunctionRef]:
+        """``methods`` whose objects a process running the tape block of module ``tape`` can
+        hold. An example's or a test's class has objects only in a process that loads its file:
+        one whose entry is (or imports) ``tape`` and imports that file too. (newton: a diffsim
+        example's taped ``self.solver.step()`` was any of 168 ``step`` methods, every other
+        example's among them, and through them their viewers; the IK solver's tape over
+        ``objective.compute_residuals`` still runs an example's objective, which imports it.)"""
+        process = self._tape_process(tape)
+        return [ref for ref in methods if ref.module in process or not self._demo_or_test(ref.module)]
+
+    def _demo_or_test(self, module: str) -> bool:
+        known: dict[str, bool] = self.memo("program.demo_or_test", dict)
+        found = known.get(module)
+        if found is None:
+            found = known[module] = is_test_module(module) or is_demo_path(self.project_path(module))
+        return found
+
+    def _tape_process(self, tape: str) -> frozenset[str]:
+        """The examples and tests a process that runs module ``tape`` may load: those that import
+        it (one may be the entry), and what it and they import. One walk of the import graph
+        from them (a closure per example was 11 MiB on newton); only the examples and tests are
+        kept: any library module may be loaded."""
+        known: dict[str, frozenset[str]] = self.memo("program.tape_processes", dict)
+        found = known.get(tape)
+        if found is None:
+            importers = self.memo("program.importers", self._importers)
+            sources = {tape}
+            stack = [tape]
+            while stack:  # every module that imports ``tape``, transitively
+                for importer in importers.get(stack.pop(), ()):
+                    if importer not in sources:
+                        sources.add(importer)
+                        stack.append(importer)
+            loaded = set(sources)
+            stack = list(sources)
+            while stack:  # and what they import
+                for imported in self._direct(stack.pop()):
+                    if imported not in loaded:
+                        loaded.add(imported)
+                        stack.append(imported)
+            found = known[tape] = frozenset(m for m in loaded if self._demo_or_test(m))
+        return found
+
+    def _importers(self) -> dict[str, list[str]]:
+        """Project module -> the project modules that import it."""
+        out: dict[str, list[str]] = {}
+        for module in self.modules:
+            for imported in self._direct(module):
+                out.setdefault(imported, []).append(module)
+        return out
 
 
     def _methods_named(self, name: str) -> Sequence[FunctionRef]:
