@@ -198,6 +198,20 @@ def test_unique_modules_of_stable_kernels_are_wct002_but_factory_kernels_are_not
     assert sum(1 for m in report.analysis.modules for c in m.causes if c.cause == "unique_module") == 4
 
 
+def test_unique_kernels_of_a_file_whose_other_kernels_the_run_did_not_use_are_not_wct002(tmp_path):
+    """newton's geometry/inertia.py: 2 unique kernels launched by finalize, 2 more kernels in the
+    file's own module that it does not launch. One shared module would build those in every run
+    too: the probe's WCT002 advice would cost, not save."""
+    unused = UNIQUE_MODULES.replace("def make(c: float):", (
+        "@wp.kernel\n"
+        "def mesh_inertia(a: wp.array(dtype=float)):\n"
+        "    a[wp.tid()] = a[wp.tid()] * a[wp.tid()]\n\n"
+        "def make(c: float):"
+    ))  # fmt: skip
+    report = _measure(tmp_path, "unique.py", unused)
+    assert _placed(report) == []
+
+
 def test_measured_findings_agree_with_the_lint_rules():
     from warp_ct.analyzer.rules import all_rules
 

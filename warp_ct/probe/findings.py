@@ -889,6 +889,26 @@ def _call_passes(file: str, line: int, function: str, param: str, factory: dict[
     return False
 
 
+def _kernels_defined(path: str, sources: dict[str, list[str] | None]) -> set[str]:
+    """The names of the functions at the top of ``path`` that a ``kernel`` decorator makes kernels."""
+    lines = read_lines(path, sources)
+    if lines is None:
+        return set()
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return set()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name == "kernel":
+                    found.add(node.name)
+    return found
+
+
 def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentity], cwd: str,
                      sources: dict[str, list[str] | None]) -> list[dict[str, Any]]:  # fmt: skip
     first = ok[0]
@@ -912,6 +932,12 @@ def _unique_findings(ok: Sequence[SampleResult], modules: Sequence[ModuleIdentit
         options = [m.options for m in group] + others_options.get(file, [])
         if len(group) < MIN_UNIQUE_MODULES_PER_FILE or any(o != options[0] for o in options):
             continue  # one kernel only, or module options differ: module="unique" is doing its job
+        loaded = {k.key for m in modules for k in m.kernels if k.file == file}
+        if _kernels_defined(file, sources) - loaded:
+            # The run used some of the file's kernels only (newton's geometry/inertia.py: its 2
+            # unique kernels, not the 2 of its own module): in one shared module every run that
+            # needs these would build the others too.
+            continue
         total = sum(m.ms for m in group)
         for module in group:
             kernel = module.kernels[0]
