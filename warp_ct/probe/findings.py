@@ -50,7 +50,8 @@ finding starts"), with the measured figures in the message:
   a factory: per-request or closure kernels are what ``module="unique"`` is for), whose
   module options equal those of the other modules built from the same file (no
   ``module_options`` of their own), and only where one file produced at least two such
-  one-kernel modules (merging them saves a module's fixed cost);
+  one-kernel modules (merging them saves a module's fixed cost) and the run used every kernel
+  the file defines at its top (else a shared module would build the unused ones too);
 * ``unique_module`` of a kernel whose ``module="unique"`` a factory passed on from a
   parameter (``def make(g, module="unique")``) -> WCT002 at that default when no call passed
   it (else at the call that passed "unique"), where each factory made its kernels before any
