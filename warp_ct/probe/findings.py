@@ -232,12 +232,8 @@ def _def_line(path: str, line: int, sources: dict[str, list[str] | None]) -> int
 def _module_binding_line(path: str, name: str, sources: dict[str, list[str] | None]) -> int | None:
     """The first statement of ``path``'s module scope (outside every ``def`` and ``class``) that
     binds ``name``: where the module variable a kernel captured under its own name is made."""
-    lines = read_lines(path, sources)
-    if lines is None:
-        return None
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
+    tree = _tree(path, {}, sources)
+    if tree is None:
         return None
     pending = list(tree.body)
     found = []
@@ -892,15 +888,9 @@ def _call_passes(file: str, line: int, function: str, param: str, factory: dict[
 
 def _kernels_defined(path: str, sources: dict[str, list[str] | None]) -> set[str]:
     """The names of the functions at the top of ``path`` that a ``kernel`` decorator makes kernels."""
-    lines = read_lines(path, sources)
-    if lines is None:
-        return set()
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError):
-        return set()
+    tree = _tree(path, {}, sources)
     found = set()
-    for node in tree.body:
+    for node in tree.body if tree is not None else ():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
