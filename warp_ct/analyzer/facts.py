@@ -384,7 +384,7 @@ NAMESPACE_CLASSES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 _CLASS_FIELD_VALUES = (ast.Name, ast.Attribute, ast.Constant, ast.Call)
 
 # warp.fem's calls that build a kernel for the user's integrand with the call's ``kernel_options``.
-_FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
+FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
 
 _RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
@@ -1745,7 +1745,7 @@ class _Extractor:
             scope.fact.calls.append(CallFact(name, (), {}, span_of(node, self._numbers), scope.next_order(), scope.loop_depth,
                                              bool(scope.guards), taped=scope.tape_depth > 0,
                                              path=tuple(scope.path), withs=scope.withs))  # fmt: skip
-        if name in _FEM_CALLS:
+        if name in FEM_CALLS:
             self.fem_call(name, node)
         if name == "warp.Kernel":
             self.kernel_object(node)

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from warp_ct.analyzer import syntax
 from warp_ct.analyzer.context import FileContext
+from warp_ct.analyzer.facts import FEM_CALLS
 from warp_ct.analyzer.model import Severity
 from warp_ct.analyzer.rules.base import Rule
 
 if TYPE_CHECKING:
     from warp_ct.analyzer.project import FileSummary, Project
 
-_FEM_CALLS = frozenset({"warp.fem.integrate", "warp.fem.interpolate"})
 # Values that are never a Warp scalar, vector or matrix (the only globals Warp hashes).
 _NOT_VALUES = (ast.JoinedStr, ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.SetComp,
                ast.GeneratorExp, ast.Lambda)  # fmt: skip
@@ -169,7 +169,7 @@ class CapturedModuleVariable(Rule):
     def leave_module(self, node: ast.Module, ctx: FileContext) -> None:
         integrands = {
             func.name: func for func in node.body
-            if isinstance(func, syntax.FUNCTION_TYPES) and _decorated_with(func, "warp.fem.integrand", ctx)
+            if isinstance(func, syntax.FUNCTION_TYPES) and ctx.kernel_decorator(func, ("integrand",))
         }  # fmt: skip
         if not integrands:
             return
@@ -190,14 +190,6 @@ class CapturedModuleVariable(Rule):
                 f"after the module was loaded, so Warp hashes it again with `{name}` set and builds it a second time; "
                 "rename the variable or move this code into a function"
             ))  # fmt: skip
-
-
-def _decorated_with(func: ast.AST, qualified: str, ctx: FileContext) -> bool:
-    for decorator in getattr(func, "decorator_list", ()):
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if ctx.warp_name(target) == qualified:
-            return True
-    return False
 
 
 def _own_name_readers(tree: ast.Module, ctx: FileContext) -> dict[str, tuple[ast.FunctionDef, str]]:
@@ -344,7 +336,7 @@ class _Flow:
             launches = False
             for call in self._reached(node):
                 name = self.ctx.call_name(call)
-                if name in _FEM_CALLS and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in self.integrands:
+                if name in FEM_CALLS and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in self.integrands:
                     integrands.add((name.rsplit(".", 1)[-1], call.args[0].id))
                 elif name in ("warp.launch", "warp.launch_tiled"):
                     kernel = self.ctx.keyword(call, "kernel", 0)
