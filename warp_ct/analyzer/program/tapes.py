@@ -315,38 +315,13 @@ class Tapes:
         return found
 
     def _tape_process(self, tape: str) -> frozenset[str]:
-        """The examples and tests a process that runs module ``tape`` may load: those that import
-        it (one may be the entry), and what it and they import. One walk of the import graph
-        from them (a closure per example was 11 MiB on newton); only the examples and tests are
-        kept: any library module may be loaded."""
+        """The examples and tests a process that runs module ``tape`` may load (``loaded_with``);
+        only those are kept: any library module may be loaded."""
         known: dict[str, frozenset[str]] = self.memo("program.tape_processes", dict)
         found = known.get(tape)
         if found is None:
-            importers = self.memo("program.importers", self._importers)
-            sources = {tape}
-            stack = [tape]
-            while stack:  # every module that imports ``tape``, transitively
-                for importer in importers.get(stack.pop(), ()):
-                    if importer not in sources:
-                        sources.add(importer)
-                        stack.append(importer)
-            loaded = set(sources)
-            stack = list(sources)
-            while stack:  # and what they import
-                for imported in self._direct(stack.pop()):
-                    if imported not in loaded:
-                        loaded.add(imported)
-                        stack.append(imported)
-            found = known[tape] = frozenset(m for m in loaded if self._demo_or_test(m))
+            found = known[tape] = frozenset(m for m in self.loaded_with(tape) if self._demo_or_test(m))
         return found
-
-    def _importers(self) -> dict[str, list[str]]:
-        """Project module -> the project modules that import it."""
-        out: dict[str, list[str]] = {}
-        for module in self.modules:
-            for imported in self._direct(module):
-                out.setdefault(imported, []).append(module)
-        return out
 
 
     def _methods_named(self, name: str) -> Sequence[FunctionRef]:
