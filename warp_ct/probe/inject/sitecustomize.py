@@ -955,15 +955,14 @@ def _own_names_read(item):
     return names
 
 
-def _captured_globals(module):
-    """{(kernel key, name): repr of the value}: module variables Warp hashed into the module's
-    user kernels and functions under a name of their own (``loss = example.step()`` in a
-    script, read by ``def add_loss(loss: wp.array(...))``)."""
+def _captured_globals(items):
+    """{(kernel key, name): repr of the value}: module variables Warp hashed into ``items`` (a
+    module's kernels and functions by key; the user's only) under a name of their own
+    (``loss = example.step()`` in a script, read by ``def add_loss(loss: wp.array(...))``)."""
     from warp._src.types import is_value
 
     out = {}
-    items = list((getattr(module, "kernels", None) or {}).values()) + list((getattr(module, "functions", None) or {}).values())
-    for item in items:
+    for key, item in items.items():
         names = _own_names_read(item)
         if not names:
             continue
@@ -971,20 +970,20 @@ def _captured_globals(module):
         for name in names:
             value = scope.get(name)
             if value is not None and is_value(value) and len(out) < _MAX_CAPTURED:
-                out[(str(getattr(item, "key", "?")), name)] = repr(value)
+                out[(key, name)] = repr(value)
     return out
 
 
 def _captured_global_causes(module, first_load):
     """A real load after the first whose kernels hash a module variable that was unbound, or held
     another value, at the previous real load: that variable moved the module's hash."""
-    captured = _captured_globals(module)
+    items = {str(getattr(item, "key", "?")): item for item in
+             [*(module.kernels or {}).values(), *(module.functions or {}).values()]}  # fmt: skip
+    captured = _captured_globals(items)
     before, module._warp_ct_captured = module._warp_ct_captured, captured
     if first_load or before is None:
         return []
     out = []
-    items = {str(getattr(item, "key", "?")): item for item in
-             list((module.kernels or {}).values()) + list((module.functions or {}).values())}  # fmt: skip
     for (key, name), value in captured.items():
         if before.get((key, name)) == value:
             continue
