@@ -111,24 +111,19 @@ class Config:
         names, globs = self._exclude_patterns()
         if not names and not globs:
             return False
-        if within is not None:
-            below = _below(os.fspath(path), os.fspath(within))
-            if below is not None:
-                parts = _parts(below)
-                if not names.isdisjoint(parts):
-                    return True
-                rel = self._relative(os.fspath(path))
-                return any(_matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in parts)
-                           for pattern in globs)  # fmt: skip
         folder, name = os.path.split(os.fspath(path))
         rel_folder, folder_parts, folder_named = self._folder_for_excludes(folder)
-        if folder_named or name in names:
+        below = _below(os.fspath(path), os.fspath(within)) if within is not None else None
+        if below is not None:
+            parts = _parts(below)  # the named folder's own name and those above it excluded nothing
+            named = not names.isdisjoint(parts)
+        else:
+            parts = (*folder_parts, name)
+            named = folder_named or name in names
+        if named:
             return True
         rel = name if rel_folder == "." else f"{rel_folder}/{name}"
-        for pattern in globs:
-            if _matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in (*folder_parts, name)):
-                return True
-        return False
+        return any(_matches(rel, pattern) or any(fnmatch.fnmatchcase(part, pattern) for part in parts) for pattern in globs)
 
     def _folder_for_excludes(self, folder: str) -> tuple[str, tuple[str, ...], bool]:
         """(relative form, its parts, whether a part is an excluded name) of a folder, once per
