@@ -67,9 +67,9 @@ from warp_ct.probe.levers import MODULE_BACKWARD_PREFIX, Ledger, LeverResult, is
 from warp_ct.probe.errors import ReportError
 from warp_ct.probe.report import ProbeReport, document_kind, read_report_json
 
-# Rules whose cause is a module hashed again (WCT015: hashed again with a captured module
-# variable changed; a late option never arrives, so WCT001,
-# WCT004 and WCT014 change no hash: they are not credited with churn).
+# Rules whose cause is a module hashed again (WCT015's: with a module variable it captures
+# changed). A late option never arrives, so WCT001, WCT004 and WCT014 change no hash: they are
+# not credited with churn.
 _CHURN_RULES = {"WCT003", "WCT006", "WCT007", "WCT015"}
 _SPREAD_RULES = {"WCT009"}
 _ONE_KERNEL_RULES = {"WCT002", "WCT013"}
