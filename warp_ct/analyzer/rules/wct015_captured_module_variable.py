@@ -234,16 +234,19 @@ def _functions_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
     return out
 
 
-def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterator[tuple[ast.Name, str, frozenset, frozenset, bool]]:
-    """(target, name, integrands built after it, integrands built before it, whether one of the
+_Built = frozenset[tuple[str, str]]  # ("integrate" / "interpolate", integrand) pairs: ``_Flow.built_by``
+
+
+def _module_bindings(tree: ast.Module, names: set[str], flow: "_Flow") -> Iterator[tuple[ast.Name, str, _Built, _Built, bool]]:
+    """(target, name, fem calls of integrands run after it, and before it, whether one of the
     file's kernels was launched before it) for every module-scope binding of one of ``names`` to
     what may be a Warp value. A loop's body runs again after a binding in it. Before and after
     are carried as running unions, so a file's bindings cost one pass over its statements."""
 
-    def walk(body: list[ast.stmt], before: frozenset[str], launched: bool, after: frozenset[str]):
+    def walk(body: list[ast.stmt], before: _Built, launched: bool, after: _Built):
         # A definition runs no code of its body where it stands: only calls reach it.
         body = [s for s in body if not isinstance(s, (*syntax.FUNCTION_TYPES, ast.ClassDef))]
-        suffix = [frozenset()] * (len(body) + 1)  # what the statements from i on build
+        suffix: list[_Built] = [frozenset()] * (len(body) + 1)  # what the statements from i on build
         for index in range(len(body) - 1, -1, -1):
             suffix[index] = suffix[index + 1] | flow.built_by(body[index])
         for index, statement in enumerate(body):
@@ -315,9 +318,9 @@ class _Flow:
         self.integrands = integrands
         self.kernels = {d.funcdef.name for d in ctx.kernel_decorators() if not d.is_unique}
         self.ctx = ctx
-        self._memo: dict[int, tuple[frozenset[str], bool]] = {}
+        self._memo: dict[int, tuple[_Built, bool]] = {}
 
-    def built_by(self, node: ast.AST) -> frozenset[tuple[str, str]]:
+    def built_by(self, node: ast.AST) -> _Built:
         """("integrate" / "interpolate", integrand) of the file's integrands warp.fem builds a
         kernel for when ``node`` runs. Each new one registers functions (the integrand's
         specialization, ``interpolate_at_nodes_fn_*``) in the integrand's module: measured on
@@ -329,7 +332,7 @@ class _Flow:
         elsewhere loads another module)."""
         return self._of(node)[1]
 
-    def _of(self, node: ast.AST) -> tuple[frozenset[tuple[str, str]], bool]:
+    def _of(self, node: ast.AST) -> tuple[_Built, bool]:
         found = self._memo.get(id(node))
         if found is None:
             integrands: set[tuple[str, str]] = set()
